@@ -1,0 +1,10 @@
+//! The Terraform side: cty types and provider schemas.
+
+mod schema;
+mod ty;
+
+pub use schema::{
+    Attribute, AttributeType, Block, BlockNesting, Function, NestedBlock, NestedObject, ObjectNesting, Parameter,
+    ProviderSchema, ProvidersSchemaFile, Schema, StringKind,
+};
+pub use ty::{ObjectType, Type, TypeSpecError};

@@ -1,0 +1,1 @@
+//! The Pulumi `ResourceProvider` gRPC service.
