@@ -1,1 +1,140 @@
-fn main() {}
+//! `pulumi-resource-terraform-provider`: the plugin binary the Pulumi engine launches.
+//!
+//! The engine runs `pulumi-resource-terraform-provider [--logtostderr] [-v=N]
+//! [--tracing <endpoint>] <engine-address>` and reads the port to dial from the first line
+//! of stdout. Without an engine address the plugin starts in attach mode
+//! (`PULUMI_DEBUG_PROVIDERS`), where the engine sends its address with `Attach`.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+/// A parameterized Pulumi resource provider that bridges any Terraform provider.
+///
+/// The Pulumi engine starts this plugin; it is not meant to be run by hand, except in
+/// attach mode for debugging (no engine address: it prints its port and waits).
+#[derive(Debug, Parser)]
+#[command(name = "pulumi-resource-terraform-provider", version, disable_help_subcommand = true)]
+struct Cli {
+    /// Accepted for compatibility with the engine's glog-style flags; logs always go to
+    /// stderr.
+    #[arg(long)]
+    logtostderr: bool,
+
+    /// Log verbosity, as the engine passes it (`-v=9`): 0 shows info and above, 1–5 our
+    /// debug logs, 6–8 our trace logs, 9 also the gRPC internals. `TFBRIDGE_LOG` (tracing
+    /// filter syntax) overrides it.
+    #[arg(short = 'v', value_name = "N")]
+    verbosity: Option<u8>,
+
+    /// The engine's tracing endpoint. Accepted and ignored: this plugin does not export
+    /// traces yet.
+    #[arg(long, value_name = "ENDPOINT")]
+    tracing: Option<String>,
+
+    /// The Pulumi engine's gRPC address, `host:port`. Omit it for attach mode.
+    #[arg(value_name = "ENGINE_ADDRESS", value_parser = parse_engine_address)]
+    engine_address: Option<String>,
+}
+
+fn parse_engine_address(text: &str) -> Result<String, String> {
+    let Some((host, port)) = text.rsplit_once(':') else {
+        return Err("expected host:port, e.g. 127.0.0.1:54321".to_owned());
+    };
+    if host.is_empty() || host.contains(char::is_whitespace) {
+        return Err("expected host:port, e.g. 127.0.0.1:54321".to_owned());
+    }
+    match port.parse::<u16>() {
+        Ok(0) | Err(_) => Err(format!("{port:?} is not a port number")),
+        Ok(_) => Ok(text.to_owned()),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            // Every message goes to stderr, help included: the engine reads stdout's first
+            // line as the port, so nothing else may ever appear there.
+            eprint!("{}", err.render());
+            return ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2));
+        }
+    };
+    init_tracing(cli.verbosity);
+    if let Some(endpoint) = &cli.tracing {
+        tracing::debug!(endpoint, "ignoring the engine's tracing endpoint");
+    }
+
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("error: could not start the async runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let config = tfbridge::server::ServeConfig { engine_address: cli.engine_address };
+    let served = runtime.block_on(async {
+        // Signal handlers go in before the port is printed: the engine may signal as soon
+        // as it has read the port, and an uninstalled handler would let SIGINT kill us.
+        let shutdown = shutdown_signal()?;
+        tfbridge::server::serve(config, shutdown).await
+    });
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn init_tracing(verbosity: Option<u8>) {
+    // Our own crates get louder first; the HTTP/2 and gRPC internals only join in at the
+    // highest levels, where someone is debugging the wire itself.
+    let default_level = match verbosity.unwrap_or(0) {
+        0 => "info",
+        1..=5 => "info,tfbridge=debug,pulumi_resource_terraform_provider=debug",
+        6..=8 => "info,tfbridge=trace,pulumi_resource_terraform_provider=trace",
+        _ => "debug,tfbridge=trace,pulumi_resource_terraform_provider=trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("TFBRIDGE_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
+    tracing_subscriber::fmt().with_writer(std::io::stderr).with_env_filter(filter).with_ansi(false).init();
+}
+
+/// Installs the SIGINT and SIGTERM handlers and returns a future that completes on either.
+/// The engine closes a plugin by sending SIGINT to its process group, then waits 5 s before
+/// killing it.
+fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    let mut terminate = signal(SignalKind::terminate())?;
+    Ok(async move {
+        tokio::select! {
+            _ = interrupt.recv() => tracing::info!("SIGINT received, shutting down"),
+            _ = terminate.recv() => tracing::info!("SIGTERM received, shutting down"),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn engine_addresses() {
+        let cases = [
+            ("127.0.0.1:54321", true),
+            ("localhost:1", true),
+            ("[::1]:8080", true),
+            ("127.0.0.1:0", false),
+            ("127.0.0.1:99999", false),
+            ("127.0.0.1", false),
+            (":80", false),
+            ("not an address:1", false),
+        ];
+        for (text, ok) in cases {
+            assert_eq!(parse_engine_address(text).is_ok(), ok, "{text}");
+        }
+    }
+}

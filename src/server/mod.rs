@@ -1,1 +1,267 @@
 //! The Pulumi `ResourceProvider` gRPC service.
+//!
+//! [`Provider`] implements `pulumirpc.ResourceProvider`: each RPC decodes its request into
+//! domain terms, calls the layer below, and encodes the answer. [`serve`] runs it on a
+//! loopback TCP listener the way the Pulumi engine expects plugins to.
+//!
+//! Architecture invariant: this is the only module that touches `pulumirpc` types, and
+//! the only place where domain errors become `tonic::Status`.
+
+mod engine;
+
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+
+use tfbridge_proto::pulumirpc;
+use tokio_util::sync::CancellationToken;
+use tonic::{Request, Response, Status};
+
+pub use engine::{EngineLog, InvalidEngineAddress, Severity};
+
+/// What the engine told us in `Handshake`, kept for the operations that need it later
+/// (e.g. resolving relative local provider paths against the program directory).
+#[derive(Clone, Debug, Default)]
+pub struct EngineInfo {
+    pub root_directory: Option<String>,
+    pub program_directory: Option<String>,
+}
+
+/// The provider service. One instance serves one engine connection for the life of the
+/// process; the engine starts a fresh process per provider instance.
+pub struct Provider {
+    engine_log: EngineLog,
+    engine_info: Mutex<EngineInfo>,
+    /// Cancelled by `Cancel` or by shutdown. Every long operation selects on it, so that
+    /// in-flight work ends promptly instead of holding the engine's shutdown hostage.
+    cancel: CancellationToken,
+}
+
+impl Provider {
+    pub fn new(engine_log: EngineLog, cancel: CancellationToken) -> Provider {
+        Provider { engine_log, engine_info: Mutex::new(EngineInfo::default()), cancel }
+    }
+}
+
+/// The answer for RPCs that are not built yet. It names the method so a user who hits it
+/// knows exactly what is missing, instead of seeing a generic failure.
+fn not_implemented(method: &str) -> Status {
+    Status::unimplemented(format!("{method} is not implemented yet by pulumi-resource-terraform-provider"))
+}
+
+#[tonic::async_trait]
+impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
+    async fn handshake(
+        &self,
+        request: Request<pulumirpc::ProviderHandshakeRequest>,
+    ) -> Result<Response<pulumirpc::ProviderHandshakeResponse>, Status> {
+        let request = request.into_inner();
+        if let Err(err) = self.engine_log.connect(&request.engine_address) {
+            return Err(Status::invalid_argument(err.to_string()));
+        }
+        *self.engine_info.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) =
+            EngineInfo { root_directory: request.root_directory, program_directory: request.program_directory };
+        Ok(Response::new(pulumirpc::ProviderHandshakeResponse {
+            accept_secrets: true,
+            accept_resources: true,
+            accept_outputs: false,
+            supports_autonaming_configuration: true,
+            accepts_byte_string: false,
+        }))
+    }
+
+    async fn parameterize(
+        &self,
+        _request: Request<pulumirpc::ParameterizeRequest>,
+    ) -> Result<Response<pulumirpc::ParameterizeResponse>, Status> {
+        Err(not_implemented("Parameterize"))
+    }
+
+    async fn get_schema(
+        &self,
+        _request: Request<pulumirpc::GetSchemaRequest>,
+    ) -> Result<Response<pulumirpc::GetSchemaResponse>, Status> {
+        Err(not_implemented("GetSchema"))
+    }
+
+    async fn check_config(
+        &self,
+        _request: Request<pulumirpc::CheckRequest>,
+    ) -> Result<Response<pulumirpc::CheckResponse>, Status> {
+        Err(not_implemented("CheckConfig"))
+    }
+
+    async fn diff_config(
+        &self,
+        _request: Request<pulumirpc::DiffRequest>,
+    ) -> Result<Response<pulumirpc::DiffResponse>, Status> {
+        Err(not_implemented("DiffConfig"))
+    }
+
+    async fn configure(
+        &self,
+        _request: Request<pulumirpc::ConfigureRequest>,
+    ) -> Result<Response<pulumirpc::ConfigureResponse>, Status> {
+        Err(not_implemented("Configure"))
+    }
+
+    async fn invoke(
+        &self,
+        _request: Request<pulumirpc::InvokeRequest>,
+    ) -> Result<Response<pulumirpc::InvokeResponse>, Status> {
+        Err(not_implemented("Invoke"))
+    }
+
+    async fn call(
+        &self,
+        _request: Request<pulumirpc::CallRequest>,
+    ) -> Result<Response<pulumirpc::CallResponse>, Status> {
+        Err(not_implemented("Call"))
+    }
+
+    async fn check(
+        &self,
+        _request: Request<pulumirpc::CheckRequest>,
+    ) -> Result<Response<pulumirpc::CheckResponse>, Status> {
+        Err(not_implemented("Check"))
+    }
+
+    async fn diff(
+        &self,
+        _request: Request<pulumirpc::DiffRequest>,
+    ) -> Result<Response<pulumirpc::DiffResponse>, Status> {
+        Err(not_implemented("Diff"))
+    }
+
+    async fn create(
+        &self,
+        _request: Request<pulumirpc::CreateRequest>,
+    ) -> Result<Response<pulumirpc::CreateResponse>, Status> {
+        Err(not_implemented("Create"))
+    }
+
+    async fn read(
+        &self,
+        _request: Request<pulumirpc::ReadRequest>,
+    ) -> Result<Response<pulumirpc::ReadResponse>, Status> {
+        Err(not_implemented("Read"))
+    }
+
+    type ListStream = tokio_stream::Empty<Result<pulumirpc::ListResponse, Status>>;
+
+    async fn list(&self, _request: Request<pulumirpc::ListRequest>) -> Result<Response<Self::ListStream>, Status> {
+        Err(not_implemented("List"))
+    }
+
+    async fn update(
+        &self,
+        _request: Request<pulumirpc::UpdateRequest>,
+    ) -> Result<Response<pulumirpc::UpdateResponse>, Status> {
+        Err(not_implemented("Update"))
+    }
+
+    async fn delete(&self, _request: Request<pulumirpc::DeleteRequest>) -> Result<Response<()>, Status> {
+        Err(not_implemented("Delete"))
+    }
+
+    async fn construct(
+        &self,
+        _request: Request<pulumirpc::ConstructRequest>,
+    ) -> Result<Response<pulumirpc::ConstructResponse>, Status> {
+        // Terraform has no components; this will stay unimplemented.
+        Err(not_implemented("Construct"))
+    }
+
+    async fn cancel(&self, _request: Request<()>) -> Result<Response<()>, Status> {
+        // Cancelling only flips the token: in-flight calls notice and answer on their own,
+        // so this returns at once, as the engine expects during shutdown.
+        tracing::info!("cancellation requested by the engine");
+        self.cancel.cancel();
+        Ok(Response::new(()))
+    }
+
+    async fn get_plugin_info(&self, _request: Request<()>) -> Result<Response<pulumirpc::PluginInfo>, Status> {
+        Ok(Response::new(pulumirpc::PluginInfo { version: env!("CARGO_PKG_VERSION").to_owned() }))
+    }
+
+    async fn attach(&self, request: Request<pulumirpc::PluginAttach>) -> Result<Response<()>, Status> {
+        let address = request.into_inner().address;
+        self.engine_log.connect(&address).map_err(|err| Status::invalid_argument(err.to_string()))?;
+        tracing::info!(engine = %address, "attached to the engine");
+        Ok(Response::new(()))
+    }
+
+    async fn get_mapping(
+        &self,
+        _request: Request<pulumirpc::GetMappingRequest>,
+    ) -> Result<Response<pulumirpc::GetMappingResponse>, Status> {
+        Err(not_implemented("GetMapping"))
+    }
+
+    async fn get_mappings(
+        &self,
+        _request: Request<pulumirpc::GetMappingsRequest>,
+    ) -> Result<Response<pulumirpc::GetMappingsResponse>, Status> {
+        Err(not_implemented("GetMappings"))
+    }
+}
+
+/// Everything [`serve`] needs.
+pub struct ServeConfig {
+    /// The engine's address from the command line; `None` starts in attach mode, where the
+    /// engine sends its address with `Attach`.
+    pub engine_address: Option<String>,
+}
+
+/// Listens on 127.0.0.1 on a port the OS picks, writes that port as the first line of
+/// stdout (the engine's plugin handshake), and serves until `shutdown` completes.
+///
+/// Nothing else may be written to stdout before the port line: the engine takes the first
+/// line as the port.
+pub async fn serve(config: ServeConfig, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
+    let engine_log = EngineLog::default();
+    if let Some(address) = &config.engine_address {
+        engine_log.connect(address).map_err(|err| std::io::Error::new(std::io::ErrorKind::InvalidInput, err))?;
+    }
+    let cancel = CancellationToken::new();
+    let provider = Arc::new(Provider::new(engine_log, cancel.clone()));
+
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await?;
+    let port = listener.local_addr()?.port();
+    {
+        use std::io::Write;
+        let mut stdout = std::io::stdout().lock();
+        writeln!(stdout, "{port}")?;
+        stdout.flush()?;
+    }
+    tracing::info!(port, attach_mode = config.engine_address.is_none(), "serving pulumirpc.ResourceProvider");
+
+    let service = pulumirpc::resource_provider_server::ResourceProviderServer::from_arc(provider)
+        .max_decoding_message_size(tfbridge_proto::MAX_MESSAGE_SIZE)
+        .max_encoding_message_size(tfbridge_proto::MAX_MESSAGE_SIZE);
+    let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
+    let graceful = Arc::new(tokio::sync::Notify::new());
+    let graceful_wait = graceful.clone();
+    let server = tonic::transport::Server::builder()
+        .add_service(service)
+        .serve_with_incoming_shutdown(incoming, async move { graceful_wait.notified().await });
+    tokio::pin!(server);
+    tokio::select! {
+        result = &mut server => return result.map_err(std::io::Error::other),
+        () = shutdown => {}
+    }
+    // Stop in-flight work first, so graceful shutdown does not wait on it; then give open
+    // connections a moment to finish. The engine kills the process 5 s after its SIGINT,
+    // and a clean exit before that avoids its "exited prematurely" report.
+    cancel.cancel();
+    graceful.notify_one();
+    match tokio::time::timeout(SHUTDOWN_GRACE, server).await {
+        Ok(result) => result.map_err(std::io::Error::other),
+        Err(_) => {
+            tracing::info!("connections still open {SHUTDOWN_GRACE:?} after shutdown began; exiting anyway");
+            Ok(())
+        }
+    }
+}
+
+/// How long open connections may linger once shutdown begins.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
