@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs every test: builds the real test peers first (cached by version; see
+# scripts/test-tools.sh), then the whole workspace's tests, and ends with one summary line.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [[ -f scripts/test-tools.sh ]]; then
+  bash scripts/test-tools.sh providers
+fi
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+cargo test --workspace --locked --no-fail-fast 2>&1 | tee "$log" || status=$?
+
+# cargo prints one "test result:" line per test binary; add them up so the run ends with a
+# single line that says how many tests ran.
+awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i) ~ /^passed;?$/) p += $(i-1); if ($(i) ~ /^failed;?$/) f += $(i-1) } }
+     END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
+exit "$status"
