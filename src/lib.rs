@@ -8,6 +8,7 @@
 
 pub mod cty;
 pub mod installer;
+pub mod parameterize;
 pub mod property;
 pub mod server;
 pub mod tfplugin;
