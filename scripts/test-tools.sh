@@ -1,0 +1,278 @@
+#!/usr/bin/env bash
+# Build the real test peers (Terraform providers, Pulumi CLI + language hosts,
+# the Go anchor pulumi-resource-terraform-provider) from the Go module proxy
+# into a cache keyed by version. See scripts/README.md.
+#
+# Usage: scripts/test-tools.sh [all|providers|pulumi|anchor|<tool>...]
+#   default: all.  <tool> is one of the names in the table printed by -h.
+#
+# Cache root: ${TFBRIDGE_TOOLS_DIR:-$HOME/.cache/tfbridge-tools}
+#   providers/<name>/<version>/terraform-provider-<name>
+#   pulumi/<version>/bin/{pulumi,pulumi-language-go,pulumi-language-python,pulumi-language-nodejs}
+#   pulumi-yaml/<version>/bin/pulumi-language-yaml
+#   anchor/<bridge-version>/pulumi-resource-terraform-provider
+#   src/<tool>-<version>/   one throw-away wrapper Go module per tool
+#   logs/<tool>-<version>.log
+#   env.sh                  exports TFBRIDGE_TOOLS_DIR and puts the Pulumi bin dirs on PATH
+#
+# Every leaf is created atomically (built into a temp dir next to it, then
+# renamed). A leaf that exists is never rebuilt, so a warm run takes ~1s.
+# Progress goes to stderr ("built <tool> <version> in <N>s" / "cached <tool>
+# <version>"); stdout stays quiet. A failed tool does not stop the others; the
+# script reports every failure at the end and exits 1.
+#
+# The machine's GOPROXY/GOSUMDB/GOFLAGS/GOTOOLCHAIN are used as they are.
+set -euo pipefail
+
+ROOT=${TFBRIDGE_TOOLS_DIR:-$HOME/.cache/tfbridge-tools}
+
+# --- pinned versions ---------------------------------------------------------
+# Terraform providers tagged v2+/v3+ keep a module path without /vN, so their
+# tags are not valid Go versions: use the pseudo-version of the tag's commit.
+# (Pseudo-versions, not raw SHAs: a proxy may refuse commit-hash queries.)
+# As of this writing the project's build machine's proxy answers 403 "This
+# module version is not available" for null, tfcoremock, time v0.8.0 and the
+# three untagged language-host modules below; those tools then fail, the rest
+# still build.
+RANDOM_VER=3.9.0    RANDOM_MOD=github.com/terraform-providers/terraform-provider-random
+RANDOM_GOVER=v1.3.2-0.20260513075824-f8d869dc98d9        # f8d869dc98d90785f6c8f7131081fa5ef88f9d95
+NULL_VER=3.3.1      NULL_MOD=github.com/terraform-providers/terraform-provider-null
+NULL_GOVER=v1.0.1-0.20260814132742-cd8ea3464380          # cd8ea3464380be767591b25b7cc09d8a02997073
+LOCAL_VER=2.9.0     LOCAL_MOD=github.com/terraform-providers/terraform-provider-local
+LOCAL_GOVER=v1.4.1-0.20260513075820-3561e410f9fe         # 3561e410f9fe1769a419c23adb8f1a9b89929b66
+TFCOREMOCK_VER=0.5.0 TFCOREMOCK_MOD=github.com/hashicorp/terraform-provider-tfcoremock   # protocol 6
+TFCOREMOCK_GOVER=v0.5.0
+TIME_VER=0.8.0      TIME_MOD=github.com/hashicorp/terraform-provider-time                # SDKv2, protocol 5
+TIME_GOVER=v0.8.0
+
+PULUMI_VER=3.259.0
+PULUMI_HOST_GOVER=v3.0.0-20260819165155-0ac56e876614     # untagged host modules @ 0ac56e876614 (= v3.259.0)
+PULUMI_REPLACES=(
+  github.com/atotto/clipboard=github.com/tgummerer/clipboard@v0.0.0-20241001131231-d02d263e614e
+  golang.org/x/text=golang.org/x/text@v0.39.0
+)
+YAML_VER=1.38.1
+
+BRIDGE_VER=3.136.0
+ANCHOR_LDVERSION=v1.1.3   # the pulumi-terraform-provider release this stands in for
+ANCHOR_REPLACES=(
+  github.com/hashicorp/terraform-plugin-sdk/v2=github.com/pulumi/terraform-plugin-sdk/v2@v2.0.0-20260318212141-5525259d096b
+)
+
+PROVIDERS=(random null local tfcoremock time)
+PULUMI_TOOLS=(pulumi-cli pulumi-language-go pulumi-language-python pulumi-language-nodejs pulumi-language-yaml)
+ALL_TOOLS=("${PROVIDERS[@]}" "${PULUMI_TOOLS[@]}" anchor)
+
+usage() {
+  cat >&2 <<EOF
+usage: $0 [all|providers|pulumi|anchor|<tool>]...   (default: all)
+  providers: ${PROVIDERS[*]}
+  pulumi:    ${PULUMI_TOOLS[*]}
+  anchor:    anchor (pulumi-terraform-bridge/v3/dynamic v$BRIDGE_VER)
+cache root: \$TFBRIDGE_TOOLS_DIR (now: $ROOT)
+EOF
+}
+
+# --- argument parsing ----------------------------------------------------------
+selected=()
+[[ $# -eq 0 ]] && set -- all
+for arg in "$@"; do
+  case $arg in
+    all) selected+=("${ALL_TOOLS[@]}") ;;
+    providers) selected+=("${PROVIDERS[@]}") ;;
+    pulumi) selected+=("${PULUMI_TOOLS[@]}") ;;
+    -h|--help) usage; exit 0 ;;
+    *)
+      found=
+      for t in "${ALL_TOOLS[@]}"; do [[ $t == "$arg" ]] && found=1; done
+      if [[ -z $found ]]; then echo "test-tools: unknown group or tool: $arg" >&2; usage; exit 2; fi
+      selected+=("$arg") ;;
+  esac
+done
+
+command -v go >/dev/null || { echo "test-tools: 'go' not found on PATH" >&2; exit 1; }
+mkdir -p "$ROOT/src" "$ROOT/logs"
+ROOT=$(cd "$ROOT" && pwd)
+
+# One run at a time per cache (wrapper dirs under src/ are shared).
+exec 9>"$ROOT/.lock"
+if command -v flock >/dev/null && ! flock -n 9; then
+  echo "test-tools: waiting for another run holding $ROOT/.lock" >&2
+  flock 9
+fi
+
+export CGO_ENABLED=0
+
+failures=()
+CUR_TOOL= CUR_VER= CUR_LOG=
+
+log() { echo "$*" >&2; }
+
+# run CMD...: run inside the current tool's log; on failure say which tool and
+# which command failed, show the tail of the log, and return 1.
+run() {
+  echo "+ $*" >>"$CUR_LOG"
+  local rc=0
+  "$@" >>"$CUR_LOG" 2>&1 || rc=$?
+  ((rc == 0)) && return 0
+  {
+    echo "test-tools: FAILED $CUR_TOOL $CUR_VER (exit $rc): $*"
+    echo "  (in $PWD; full log: $CUR_LOG)"
+    tail -n 15 "$CUR_LOG" | sed 's/^/  | /'
+    if grep -q 'This module version is not available' "$CUR_LOG"; then
+      echo "  hint: the Go module proxy refuses a module version this tool needs (403 above)."
+    fi
+  } >&2
+  return 1
+}
+
+# wrapper NAME REPLACE...: fresh wrapper module $ROOT/src/NAME, cd into it.
+wrapper() {
+  local dir=$ROOT/src/$1; shift
+  rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || return 1
+  run go mod init "e2e.invalid/wrapper/$(basename "$dir")" || return 1
+  local r
+  for r in "$@"; do run go mod edit -replace="$r" || return 1; done
+}
+
+# check_version MOD WANT: the wrapper really resolved MOD at WANT.
+check_version() {
+  local got
+  got=$(go list -m -f '{{.Version}}' "$1" 2>>"$CUR_LOG") || {
+    echo "test-tools: FAILED $CUR_TOOL $CUR_VER: go list -m $1 (log: $CUR_LOG)" >&2; return 1; }
+  if [[ $got != "$2" ]]; then
+    echo "test-tools: $CUR_TOOL: $1 resolved to $got, wanted $2" >&2
+    return 1
+  fi
+}
+
+# install_leaf TOOL VERSION LEAF BUILDER: build into a temp dir beside LEAF via
+# "BUILDER <tmpdir>", then rename it to LEAF (a dir or, for kind=file, a file
+# named basename(LEAF) inside tmpdir). Skips when LEAF exists.
+install_leaf() {
+  local tool=$1 ver=$2 leaf=$3 builder=$4 kind=${5:-dir}
+  if [[ -e $leaf ]]; then log "cached $tool $ver"; return 0; fi
+  CUR_TOOL=$tool CUR_VER=$ver CUR_LOG=$ROOT/logs/$tool-$ver.log
+  : >"$CUR_LOG"
+  mkdir -p "$(dirname "$leaf")"
+  local tmp start=$SECONDS ok=
+  tmp=$(mktemp -d "$(dirname "$leaf")/.tmp-$(basename "$leaf").XXXXXX")
+  log "building $tool $ver (log: $CUR_LOG)"
+  if ( "$builder" "$tmp" ); then
+    if [[ $kind == file ]]; then
+      [[ -f $tmp/$(basename "$leaf") ]] && chmod 0755 "$tmp/$(basename "$leaf")" &&
+        mv -f "$tmp/$(basename "$leaf")" "$leaf" && ok=1
+    else
+      chmod 0755 "$tmp" && { mv -T "$tmp" "$leaf" 2>/dev/null || [[ -e $leaf ]]; } && ok=1
+    fi
+    [[ -z $ok ]] && echo "test-tools: FAILED $tool $ver: could not move the build output into $leaf" >&2
+  fi
+  rm -rf "$tmp"
+  if [[ -n $ok ]]; then
+    log "built $tool $ver in $((SECONDS - start))s"
+  else
+    failures+=("$tool $ver (log: $CUR_LOG)")
+  fi
+  return 0
+}
+
+# --- builders (each runs in a subshell; $1 = output dir) ----------------------
+build_provider() { # NAME GOMOD GOVERSION VERSION OUT
+  local name=$1 mod=$2 gover=$3 ver=$4 out=$5
+  wrapper "terraform-provider-$name-$ver" || return 1
+  run go get "$mod@$gover" || return 1
+  check_version "$mod" "$gover" || return 1
+  run go build -trimpath -ldflags "-s -w -X main.version=$ver" \
+    -o "$out/terraform-provider-$name" "$mod" || return 1
+}
+b_random()     { build_provider random     "$RANDOM_MOD"     "$RANDOM_GOVER"     "$RANDOM_VER"     "$1"; }
+b_null()       { build_provider null       "$NULL_MOD"       "$NULL_GOVER"       "$NULL_VER"       "$1"; }
+b_local()      { build_provider local      "$LOCAL_MOD"      "$LOCAL_GOVER"      "$LOCAL_VER"      "$1"; }
+b_tfcoremock() { build_provider tfcoremock "$TFCOREMOCK_MOD" "$TFCOREMOCK_GOVER" "$TFCOREMOCK_VER" "$1"; }
+b_time()       { build_provider time       "$TIME_MOD"       "$TIME_GOVER"       "$TIME_VER"       "$1"; }
+
+PULUMI_LDFLAGS="-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$PULUMI_VER"
+
+# The CLI and each language host get their own wrapper. pkg/v3 and sdk/v3 are
+# pinned explicitly: the hosts' go.mod requires are stale (hidden by local
+# replaces upstream), and sdk must match pkg.
+# `go get` is given the main package itself so that go.sum gets every module
+# the package imports (getting only the module path is not enough).
+build_pulumi_bin() { # BINARY PKG PKG-VERSION OUT
+  local bin=$1 pkg=$2 pkgver=$3 out=$4
+  wrapper "$CUR_TOOL-$PULUMI_VER" "${PULUMI_REPLACES[@]}" || return 1
+  run go get "$pkg@$pkgver" "github.com/pulumi/pulumi/pkg/v3@v$PULUMI_VER" \
+    "github.com/pulumi/pulumi/sdk/v3@v$PULUMI_VER" || return 1
+  check_version github.com/pulumi/pulumi/pkg/v3 "v$PULUMI_VER" || return 1
+  check_version github.com/pulumi/pulumi/sdk/v3 "v$PULUMI_VER" || return 1
+  run go build -trimpath -tags osusergo,grpcnotrace -ldflags "$PULUMI_LDFLAGS" -o "$out/$bin" "$pkg" || return 1
+}
+b_pulumi-cli() { build_pulumi_bin pulumi github.com/pulumi/pulumi/pkg/v3/cmd/pulumi "v$PULUMI_VER" "$1"; }
+b_pulumi-language-go() {
+  build_pulumi_bin pulumi-language-go github.com/pulumi/pulumi/sdk/go/pulumi-language-go/v3 \
+    "$PULUMI_HOST_GOVER" "$1"
+}
+b_pulumi-language-python() {
+  build_pulumi_bin pulumi-language-python github.com/pulumi/pulumi/sdk/python/cmd/pulumi-language-python/v3 \
+    "$PULUMI_HOST_GOVER" "$1"
+}
+b_pulumi-language-nodejs() {
+  build_pulumi_bin pulumi-language-nodejs github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3 \
+    "$PULUMI_HOST_GOVER" "$1"
+}
+
+b_pulumi-language-yaml() {
+  local out=$1
+  wrapper "pulumi-language-yaml-$YAML_VER" || return 1
+  run go get "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml@v$YAML_VER" || return 1
+  check_version github.com/pulumi/pulumi-yaml "v$YAML_VER" || return 1
+  mkdir -p "$out/bin"
+  run go build -trimpath -ldflags "-s -w -X github.com/pulumi/pulumi-yaml/pkg/version.Version=v$YAML_VER" \
+    -o "$out/bin/pulumi-language-yaml" github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml || return 1
+}
+
+b_anchor() {
+  local out=$1
+  wrapper "anchor-$BRIDGE_VER" "${ANCHOR_REPLACES[@]}" || return 1
+  run go get "github.com/pulumi/pulumi-terraform-bridge/v3/dynamic@v$BRIDGE_VER" || return 1
+  check_version github.com/pulumi/pulumi-terraform-bridge/v3 "v$BRIDGE_VER" || return 1
+  run go build -trimpath \
+    -ldflags "-s -w -X google.golang.org/protobuf/reflect/protoregistry.conflictPolicy=ignore -X github.com/pulumi/pulumi-terraform-bridge/v3/dynamic/version.version=$ANCHOR_LDVERSION" \
+    -o "$out/pulumi-resource-terraform-provider" github.com/pulumi/pulumi-terraform-bridge/v3/dynamic || return 1
+}
+
+# --- main ----------------------------------------------------------------------
+declare -A done_tools=()
+for tool in "${selected[@]}"; do
+  [[ -n ${done_tools[$tool]:-} ]] && continue
+  done_tools[$tool]=1
+  case $tool in
+    random)     install_leaf random     "$RANDOM_VER"     "$ROOT/providers/random/$RANDOM_VER"         b_random ;;
+    null)       install_leaf null       "$NULL_VER"       "$ROOT/providers/null/$NULL_VER"             b_null ;;
+    local)      install_leaf local      "$LOCAL_VER"      "$ROOT/providers/local/$LOCAL_VER"           b_local ;;
+    tfcoremock) install_leaf tfcoremock "$TFCOREMOCK_VER" "$ROOT/providers/tfcoremock/$TFCOREMOCK_VER" b_tfcoremock ;;
+    time)       install_leaf time       "$TIME_VER"       "$ROOT/providers/time/$TIME_VER"             b_time ;;
+    pulumi-cli)
+      # bin/ is shared, so each binary is its own atomically renamed leaf.
+      install_leaf pulumi-cli "$PULUMI_VER" "$ROOT/pulumi/$PULUMI_VER/bin/pulumi" b_pulumi-cli file ;;
+    pulumi-language-go|pulumi-language-python|pulumi-language-nodejs)
+      install_leaf "$tool" "$PULUMI_VER" "$ROOT/pulumi/$PULUMI_VER/bin/$tool" "b_$tool" file ;;
+    pulumi-language-yaml)
+      install_leaf pulumi-language-yaml "$YAML_VER" "$ROOT/pulumi-yaml/$YAML_VER" b_pulumi-language-yaml ;;
+    anchor)     install_leaf anchor     "$BRIDGE_VER"     "$ROOT/anchor/$BRIDGE_VER"                   b_anchor ;;
+  esac
+done
+
+env_tmp=$(mktemp "$ROOT/.env.sh.XXXXXX")
+cat >"$env_tmp" <<EOF
+# generated by scripts/test-tools.sh; source it: . "$ROOT/env.sh"
+export TFBRIDGE_TOOLS_DIR='$ROOT'
+export PATH='$ROOT/pulumi/$PULUMI_VER/bin:$ROOT/pulumi-yaml/$YAML_VER/bin':"\$PATH"
+EOF
+mv -f "$env_tmp" "$ROOT/env.sh"
+
+if ((${#failures[@]})); then
+  echo "test-tools: ${#failures[@]} tool(s) FAILED:" >&2
+  printf '  %s\n' "${failures[@]}" >&2
+  exit 1
+fi
