@@ -1,5 +1,6 @@
 //! The Terraform side: cty types and provider schemas.
 
+mod implied;
 mod schema;
 mod ty;
 
