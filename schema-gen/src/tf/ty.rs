@@ -71,6 +71,22 @@ impl Type {
         matches!(self, Type::Bool | Type::Number | Type::String)
     }
 
+    /// The element type of a list, set or map.
+    pub fn element_type(&self) -> Option<&Type> {
+        match self {
+            Type::List(e) | Type::Set(e) | Type::Map(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The attribute types of an object type.
+    pub fn attribute_types(&self) -> Option<&BTreeMap<String, Type>> {
+        match self {
+            Type::Object(o) => Some(&o.attrs),
+            _ => None,
+        }
+    }
+
     /// Whether `Dynamic` appears anywhere inside. Terraform uses this to pick tuple and
     /// object encodings for list and map blocks.
     pub fn has_dynamic(&self) -> bool {

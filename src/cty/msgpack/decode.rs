@@ -1,0 +1,537 @@
+//! Reading msgpack as values of a given type.
+//!
+//! The reader works on a byte slice with [`rmp::Marker`] for classification and reads lengths
+//! and payloads itself, so strings are borrowed from the input and every length is checked
+//! against what remains before anything is allocated.
+
+use std::collections::BTreeMap;
+
+use rmp::Marker;
+use schema_gen::tf::{ObjectType, Type};
+
+use super::{
+    KEY_LENGTH_LOWER, KEY_LENGTH_UPPER, KEY_NULLNESS, KEY_NUMBER_LOWER, KEY_NUMBER_UPPER, KEY_STRING_PREFIX,
+    MAX_REFINEMENT_LEN, REFINED_UNKNOWN_EXT,
+};
+use crate::cty::MAX_DEPTH;
+use crate::cty::number::Number;
+use crate::cty::path::{Error, ErrorKind, Path, PathStep};
+use crate::cty::value::{NumberBound, Refinements, Value, normalize_string};
+
+/// Reads `bytes` as one msgpack value of type `ty`. The whole input must be that one value.
+pub fn decode(bytes: &[u8], ty: &Type) -> Result<Value, Error> {
+    let mut reader = Reader { bytes, pos: 0 };
+    let value = decode_value(&mut reader, ty, 0)?;
+    if reader.remaining() > 0 {
+        return Err(Error::new(ErrorKind::TrailingBytes(reader.remaining())));
+    }
+    Ok(value)
+}
+
+pub(super) struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+fn end() -> Error {
+    Error::new(ErrorKind::UnexpectedEnd)
+}
+
+fn required(what: &'static str) -> Error {
+    Error::new(ErrorKind::Required { required: what })
+}
+
+impl<'a> Reader<'a> {
+    fn remaining(&self) -> usize {
+        self.bytes.len() - self.pos
+    }
+
+    fn peek(&self) -> Result<Marker, Error> {
+        self.bytes.get(self.pos).map(|b| Marker::from_u8(*b)).ok_or_else(end)
+    }
+
+    fn take(&mut self, n: usize) -> Result<&'a [u8], Error> {
+        if n > self.remaining() {
+            return Err(end());
+        }
+        let slice = &self.bytes[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(slice)
+    }
+
+    fn take_array<const N: usize>(&mut self) -> Result<[u8; N], Error> {
+        let slice = self.take(N)?;
+        let mut out = [0u8; N];
+        out.copy_from_slice(slice);
+        Ok(out)
+    }
+
+    fn u8(&mut self) -> Result<u8, Error> {
+        Ok(self.take_array::<1>()?[0])
+    }
+
+    fn u16(&mut self) -> Result<u16, Error> {
+        Ok(u16::from_be_bytes(self.take_array()?))
+    }
+
+    fn u32(&mut self) -> Result<u32, Error> {
+        Ok(u32::from_be_bytes(self.take_array()?))
+    }
+
+    fn u64(&mut self) -> Result<u64, Error> {
+        Ok(u64::from_be_bytes(self.take_array()?))
+    }
+
+    /// Consumes the marker peeked before.
+    fn skip_marker(&mut self) {
+        self.pos += 1;
+    }
+
+    /// A capacity for `n` elements that the remaining input could actually hold, each
+    /// element taking at least one byte.
+    fn capacity_for(&self, n: usize) -> usize {
+        n.min(self.remaining())
+    }
+
+    /// Reads an array header if the next value is an array.
+    fn array_len(&mut self) -> Result<Option<usize>, Error> {
+        let len = match self.peek()? {
+            Marker::FixArray(n) => {
+                self.skip_marker();
+                n as usize
+            }
+            Marker::Array16 => {
+                self.skip_marker();
+                self.u16()? as usize
+            }
+            Marker::Array32 => {
+                self.skip_marker();
+                self.u32()? as usize
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(len))
+    }
+
+    /// Reads a map header if the next value is a map.
+    fn map_len(&mut self) -> Result<Option<usize>, Error> {
+        let len = match self.peek()? {
+            Marker::FixMap(n) => {
+                self.skip_marker();
+                n as usize
+            }
+            Marker::Map16 => {
+                self.skip_marker();
+                self.u16()? as usize
+            }
+            Marker::Map32 => {
+                self.skip_marker();
+                self.u32()? as usize
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(len))
+    }
+
+    /// Reads a string's bytes if the next value is a string.
+    fn str_bytes(&mut self) -> Result<Option<&'a [u8]>, Error> {
+        let len = match self.peek()? {
+            Marker::FixStr(n) => {
+                self.skip_marker();
+                n as usize
+            }
+            Marker::Str8 => {
+                self.skip_marker();
+                self.u8()? as usize
+            }
+            Marker::Str16 => {
+                self.skip_marker();
+                self.u16()? as usize
+            }
+            Marker::Str32 => {
+                self.skip_marker();
+                self.u32()? as usize
+            }
+            _ => return Ok(None),
+        };
+        self.take(len).map(Some)
+    }
+
+    fn str(&mut self) -> Result<Option<&'a str>, Error> {
+        match self.str_bytes()? {
+            Some(bytes) => std::str::from_utf8(bytes).map(Some).map_err(|_| Error::new(ErrorKind::InvalidUtf8)),
+            None => Ok(None),
+        }
+    }
+
+    /// Reads bin or str bytes (go's msgpack reader accepts either as bytes).
+    fn bytes_or_str(&mut self) -> Result<Option<&'a [u8]>, Error> {
+        let len = match self.peek()? {
+            Marker::Bin8 => {
+                self.skip_marker();
+                self.u8()? as usize
+            }
+            Marker::Bin16 => {
+                self.skip_marker();
+                self.u16()? as usize
+            }
+            Marker::Bin32 => {
+                self.skip_marker();
+                self.u32()? as usize
+            }
+            _ => return self.str_bytes(),
+        };
+        self.take(len).map(Some)
+    }
+
+    /// Reads an extension if the next value is one: its type and payload.
+    fn ext(&mut self) -> Result<Option<(i8, &'a [u8])>, Error> {
+        let len = match self.peek()? {
+            Marker::FixExt1 => 1,
+            Marker::FixExt2 => 2,
+            Marker::FixExt4 => 4,
+            Marker::FixExt8 => 8,
+            Marker::FixExt16 => 16,
+            Marker::Ext8 => {
+                self.skip_marker();
+                let len = self.u8()? as usize;
+                return self.ext_body(len);
+            }
+            Marker::Ext16 => {
+                self.skip_marker();
+                let len = self.u16()? as usize;
+                return self.ext_body(len);
+            }
+            Marker::Ext32 => {
+                self.skip_marker();
+                let len = self.u32()? as usize;
+                return self.ext_body(len);
+            }
+            _ => return Ok(None),
+        };
+        self.skip_marker();
+        self.ext_body(len)
+    }
+
+    fn ext_body(&mut self, len: usize) -> Result<Option<(i8, &'a [u8])>, Error> {
+        let ty = self.u8()? as i8;
+        Ok(Some((ty, self.take(len)?)))
+    }
+
+    /// Reads any msgpack number as a cty number, if the next value is one; decimal strings
+    /// are numbers too.
+    fn number(&mut self) -> Result<Option<Number>, Error> {
+        let number = match self.peek()? {
+            Marker::FixPos(n) => {
+                self.skip_marker();
+                Number::from_i64(n.into())
+            }
+            Marker::FixNeg(n) => {
+                self.skip_marker();
+                Number::from_i64(n.into())
+            }
+            Marker::U8
+            | Marker::U16
+            | Marker::U32
+            | Marker::U64
+            | Marker::I8
+            | Marker::I16
+            | Marker::I32
+            | Marker::I64 => self.integer()?,
+            Marker::F32 => {
+                self.skip_marker();
+                finite_or_infinite(f32::from_bits(self.u32()?) as f64)?
+            }
+            Marker::F64 => {
+                self.skip_marker();
+                finite_or_infinite(f64::from_bits(self.u64()?))?
+            }
+            Marker::FixStr(_) | Marker::Str8 | Marker::Str16 | Marker::Str32 => {
+                let text = self.str()?.unwrap_or_default();
+                Number::parse(text).map_err(|err| {
+                    Error::new(match err {
+                        crate::cty::number::NumberError::Invalid(text) => ErrorKind::InvalidNumber(text),
+                        crate::cty::number::NumberError::OutOfRange(text) => ErrorKind::NumberOutOfRange(text),
+                    })
+                })?
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(number))
+    }
+
+    /// Reads an integer of any width; the marker was peeked and is an integer marker.
+    fn integer(&mut self) -> Result<Number, Error> {
+        let marker = self.peek()?;
+        self.skip_marker();
+        Ok(match marker {
+            Marker::FixPos(n) => Number::from_i64(n.into()),
+            Marker::FixNeg(n) => Number::from_i64(n.into()),
+            Marker::U8 => Number::from_i64(self.u8()?.into()),
+            Marker::U16 => Number::from_i64(self.u16()?.into()),
+            Marker::U32 => Number::from_i64(self.u32()?.into()),
+            Marker::U64 => Number::from_u64(self.u64()?),
+            Marker::I8 => Number::from_i64((self.u8()? as i8).into()),
+            Marker::I16 => Number::from_i64((self.u16()? as i16).into()),
+            Marker::I32 => Number::from_i64((self.u32()? as i32).into()),
+            Marker::I64 => Number::from_i64(self.u64()? as i64),
+            _ => return Err(required("an integer")),
+        })
+    }
+
+    /// Skips one value of any kind, for refinement keys this reader does not know.
+    fn skip_value(&mut self, depth: usize) -> Result<(), Error> {
+        if depth > MAX_DEPTH {
+            return Err(Error::new(ErrorKind::TooDeep(MAX_DEPTH)));
+        }
+        if let Some(n) = self.array_len()? {
+            for _ in 0..n {
+                self.skip_value(depth + 1)?;
+            }
+            return Ok(());
+        }
+        if let Some(n) = self.map_len()? {
+            for _ in 0..n {
+                self.skip_value(depth + 1)?;
+                self.skip_value(depth + 1)?;
+            }
+            return Ok(());
+        }
+        if self.bytes_or_str()?.is_some() || self.ext()?.is_some() {
+            return Ok(());
+        }
+        let marker = self.peek()?;
+        self.skip_marker();
+        let size = match marker {
+            Marker::FixPos(_) | Marker::FixNeg(_) | Marker::Null | Marker::True | Marker::False => 0,
+            Marker::U8 | Marker::I8 => 1,
+            Marker::U16 | Marker::I16 => 2,
+            Marker::U32 | Marker::I32 | Marker::F32 => 4,
+            Marker::U64 | Marker::I64 | Marker::F64 => 8,
+            _ => return Err(Error::new(ErrorKind::Malformed("reserved msgpack marker 0xc1".to_owned()))),
+        };
+        self.take(size).map(drop)
+    }
+}
+
+fn finite_or_infinite(f: f64) -> Result<Number, Error> {
+    Number::from_f64(f).ok_or_else(|| Error::new(ErrorKind::InvalidNumber("NaN".to_owned())))
+}
+
+fn decode_value(reader: &mut Reader<'_>, ty: &Type, depth: usize) -> Result<Value, Error> {
+    if depth > MAX_DEPTH {
+        return Err(Error::new(ErrorKind::TooDeep(MAX_DEPTH)));
+    }
+    // Any extension is an unknown value, whatever the type: there are no other extensions.
+    if let Some((ext_ty, payload)) = reader.ext()? {
+        return decode_unknown(ty, ext_ty, payload);
+    }
+    if *ty == Type::Dynamic {
+        return decode_dynamic(reader, depth);
+    }
+    if reader.peek()? == Marker::Null {
+        reader.skip_marker();
+        return Ok(Value::null(ty.clone()));
+    }
+    match ty {
+        Type::Bool => match reader.peek()? {
+            Marker::True | Marker::False => {
+                let b = reader.peek()? == Marker::True;
+                reader.skip_marker();
+                Ok(Value::bool(b))
+            }
+            _ => Err(required("bool")),
+        },
+        Type::Number => reader.number()?.map(Value::number).ok_or_else(|| required("number")),
+        Type::String => {
+            let text = reader.str()?.ok_or_else(|| required("string"))?;
+            Ok(Value::string_normalized(normalize_string(text.to_owned())))
+        }
+        Type::List(elem_ty) => decode_sequence(reader, elem_ty, true, depth),
+        Type::Set(elem_ty) => decode_sequence(reader, elem_ty, false, depth),
+        Type::Map(elem_ty) => decode_map(reader, elem_ty, depth),
+        Type::Tuple(elem_tys) => decode_tuple(reader, elem_tys, depth),
+        Type::Object(object_ty) => decode_object(reader, object_ty, depth),
+        Type::Dynamic => decode_dynamic(reader, depth),
+    }
+}
+
+// The containers are read by separate functions so that the recursive frame of
+// `decode_value` stays small: decoding recursion goes as deep as `MAX_DEPTH`, on threads
+// whose stacks may be 2 MiB.
+
+fn decode_sequence(reader: &mut Reader<'_>, elem_ty: &Type, is_list: bool, depth: usize) -> Result<Value, Error> {
+    let n = reader.array_len()?.ok_or_else(|| required(if is_list { "a list" } else { "a set" }))?;
+    let mut elems = Vec::with_capacity(reader.capacity_for(n));
+    for idx in 0..n {
+        let elem = decode_value(reader, elem_ty, depth + 1).map_err(|err| err.within(PathStep::Index(idx as u64)))?;
+        elems.push(elem);
+    }
+    let elem_ty = elem_ty.clone();
+    Ok(if is_list { Value::list_unchecked(elem_ty, elems) } else { Value::set_unchecked(elem_ty, elems) })
+}
+
+fn decode_map(reader: &mut Reader<'_>, elem_ty: &Type, depth: usize) -> Result<Value, Error> {
+    let n = reader.map_len()?.ok_or_else(|| required("a map"))?;
+    let mut elems = BTreeMap::new();
+    for _ in 0..n {
+        let key = reader.str()?.ok_or_else(|| Error::new(ErrorKind::NonStringKey))?;
+        let key = normalize_string(key.to_owned());
+        let elem = decode_value(reader, elem_ty, depth + 1).map_err(|err| err.within(PathStep::Key(key.clone())))?;
+        elems.insert(key, elem);
+    }
+    Ok(Value::map_unchecked(elem_ty.clone(), elems))
+}
+
+fn decode_tuple(reader: &mut Reader<'_>, elem_tys: &[Type], depth: usize) -> Result<Value, Error> {
+    let n = reader.array_len()?.ok_or_else(|| required("a tuple"))?;
+    if n == 0 {
+        // go-cty reads an empty array as the empty tuple, whatever the tuple type.
+        return Ok(Value::tuple(Vec::new()));
+    }
+    if n != elem_tys.len() {
+        return Err(Error::new(ErrorKind::TupleLength { expected: elem_tys.len(), given: n }));
+    }
+    let mut elems = Vec::with_capacity(n);
+    for (idx, elem_ty) in elem_tys.iter().enumerate() {
+        let elem = decode_value(reader, elem_ty, depth + 1).map_err(|err| err.within(PathStep::Index(idx as u64)))?;
+        elems.push(elem);
+    }
+    Ok(Value::tuple(elems))
+}
+
+fn decode_object(reader: &mut Reader<'_>, object_ty: &ObjectType, depth: usize) -> Result<Value, Error> {
+    let n = reader.map_len()?.ok_or_else(|| required("an object"))?;
+    if n == 0 {
+        // go-cty reads an empty map as the empty object, whatever the object type.
+        return Ok(Value::empty_object());
+    }
+    if n != object_ty.attrs.len() {
+        return Err(Error::new(ErrorKind::ObjectAttributeCount { expected: object_ty.attrs.len(), given: n }));
+    }
+    let mut attrs = BTreeMap::new();
+    for _ in 0..n {
+        let name = reader.str()?.ok_or_else(|| Error::new(ErrorKind::NonStringKey))?;
+        let Some((name, attr_ty)) = object_ty.attrs.get_key_value(name) else {
+            return Err(Error::at(Path::root().attr(name), ErrorKind::UnsupportedAttribute(name.to_owned())));
+        };
+        let attr = decode_value(reader, attr_ty, depth + 1).map_err(|err| err.within(PathStep::Attr(name.clone())))?;
+        attrs.insert(name.clone(), attr);
+    }
+    // With the count right and no unknown names, a shortfall means a repeated name.
+    if let Some(missing) = object_ty.attrs.keys().find(|name| !attrs.contains_key(*name)) {
+        return Err(Error::new(ErrorKind::MissingAttribute(missing.clone())));
+    }
+    Ok(Value::object(attrs))
+}
+
+/// A dynamic slot: nil, or `[type JSON, value]`.
+fn decode_dynamic(reader: &mut Reader<'_>, depth: usize) -> Result<Value, Error> {
+    if reader.peek()? == Marker::Null {
+        reader.skip_marker();
+        return Ok(Value::null(Type::Dynamic));
+    }
+    if reader.array_len()? != Some(2) {
+        return Err(Error::new(ErrorKind::DynamicWrapper));
+    }
+    let spec = reader.bytes_or_str()?.ok_or_else(|| required("a type specification"))?;
+    let ty = Type::from_json_bytes(spec).map_err(|err| Error::new(ErrorKind::TypeSpec(err)))?;
+    decode_value(reader, &ty, depth + 1)
+}
+
+/// An unknown value from an extension: payloads of at most one byte are plain unknowns;
+/// longer ones must be refinements.
+fn decode_unknown(ty: &Type, ext_ty: i8, payload: &[u8]) -> Result<Value, Error> {
+    if payload.len() <= 1 {
+        return Ok(Value::unknown(ty.clone()));
+    }
+    if ext_ty != REFINED_UNKNOWN_EXT {
+        return Err(Error::new(ErrorKind::UnsupportedExtension(ext_ty)));
+    }
+    if payload.len() > MAX_REFINEMENT_LEN {
+        return Err(Error::new(ErrorKind::RefinementTooLarge(payload.len())));
+    }
+    let invalid = |reason| Error::new(ErrorKind::InvalidRefinement(reason));
+    let mut reader = Reader { bytes: payload, pos: 0 };
+    let n = reader.map_len()?.ok_or_else(|| invalid("the description must be a map"))?;
+    let mut refinements = Refinements::default();
+    let mut null = false;
+    // Trailing bytes after the map are ignored, as go-cty ignores them.
+    for _ in 0..n {
+        let key = match reader.peek()? {
+            Marker::FixPos(_)
+            | Marker::FixNeg(_)
+            | Marker::U8
+            | Marker::U16
+            | Marker::U32
+            | Marker::U64
+            | Marker::I8
+            | Marker::I16
+            | Marker::I32
+            | Marker::I64 => reader.integer()?.as_i64(),
+            _ => return Err(invalid("keys must be integers")),
+        };
+        match key {
+            Some(KEY_NULLNESS) => match reader.peek()? {
+                Marker::True | Marker::False => {
+                    null = reader.peek()? == Marker::True;
+                    refinements.not_null = !null;
+                    reader.skip_marker();
+                }
+                _ => return Err(invalid("nullness must be a bool")),
+            },
+            Some(KEY_STRING_PREFIX) => {
+                let prefix = reader.str()?.ok_or_else(|| invalid("a string prefix must be a string"))?;
+                refinements.string_prefix = (!prefix.is_empty()).then(|| prefix.to_owned());
+            }
+            Some(key @ (KEY_NUMBER_LOWER | KEY_NUMBER_UPPER)) => {
+                if reader.array_len()? != Some(2) {
+                    return Err(invalid("a number bound must be a two-element array"));
+                }
+                let value = reader.number()?.ok_or_else(|| invalid("a number bound must be a number"))?;
+                let inclusive = match reader.peek()? {
+                    Marker::True | Marker::False => reader.peek()? == Marker::True,
+                    _ => return Err(invalid("a number bound's inclusiveness must be a bool")),
+                };
+                reader.skip_marker();
+                let bound = Some(NumberBound { value, inclusive });
+                if key == KEY_NUMBER_LOWER {
+                    refinements.number_lower = bound;
+                } else {
+                    refinements.number_upper = bound;
+                }
+            }
+            Some(key @ (KEY_LENGTH_LOWER | KEY_LENGTH_UPPER)) => {
+                let length = match reader.peek()? {
+                    Marker::FixPos(_)
+                    | Marker::U8
+                    | Marker::U16
+                    | Marker::U32
+                    | Marker::U64
+                    | Marker::I8
+                    | Marker::I16
+                    | Marker::I32
+                    | Marker::I64 => reader.integer()?.as_u64(),
+                    _ => None,
+                };
+                let length = length.ok_or_else(|| invalid("a length bound must be a non-negative integer"))?;
+                if key == KEY_LENGTH_LOWER {
+                    refinements.length_lower = length;
+                } else {
+                    // go-cty writes "no upper bound" as the largest int, if at all.
+                    refinements.length_upper = (length < i64::MAX as u64).then_some(length);
+                }
+            }
+            // Keys this reader does not know are skipped, to allow for future expansion.
+            _ => reader.skip_value(1)?,
+        }
+    }
+    if *ty == Type::Dynamic {
+        // An unknown of unknown type cannot be refined; go-cty drops whatever was sent.
+        return Ok(Value::unknown(Type::Dynamic));
+    }
+    if null {
+        return Ok(Value::null(ty.clone()));
+    }
+    Value::unknown_refined(ty.clone(), refinements)
+}

@@ -1,0 +1,509 @@
+//! The cty value: one type, [`Value`], with a private representation.
+//!
+//! A value is null, unknown (optionally with [`Refinements`]), or known. Known collections
+//! keep their element type, so empty collections still know what they would hold; objects
+//! and tuples derive their type from their parts. Sets are kept sorted and free of duplicate
+//! wholly-known elements, so structural equality is set equality.
+//!
+//! Values are built through constructors that check what they must ([`Value::list`] checks
+//! its elements against the element type) and read through accessors or the borrowed
+//! [`View`], which is what code walking a value alongside a schema matches on.
+//!
+//! Architecture invariant: knows nothing about encodings, Pulumi or marks; secrets are kept
+//! outside values, by path, by the code that translates to and from Pulumi.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use schema_gen::tf::Type;
+use unicode_normalization::UnicodeNormalization;
+
+use super::number::Number;
+use super::path::{Error, ErrorKind, Path, PathStep};
+
+/// A cty value.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Value(Repr);
+
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Repr {
+    Null(Type),
+    Unknown(Type, Option<Box<Refinements>>),
+    Bool(bool),
+    Number(Number),
+    String(String),
+    List(Type, Vec<Value>),
+    Set(Type, Vec<Value>),
+    Map(Type, BTreeMap<String, Value>),
+    Object(BTreeMap<String, Value>),
+    Tuple(Vec<Value>),
+}
+
+/// What is known about an unknown value (cty's "refinements"). The default is "nothing".
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Refinements {
+    /// The value will not be null.
+    pub not_null: bool,
+    /// A string value will start with this (strings only).
+    pub string_prefix: Option<String>,
+    /// A number will be at least (or above) this (numbers only).
+    pub number_lower: Option<NumberBound>,
+    /// A number will be at most (or below) this (numbers only).
+    pub number_upper: Option<NumberBound>,
+    /// A collection will have at least this many elements (lists, sets and maps only).
+    pub length_lower: u64,
+    /// A collection will have at most this many elements (lists, sets and maps only).
+    pub length_upper: Option<u64>,
+}
+
+/// One end of the range of an unknown number.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NumberBound {
+    pub value: Number,
+    pub inclusive: bool,
+}
+
+impl Refinements {
+    /// Whether nothing at all is known.
+    pub fn is_empty(&self) -> bool {
+        *self == Refinements::default()
+    }
+
+    /// Checks that every refinement fits `ty`, as go-cty's decoder does.
+    fn check_fits(&self, ty: &Type) -> Result<(), ErrorKind> {
+        let invalid = |reason| Err(ErrorKind::InvalidRefinement(reason));
+        if matches!(ty, Type::Dynamic) && !self.is_empty() {
+            return invalid("a value of unknown type cannot be refined");
+        }
+        if self.string_prefix.is_some() && *ty != Type::String {
+            return invalid("a string prefix refinement is only valid for strings");
+        }
+        if (self.number_lower.is_some() || self.number_upper.is_some()) && *ty != Type::Number {
+            return invalid("number bounds are only valid for numbers");
+        }
+        let is_collection = matches!(ty, Type::List(_) | Type::Set(_) | Type::Map(_));
+        if (self.length_lower != 0 || self.length_upper.is_some()) && !is_collection {
+            return invalid("length bounds are only valid for collections");
+        }
+        Ok(())
+    }
+}
+
+/// A borrowed view of a value, for matching.
+#[derive(Clone, Copy, Debug)]
+pub enum View<'a> {
+    Null(&'a Type),
+    Unknown(&'a Type, Option<&'a Refinements>),
+    Bool(bool),
+    Number(&'a Number),
+    String(&'a str),
+    List(&'a Type, &'a [Value]),
+    Set(&'a Type, &'a [Value]),
+    Map(&'a Type, &'a BTreeMap<String, Value>),
+    Object(&'a BTreeMap<String, Value>),
+    Tuple(&'a [Value]),
+}
+
+/// Strings are NFC-normalized on entry, as go-cty's `StringVal` does, so that equal text is
+/// equal bytes. ASCII is always normalized, which keeps the common case cheap.
+pub(crate) fn normalize_string(text: String) -> String {
+    if text.is_ascii() || unicode_normalization::is_nfc(&text) { text } else { text.nfc().collect() }
+}
+
+impl Value {
+    pub fn null(ty: Type) -> Value {
+        Value(Repr::Null(ty))
+    }
+
+    /// An unknown value with nothing known about it. `Value::unknown(Type::Dynamic)` is
+    /// cty's `DynamicVal`: not even the type is known.
+    pub fn unknown(ty: Type) -> Value {
+        Value(Repr::Unknown(ty, None))
+    }
+
+    /// An unknown value refined by `refinements`, which must fit the type. A string prefix is
+    /// NFC-normalized like any string.
+    pub fn unknown_refined(ty: Type, mut refinements: Refinements) -> Result<Value, Error> {
+        refinements.check_fits(&ty).map_err(Error::new)?;
+        if refinements.is_empty() {
+            return Ok(Value::unknown(ty));
+        }
+        refinements.string_prefix = refinements.string_prefix.map(normalize_string);
+        Ok(Value(Repr::Unknown(ty, Some(Box::new(refinements)))))
+    }
+
+    pub fn bool(b: bool) -> Value {
+        Value(Repr::Bool(b))
+    }
+
+    pub fn number(n: Number) -> Value {
+        Value(Repr::Number(n))
+    }
+
+    pub fn int(n: i64) -> Value {
+        Value(Repr::Number(Number::from_i64(n)))
+    }
+
+    pub fn string(text: impl Into<String>) -> Value {
+        Value(Repr::String(normalize_string(text.into())))
+    }
+
+    /// A list; every element must conform to `elem_ty`.
+    pub fn list(elem_ty: Type, elems: Vec<Value>) -> Result<Value, Error> {
+        check_elements(&elem_ty, elems.iter())?;
+        Ok(Value(Repr::List(elem_ty, elems)))
+    }
+
+    /// A set; every element must conform to `elem_ty`. Duplicate wholly-known elements are
+    /// merged. Elements that are not wholly known are all kept: two unknowns are not known to
+    /// be the same value.
+    pub fn set(elem_ty: Type, elems: Vec<Value>) -> Result<Value, Error> {
+        check_elements(&elem_ty, elems.iter())?;
+        Ok(Value::set_unchecked(elem_ty, elems))
+    }
+
+    /// A map; every element must conform to `elem_ty`.
+    pub fn map(elem_ty: Type, elems: BTreeMap<String, Value>) -> Result<Value, Error> {
+        for (key, elem) in &elems {
+            elem.conforms_to(&elem_ty).map_err(|err| err.within(PathStep::Key(key.clone())))?;
+        }
+        Ok(Value(Repr::Map(elem_ty, elems)))
+    }
+
+    /// An object; its type is made of its attributes' types.
+    pub fn object(attrs: BTreeMap<String, Value>) -> Value {
+        Value(Repr::Object(attrs))
+    }
+
+    /// Builds an object from `(name, value)` pairs.
+    pub fn object_from<I, S>(attrs: I) -> Value
+    where
+        I: IntoIterator<Item = (S, Value)>,
+        S: Into<String>,
+    {
+        Value(Repr::Object(attrs.into_iter().map(|(k, v)| (k.into(), v)).collect()))
+    }
+
+    pub fn empty_object() -> Value {
+        Value(Repr::Object(BTreeMap::new()))
+    }
+
+    pub fn tuple(elems: Vec<Value>) -> Value {
+        Value(Repr::Tuple(elems))
+    }
+
+    /// For decoders that checked each element against `elem_ty` as they read it.
+    pub(crate) fn list_unchecked(elem_ty: Type, elems: Vec<Value>) -> Value {
+        Value(Repr::List(elem_ty, elems))
+    }
+
+    pub(crate) fn set_unchecked(elem_ty: Type, mut elems: Vec<Value>) -> Value {
+        elems.sort_unstable();
+        elems.dedup_by(|later, earlier| later == earlier && later.is_wholly_known());
+        Value(Repr::Set(elem_ty, elems))
+    }
+
+    pub(crate) fn map_unchecked(elem_ty: Type, elems: BTreeMap<String, Value>) -> Value {
+        Value(Repr::Map(elem_ty, elems))
+    }
+
+    /// For decoders that read a string which must not be normalized again.
+    pub(crate) fn string_normalized(text: String) -> Value {
+        Value(Repr::String(text))
+    }
+
+    pub fn view(&self) -> View<'_> {
+        match &self.0 {
+            Repr::Null(ty) => View::Null(ty),
+            Repr::Unknown(ty, refinements) => View::Unknown(ty, refinements.as_deref()),
+            Repr::Bool(b) => View::Bool(*b),
+            Repr::Number(n) => View::Number(n),
+            Repr::String(s) => View::String(s),
+            Repr::List(ty, elems) => View::List(ty, elems),
+            Repr::Set(ty, elems) => View::Set(ty, elems),
+            Repr::Map(ty, elems) => View::Map(ty, elems),
+            Repr::Object(attrs) => View::Object(attrs),
+            Repr::Tuple(elems) => View::Tuple(elems),
+        }
+    }
+
+    /// The value's type. For a value in a dynamic slot this is its concrete type; for
+    /// `DynamicVal` it is `Type::Dynamic`.
+    pub fn ty(&self) -> Type {
+        match &self.0 {
+            Repr::Null(ty) | Repr::Unknown(ty, _) => ty.clone(),
+            Repr::Bool(_) => Type::Bool,
+            Repr::Number(_) => Type::Number,
+            Repr::String(_) => Type::String,
+            Repr::List(ty, _) => Type::list(ty.clone()),
+            Repr::Set(ty, _) => Type::set(ty.clone()),
+            Repr::Map(ty, _) => Type::map(ty.clone()),
+            Repr::Object(attrs) => Type::object(attrs.iter().map(|(k, v)| (k.clone(), v.ty()))),
+            Repr::Tuple(elems) => Type::Tuple(elems.iter().map(Value::ty).collect()),
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self.0, Repr::Null(_))
+    }
+
+    /// Whether the value itself is known (its parts may still be unknown).
+    pub fn is_known(&self) -> bool {
+        !matches!(self.0, Repr::Unknown(..))
+    }
+
+    /// Whether the value and all of its parts are known.
+    pub fn is_wholly_known(&self) -> bool {
+        match &self.0 {
+            Repr::Unknown(..) => false,
+            Repr::List(_, elems) | Repr::Set(_, elems) | Repr::Tuple(elems) => elems.iter().all(Value::is_wholly_known),
+            Repr::Map(_, elems) | Repr::Object(elems) => elems.values().all(Value::is_wholly_known),
+            _ => true,
+        }
+    }
+
+    /// The refinements of an unknown value, if it has any.
+    pub fn refinements(&self) -> Option<&Refinements> {
+        match &self.0 {
+            Repr::Unknown(_, refinements) => refinements.as_deref(),
+            _ => None,
+        }
+    }
+
+    pub fn as_bool(&self) -> Option<bool> {
+        match self.0 {
+            Repr::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    pub fn as_number(&self) -> Option<&Number> {
+        match &self.0 {
+            Repr::Number(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.0 {
+            Repr::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// An attribute of a known object.
+    pub fn get_attr(&self, name: &str) -> Option<&Value> {
+        self.attributes()?.get(name)
+    }
+
+    /// The attributes of a known object, sorted by name.
+    pub fn attributes(&self) -> Option<&BTreeMap<String, Value>> {
+        match &self.0 {
+            Repr::Object(attrs) => Some(attrs),
+            _ => None,
+        }
+    }
+
+    /// The elements of a known list, set or tuple, in order (sets: sorted).
+    pub fn elements(&self) -> Option<&[Value]> {
+        match &self.0 {
+            Repr::List(_, elems) | Repr::Set(_, elems) | Repr::Tuple(elems) => Some(elems),
+            _ => None,
+        }
+    }
+
+    /// The entries of a known map, sorted by key.
+    pub fn map_entries(&self) -> Option<&BTreeMap<String, Value>> {
+        match &self.0 {
+            Repr::Map(_, elems) => Some(elems),
+            _ => None,
+        }
+    }
+
+    /// The element type of a list, set or map (known, null or unknown).
+    pub fn element_type(&self) -> Option<&Type> {
+        match &self.0 {
+            Repr::List(ty, _) | Repr::Set(ty, _) | Repr::Map(ty, _) => Some(ty),
+            Repr::Null(Type::List(ty) | Type::Set(ty) | Type::Map(ty)) => Some(ty),
+            Repr::Unknown(Type::List(ty) | Type::Set(ty) | Type::Map(ty), _) => Some(ty),
+            _ => None,
+        }
+    }
+
+    /// Exact equality, refinements included (go-cty's `RawEquals`).
+    pub fn raw_equals(&self, other: &Value) -> bool {
+        self == other
+    }
+
+    /// Equality that ignores what is known about unknown values: two unknowns of the same
+    /// type are equal whatever their refinements.
+    pub fn equals_ignoring_refinements(&self, other: &Value) -> bool {
+        match (&self.0, &other.0) {
+            (Repr::Unknown(a, _), Repr::Unknown(b, _)) => a == b,
+            (Repr::List(ta, a), Repr::List(tb, b)) | (Repr::Set(ta, a), Repr::Set(tb, b)) => {
+                ta == tb && slices_equal_unrefined(a, b)
+            }
+            (Repr::Tuple(a), Repr::Tuple(b)) => slices_equal_unrefined(a, b),
+            (Repr::Map(ta, a), Repr::Map(tb, b)) => ta == tb && maps_equal_unrefined(a, b),
+            (Repr::Object(a), Repr::Object(b)) => maps_equal_unrefined(a, b),
+            _ => self == other,
+        }
+    }
+
+    /// Checks that the value can stand where `ty` is expected: `Dynamic` accepts anything,
+    /// otherwise kinds must match all the way down (objects with exactly the attributes of
+    /// the type). The error's path says where the first mismatch is.
+    pub fn conforms_to(&self, ty: &Type) -> Result<(), Error> {
+        let mismatch =
+            || Err(Error::new(ErrorKind::TypeMismatch { expected: ty.to_string(), found: self.ty().to_string() }));
+        match (&self.0, ty) {
+            (_, Type::Dynamic) => Ok(()),
+            (Repr::Null(own) | Repr::Unknown(own, _), _) => {
+                if type_conforms(own, ty) {
+                    Ok(())
+                } else {
+                    mismatch()
+                }
+            }
+            (Repr::Bool(_), Type::Bool) | (Repr::Number(_), Type::Number) | (Repr::String(_), Type::String) => Ok(()),
+            (Repr::List(_, elems), Type::List(elem_ty)) | (Repr::Set(_, elems), Type::Set(elem_ty)) => {
+                check_elements(elem_ty, elems.iter())
+            }
+            (Repr::Map(_, elems), Type::Map(elem_ty)) => {
+                for (key, elem) in elems {
+                    elem.conforms_to(elem_ty).map_err(|err| err.within(PathStep::Key(key.clone())))?;
+                }
+                Ok(())
+            }
+            (Repr::Tuple(elems), Type::Tuple(elem_tys)) => {
+                if elems.len() != elem_tys.len() {
+                    return Err(Error::new(ErrorKind::TupleLength { expected: elem_tys.len(), given: elems.len() }));
+                }
+                for (idx, (elem, elem_ty)) in elems.iter().zip(elem_tys).enumerate() {
+                    elem.conforms_to(elem_ty).map_err(|err| err.within(PathStep::Index(idx as u64)))?;
+                }
+                Ok(())
+            }
+            (Repr::Object(attrs), Type::Object(object_ty)) => {
+                for (name, attr) in attrs {
+                    let Some(attr_ty) = object_ty.attrs.get(name) else {
+                        return Err(Error::new(ErrorKind::UnsupportedAttribute(name.clone())));
+                    };
+                    attr.conforms_to(attr_ty).map_err(|err| err.within(PathStep::Attr(name.clone())))?;
+                }
+                if let Some(missing) = object_ty.attrs.keys().find(|name| !attrs.contains_key(*name)) {
+                    return Err(Error::new(ErrorKind::MissingAttribute(missing.clone())));
+                }
+                Ok(())
+            }
+            _ => mismatch(),
+        }
+    }
+
+    /// Calls `visit` on this value and every part of it, parents before children, with the
+    /// path of each. This is how callers collect the paths of things (say, the parts that
+    /// must be marked secret) without this module knowing what they look for.
+    pub fn walk(&self, visit: &mut dyn FnMut(&Path, &Value)) {
+        fn go(value: &Value, path: &mut Path, visit: &mut dyn FnMut(&Path, &Value)) {
+            visit(path, value);
+            let mut descend = |step: PathStep, child: &Value, path: &mut Path| {
+                path.steps.push(step);
+                go(child, path, visit);
+                path.steps.pop();
+            };
+            match &value.0 {
+                Repr::List(_, elems) | Repr::Set(_, elems) | Repr::Tuple(elems) => {
+                    for (idx, elem) in elems.iter().enumerate() {
+                        descend(PathStep::Index(idx as u64), elem, path);
+                    }
+                }
+                Repr::Map(_, elems) => {
+                    for (key, elem) in elems {
+                        descend(PathStep::Key(key.clone()), elem, path);
+                    }
+                }
+                Repr::Object(attrs) => {
+                    for (name, attr) in attrs {
+                        descend(PathStep::Attr(name.clone()), attr, path);
+                    }
+                }
+                _ => {}
+            }
+        }
+        go(self, &mut Path::root(), visit);
+    }
+}
+
+/// Whether a type written on a null or unknown value can stand where `expected` is wanted.
+fn type_conforms(own: &Type, expected: &Type) -> bool {
+    match (own, expected) {
+        (_, Type::Dynamic) => true,
+        (Type::List(a), Type::List(b)) | (Type::Set(a), Type::Set(b)) | (Type::Map(a), Type::Map(b)) => {
+            type_conforms(a, b)
+        }
+        (Type::Tuple(a), Type::Tuple(b)) => a.len() == b.len() && a.iter().zip(b).all(|(a, b)| type_conforms(a, b)),
+        (Type::Object(a), Type::Object(b)) => {
+            a.attrs.len() == b.attrs.len()
+                && a.attrs.iter().all(|(name, a)| b.attrs.get(name).is_some_and(|b| type_conforms(a, b)))
+        }
+        _ => own == expected,
+    }
+}
+
+fn check_elements<'a>(elem_ty: &Type, elems: impl Iterator<Item = &'a Value>) -> Result<(), Error> {
+    for (idx, elem) in elems.enumerate() {
+        elem.conforms_to(elem_ty).map_err(|err| err.within(PathStep::Index(idx as u64)))?;
+    }
+    Ok(())
+}
+
+fn slices_equal_unrefined(a: &[Value], b: &[Value]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| a.equals_ignoring_refinements(b))
+}
+
+fn maps_equal_unrefined(a: &BTreeMap<String, Value>, b: &BTreeMap<String, Value>) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|((ka, a), (kb, b))| ka == kb && a.equals_ignoring_refinements(b))
+}
+
+impl fmt::Display for Value {
+    /// A compact rendering for tests and messages: `{a = "x", b = [1, 2]}`, `(unknown string)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fn seq(f: &mut fmt::Formatter<'_>, open: &str, elems: &[Value], close: &str) -> fmt::Result {
+            f.write_str(open)?;
+            for (idx, elem) in elems.iter().enumerate() {
+                if idx > 0 {
+                    f.write_str(", ")?;
+                }
+                write!(f, "{elem}")?;
+            }
+            f.write_str(close)
+        }
+        match &self.0 {
+            Repr::Null(ty) => write!(f, "null({ty})"),
+            Repr::Unknown(ty, None) => write!(f, "(unknown {ty})"),
+            Repr::Unknown(ty, Some(refinements)) => write!(f, "(unknown {ty} {refinements:?})"),
+            Repr::Bool(b) => write!(f, "{b}"),
+            Repr::Number(n) => write!(f, "{n}"),
+            Repr::String(s) => write!(f, "{s:?}"),
+            Repr::List(_, elems) => seq(f, "[", elems, "]"),
+            Repr::Set(_, elems) => seq(f, "set[", elems, "]"),
+            Repr::Tuple(elems) => seq(f, "tuple[", elems, "]"),
+            Repr::Map(_, elems) | Repr::Object(elems) => {
+                f.write_str(if matches!(self.0, Repr::Map(..)) { "map{" } else { "{" })?;
+                for (idx, (key, elem)) in elems.iter().enumerate() {
+                    if idx > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{key} = {elem}")?;
+                }
+                f.write_str("}")
+            }
+        }
+    }
+}
+
+impl fmt::Debug for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
