@@ -8,7 +8,12 @@
 
 pub mod cty;
 pub mod installer;
+pub mod invariants;
+pub mod lifecycle;
 pub mod parameterize;
 pub mod property;
 pub mod server;
 pub mod tfplugin;
+
+#[cfg(test)]
+mod testutil;

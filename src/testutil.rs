@@ -1,0 +1,92 @@
+//! Helpers shared by unit tests: schemas and cty values written compactly.
+//!
+//! Values are JSON shaped by the schema's implied type: `"?"` is an unknown value, `"?!"` an
+//! unknown value refined as not null, `"?ab"` an unknown string known to start with "ab", and
+//! missing object attributes are null.
+
+use schema_gen::tf::Block;
+
+use crate::cty::{Number, Refinements, Type, Value};
+
+pub(crate) fn schema(json: &str) -> Block {
+    serde_json::from_str(json).unwrap_or_else(|err| panic!("bad test schema {json}: {err}"))
+}
+
+/// Builds a value of type `ty` from the compact JSON notation described above.
+pub(crate) fn val(ty: &Type, text: &str) -> Value {
+    let json: serde_json::Value =
+        serde_json::from_str(text).unwrap_or_else(|err| panic!("bad test value {text}: {err}"));
+    build(ty, &json)
+}
+
+fn build(ty: &Type, json: &serde_json::Value) -> Value {
+    use serde_json::Value as J;
+    match json {
+        J::Null => Value::null(ty.clone()),
+        J::String(s) if s == "?" => Value::unknown(ty.clone()),
+        J::String(s) if s == "?!" => {
+            Value::unknown_refined(ty.clone(), Refinements { not_null: true, ..Refinements::default() }).unwrap()
+        }
+        J::String(s) if s.starts_with('?') && *ty == Type::String => Value::unknown_refined(
+            Type::String,
+            Refinements { not_null: true, string_prefix: Some(s[1..].to_owned()), ..Refinements::default() },
+        )
+        .unwrap(),
+        _ => match (ty, json) {
+            (Type::Bool, J::Bool(b)) => Value::bool(*b),
+            (Type::Number, J::Number(n)) => Value::number(Number::parse(&n.to_string()).unwrap()),
+            (Type::String, J::String(s)) => Value::string(s.clone()),
+            (Type::List(elem), J::Array(items)) => {
+                Value::list((**elem).clone(), items.iter().map(|item| build(elem, item)).collect()).unwrap()
+            }
+            (Type::Set(elem), J::Array(items)) => {
+                Value::set((**elem).clone(), items.iter().map(|item| build(elem, item)).collect()).unwrap()
+            }
+            (Type::Map(elem), J::Object(entries)) => {
+                Value::map((**elem).clone(), entries.iter().map(|(k, item)| (k.clone(), build(elem, item))).collect())
+                    .unwrap()
+            }
+            (Type::Object(object), J::Object(entries)) => {
+                for key in entries.keys() {
+                    assert!(object.attrs.contains_key(key), "test value has attribute {key} the type lacks");
+                }
+                Value::object(
+                    object
+                        .attrs
+                        .iter()
+                        .map(|(name, attr_ty)| (name.clone(), build(attr_ty, entries.get(name).unwrap_or(&J::Null))))
+                        .collect(),
+                )
+            }
+            (Type::Dynamic, J::String(s)) => Value::string(s.clone()),
+            (Type::Dynamic, J::Bool(b)) => Value::bool(*b),
+            (Type::Dynamic, J::Number(n)) => Value::number(Number::parse(&n.to_string()).unwrap()),
+            _ => panic!("test value {json} does not fit type {ty}"),
+        },
+    }
+}
+
+/// Renders a value in the notation [`val`] reads, with every attribute shown (nulls too)
+/// so expectations say exactly what is there.
+pub(crate) fn show(v: &Value) -> String {
+    use crate::cty::View;
+    match v.view() {
+        View::Null(_) => "null".to_owned(),
+        View::Unknown(_, Some(refinements)) if refinements.not_null => "\"?!\"".to_owned(),
+        View::Unknown(..) => "\"?\"".to_owned(),
+        View::Bool(b) => b.to_string(),
+        View::Number(n) => n.to_string(),
+        View::String(s) => serde_json::Value::from(s).to_string(),
+        View::List(_, elems) | View::Set(_, elems) | View::Tuple(elems) => {
+            format!("[{}]", elems.iter().map(show).collect::<Vec<_>>().join(","))
+        }
+        View::Map(_, entries) | View::Object(entries) => format!(
+            "{{{}}}",
+            entries
+                .iter()
+                .map(|(k, v)| format!("{}:{}", serde_json::Value::from(k.as_str()), show(v)))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+    }
+}
