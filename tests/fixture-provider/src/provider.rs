@@ -1,0 +1,133 @@
+//! The one provider implementation behind both protocol services.
+//!
+//! [`Fixture`] holds the schema, the misbehaviour switches and the stop signal. The
+//! protocol 5 and protocol 6 services (`provider_v5`, `provider_v6`) are thin maps onto it:
+//! every RPC first calls [`Fixture::enter`] with its gRPC method name, which is where the
+//! panic and slow switches act, then answers from the shared state.
+//!
+//! Architecture invariant: `Fixture` knows nothing about the tfplugin5/tfplugin6 message
+//! types; conversion to them happens in `convert` and the service modules.
+
+use std::fs::File;
+use std::sync::Mutex;
+
+use schema_gen::tf;
+use tokio::sync::watch;
+
+use crate::config::Misbehaviour;
+use crate::misbehaviour;
+
+/// The shared provider state.
+pub struct Fixture {
+    pub schema: tf::ProviderSchema,
+    misbehaviour: Misbehaviour,
+    /// Set once by `StopProvider`/`Stop`; never cleared, like the Go SDKs' stop context.
+    stopped: watch::Sender<bool>,
+    /// Becomes true once the launch-time flood has been written completely.
+    flood_done: watch::Receiver<bool>,
+    /// The stderr the process started with, for Go-style panics.
+    real_stderr: Mutex<File>,
+}
+
+impl Fixture {
+    pub fn new(
+        schema: tf::ProviderSchema,
+        misbehaviour: Misbehaviour,
+        flood_done: watch::Receiver<bool>,
+        real_stderr: File,
+    ) -> Fixture {
+        Fixture {
+            schema,
+            misbehaviour,
+            stopped: watch::Sender::new(false),
+            flood_done,
+            real_stderr: Mutex::new(real_stderr),
+        }
+    }
+
+    /// Runs the launch-time switches for a call of `method`: panics the process when
+    /// `FIXTURE_PANIC_ON` names it, and waits when `FIXTURE_SLOW_ON` names it. The wait ends
+    /// early with `CANCELLED` once the provider has been stopped.
+    pub async fn enter(&self, method: &str) -> Result<(), tonic::Status> {
+        if self.misbehaviour.panic_on.as_deref() == Some(method) {
+            // A poisoned lock only means another thread panicked while writing; the file
+            // handle itself is still usable.
+            let mut real_stderr = self.real_stderr.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            misbehaviour::go_panic(&mut real_stderr, method);
+        }
+        if let Some(slow) = &self.misbehaviour.slow
+            && slow.method == method
+        {
+            let mut stopped = self.stopped.subscribe();
+            tokio::select! {
+                () = tokio::time::sleep(slow.delay) => {}
+                _ = stopped.wait_for(|stopped| *stopped) => {
+                    return Err(tonic::Status::cancelled(format!("fixture: {method} was stopped by the host before it finished")));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `StopProvider` (v6) / `Stop` (v5): ends every slow call in progress.
+    pub fn stop(&self) {
+        self.stopped.send_replace(true);
+    }
+
+    /// Waits until the launch-time flood (if any) has been written in full.
+    pub async fn flood_written(&self) {
+        let mut flood_done = self.flood_done.clone();
+        // An error means the flood thread is gone, which only happens once it finished.
+        let _ = flood_done.wait_for(|done| *done).await;
+    }
+
+    /// The answer to an RPC the fixture does not serve.
+    pub fn unimplemented(method: &str) -> tonic::Status {
+        tonic::Status::unimplemented(format!("fixture: {method} is not implemented"))
+    }
+}
+
+/// What kind of schema a type name is looked up in.
+#[derive(Clone, Copy, Debug)]
+pub enum TypeKind {
+    Resource,
+    DataSource,
+}
+
+impl Fixture {
+    /// The error summary for a type name the schema does not declare, if it does not.
+    pub fn unknown_type_name(&self, kind: TypeKind, type_name: &str) -> Option<String> {
+        let (known, what) = match kind {
+            TypeKind::Resource => (self.schema.resources.contains_key(type_name), "resource type"),
+            TypeKind::DataSource => (self.schema.data_sources.contains_key(type_name), "data source"),
+        };
+        (!known).then(|| format!("The fixture provider has no {what} named {type_name:?}"))
+    }
+}
+
+/// Writes a provider service impl: the listed items as given, and every method in the
+/// `unimplemented` list as a call of [`Fixture::enter`] followed by `UNIMPLEMENTED`.
+///
+/// A macro rather than default trait methods because tonic's generated traits have none,
+/// and the two protocols list about thirty such methods each.
+macro_rules! provider_service {
+    (
+        impl $($service:ident)::+ for $ty:ident { $($body:tt)* }
+        unimplemented { $($method:ident($request:ty) -> $response:ty = $name:literal;)* }
+    ) => {
+        #[tonic::async_trait]
+        impl $($service)::+ for $ty {
+            $($body)*
+            $(
+                async fn $method(
+                    &self,
+                    _request: tonic::Request<$request>,
+                ) -> Result<tonic::Response<$response>, tonic::Status> {
+                    self.fixture.enter($name).await?;
+                    Err(crate::provider::Fixture::unimplemented($name))
+                }
+            )*
+        }
+    };
+}
+pub(crate) use provider_service;

@@ -1,0 +1,148 @@
+//! The `tfplugin5.Provider` service: a thin map onto [`Fixture`].
+//!
+//! Architecture invariant: no behaviour lives here; every answer comes from `Fixture` or
+//! `convert`, so protocol 6 behaves the same.
+
+use std::pin::Pin;
+use std::sync::Arc;
+
+use tfbridge_proto::tfplugin5 as pb;
+use tokio_stream::Stream;
+use tonic::{Request, Response, Status};
+
+use crate::convert;
+use crate::provider::{Fixture, TypeKind, provider_service};
+
+type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send>>;
+
+pub struct ProviderV5 {
+    fixture: Arc<Fixture>,
+    /// Converted once: a big schema is costly to convert and never changes.
+    schema: pb::get_provider_schema::Response,
+}
+
+impl ProviderV5 {
+    pub fn new(fixture: Arc<Fixture>) -> ProviderV5 {
+        let schema = convert::to_tfplugin5(&fixture.schema);
+        ProviderV5 { fixture, schema }
+    }
+
+    fn diagnostics(&self, kind: TypeKind, type_name: &str) -> Vec<pb::Diagnostic> {
+        self.fixture.unknown_type_name(kind, type_name).into_iter().map(error_diagnostic).collect()
+    }
+}
+
+fn error_diagnostic(summary: String) -> pb::Diagnostic {
+    pb::Diagnostic { severity: pb::diagnostic::Severity::Error as i32, summary, detail: String::new(), attribute: None }
+}
+
+provider_service! {
+    impl pb::provider_server::Provider for ProviderV5 {
+        type ListResourceStream = BoxStream<pb::list_resource::Event>;
+        type InvokeActionStream = BoxStream<pb::invoke_action::Event>;
+
+        async fn get_metadata(
+            &self,
+            _request: Request<pb::get_metadata::Request>,
+        ) -> Result<Response<pb::get_metadata::Response>, Status> {
+            self.fixture.enter("GetMetadata").await?;
+            Ok(Response::new(convert::metadata_v5(&self.fixture.schema)))
+        }
+
+        async fn get_schema(
+            &self,
+            _request: Request<pb::get_provider_schema::Request>,
+        ) -> Result<Response<pb::get_provider_schema::Response>, Status> {
+            self.fixture.enter("GetSchema").await?;
+            self.fixture.flood_written().await;
+            Ok(Response::new(self.schema.clone()))
+        }
+
+        async fn get_functions(
+            &self,
+            _request: Request<pb::get_functions::Request>,
+        ) -> Result<Response<pb::get_functions::Response>, Status> {
+            self.fixture.enter("GetFunctions").await?;
+            Ok(Response::new(pb::get_functions::Response {
+                functions: self.schema.functions.clone(),
+                diagnostics: Vec::new(),
+            }))
+        }
+
+        async fn get_resource_identity_schemas(
+            &self,
+            _request: Request<pb::get_resource_identity_schemas::Request>,
+        ) -> Result<Response<pb::get_resource_identity_schemas::Response>, Status> {
+            self.fixture.enter("GetResourceIdentitySchemas").await?;
+            Ok(Response::new(pb::get_resource_identity_schemas::Response::default()))
+        }
+
+        async fn prepare_provider_config(
+            &self,
+            request: Request<pb::prepare_provider_config::Request>,
+        ) -> Result<Response<pb::prepare_provider_config::Response>, Status> {
+            self.fixture.enter("PrepareProviderConfig").await?;
+            // The fixture has no defaults to fill in, so the prepared config is the config.
+            Ok(Response::new(pb::prepare_provider_config::Response {
+                prepared_config: request.into_inner().config,
+                diagnostics: Vec::new(),
+            }))
+        }
+
+        async fn validate_resource_type_config(
+            &self,
+            request: Request<pb::validate_resource_type_config::Request>,
+        ) -> Result<Response<pb::validate_resource_type_config::Response>, Status> {
+            self.fixture.enter("ValidateResourceTypeConfig").await?;
+            let diagnostics = self.diagnostics(TypeKind::Resource, &request.get_ref().type_name);
+            Ok(Response::new(pb::validate_resource_type_config::Response { diagnostics }))
+        }
+
+        async fn validate_data_source_config(
+            &self,
+            request: Request<pb::validate_data_source_config::Request>,
+        ) -> Result<Response<pb::validate_data_source_config::Response>, Status> {
+            self.fixture.enter("ValidateDataSourceConfig").await?;
+            let diagnostics = self.diagnostics(TypeKind::DataSource, &request.get_ref().type_name);
+            Ok(Response::new(pb::validate_data_source_config::Response { diagnostics }))
+        }
+
+        async fn configure(
+            &self,
+            _request: Request<pb::configure::Request>,
+        ) -> Result<Response<pb::configure::Response>, Status> {
+            self.fixture.enter("Configure").await?;
+            Ok(Response::new(pb::configure::Response::default()))
+        }
+
+        async fn stop(
+            &self,
+            _request: Request<pb::stop::Request>,
+        ) -> Result<Response<pb::stop::Response>, Status> {
+            self.fixture.enter("Stop").await?;
+            self.fixture.stop();
+            Ok(Response::new(pb::stop::Response { error: String::new() }))
+        }
+    }
+    unimplemented {
+        upgrade_resource_state(pb::upgrade_resource_state::Request) -> pb::upgrade_resource_state::Response = "UpgradeResourceState";
+        upgrade_resource_identity(pb::upgrade_resource_identity::Request) -> pb::upgrade_resource_identity::Response = "UpgradeResourceIdentity";
+        read_resource(pb::read_resource::Request) -> pb::read_resource::Response = "ReadResource";
+        plan_resource_change(pb::plan_resource_change::Request) -> pb::plan_resource_change::Response = "PlanResourceChange";
+        apply_resource_change(pb::apply_resource_change::Request) -> pb::apply_resource_change::Response = "ApplyResourceChange";
+        import_resource_state(pb::import_resource_state::Request) -> pb::import_resource_state::Response = "ImportResourceState";
+        move_resource_state(pb::move_resource_state::Request) -> pb::move_resource_state::Response = "MoveResourceState";
+        read_data_source(pb::read_data_source::Request) -> pb::read_data_source::Response = "ReadDataSource";
+        generate_resource_config(pb::generate_resource_config::Request) -> pb::generate_resource_config::Response = "GenerateResourceConfig";
+        validate_ephemeral_resource_config(pb::validate_ephemeral_resource_config::Request) -> pb::validate_ephemeral_resource_config::Response = "ValidateEphemeralResourceConfig";
+        open_ephemeral_resource(pb::open_ephemeral_resource::Request) -> pb::open_ephemeral_resource::Response = "OpenEphemeralResource";
+        renew_ephemeral_resource(pb::renew_ephemeral_resource::Request) -> pb::renew_ephemeral_resource::Response = "RenewEphemeralResource";
+        close_ephemeral_resource(pb::close_ephemeral_resource::Request) -> pb::close_ephemeral_resource::Response = "CloseEphemeralResource";
+        list_resource(pb::list_resource::Request) -> Self::ListResourceStream = "ListResource";
+        validate_list_resource_config(pb::validate_list_resource_config::Request) -> pb::validate_list_resource_config::Response = "ValidateListResourceConfig";
+        call_function(pb::call_function::Request) -> pb::call_function::Response = "CallFunction";
+        plan_action(pb::plan_action::Request) -> pb::plan_action::Response = "PlanAction";
+        invoke_action(pb::invoke_action::Request) -> Self::InvokeActionStream = "InvokeAction";
+        validate_action_config(pb::validate_action_config::Request) -> pb::validate_action_config::Response = "ValidateActionConfig";
+    }
+}

@@ -1,0 +1,153 @@
+//! The `tfplugin6.Provider` service: a thin map onto [`Fixture`].
+//!
+//! Architecture invariant: no behaviour lives here; every answer comes from `Fixture` or
+//! `convert`, so protocol 5 behaves the same.
+
+use std::pin::Pin;
+use std::sync::Arc;
+
+use tfbridge_proto::tfplugin6 as pb;
+use tokio_stream::Stream;
+use tonic::{Request, Response, Status};
+
+use crate::convert;
+use crate::provider::{Fixture, TypeKind, provider_service};
+
+type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send>>;
+
+pub struct ProviderV6 {
+    fixture: Arc<Fixture>,
+    /// Converted once: a big schema is costly to convert and never changes.
+    schema: pb::get_provider_schema::Response,
+}
+
+impl ProviderV6 {
+    pub fn new(fixture: Arc<Fixture>) -> ProviderV6 {
+        let schema = convert::to_tfplugin6(&fixture.schema);
+        ProviderV6 { fixture, schema }
+    }
+
+    fn diagnostics(&self, kind: TypeKind, type_name: &str) -> Vec<pb::Diagnostic> {
+        self.fixture.unknown_type_name(kind, type_name).into_iter().map(error_diagnostic).collect()
+    }
+}
+
+fn error_diagnostic(summary: String) -> pb::Diagnostic {
+    pb::Diagnostic { severity: pb::diagnostic::Severity::Error as i32, summary, detail: String::new(), attribute: None }
+}
+
+provider_service! {
+    impl pb::provider_server::Provider for ProviderV6 {
+        type ListResourceStream = BoxStream<pb::list_resource::Event>;
+        type ReadStateBytesStream = BoxStream<pb::read_state_bytes::Response>;
+        type InvokeActionStream = BoxStream<pb::invoke_action::Event>;
+
+        async fn get_metadata(
+            &self,
+            _request: Request<pb::get_metadata::Request>,
+        ) -> Result<Response<pb::get_metadata::Response>, Status> {
+            self.fixture.enter("GetMetadata").await?;
+            Ok(Response::new(convert::metadata_v6(&self.fixture.schema)))
+        }
+
+        async fn get_provider_schema(
+            &self,
+            _request: Request<pb::get_provider_schema::Request>,
+        ) -> Result<Response<pb::get_provider_schema::Response>, Status> {
+            self.fixture.enter("GetProviderSchema").await?;
+            self.fixture.flood_written().await;
+            Ok(Response::new(self.schema.clone()))
+        }
+
+        async fn get_functions(
+            &self,
+            _request: Request<pb::get_functions::Request>,
+        ) -> Result<Response<pb::get_functions::Response>, Status> {
+            self.fixture.enter("GetFunctions").await?;
+            Ok(Response::new(pb::get_functions::Response {
+                functions: self.schema.functions.clone(),
+                diagnostics: Vec::new(),
+            }))
+        }
+
+        async fn get_resource_identity_schemas(
+            &self,
+            _request: Request<pb::get_resource_identity_schemas::Request>,
+        ) -> Result<Response<pb::get_resource_identity_schemas::Response>, Status> {
+            self.fixture.enter("GetResourceIdentitySchemas").await?;
+            Ok(Response::new(pb::get_resource_identity_schemas::Response::default()))
+        }
+
+        async fn validate_provider_config(
+            &self,
+            _request: Request<pb::validate_provider_config::Request>,
+        ) -> Result<Response<pb::validate_provider_config::Response>, Status> {
+            self.fixture.enter("ValidateProviderConfig").await?;
+            Ok(Response::new(pb::validate_provider_config::Response::default()))
+        }
+
+        async fn validate_resource_config(
+            &self,
+            request: Request<pb::validate_resource_config::Request>,
+        ) -> Result<Response<pb::validate_resource_config::Response>, Status> {
+            self.fixture.enter("ValidateResourceConfig").await?;
+            let diagnostics = self.diagnostics(TypeKind::Resource, &request.get_ref().type_name);
+            Ok(Response::new(pb::validate_resource_config::Response { diagnostics }))
+        }
+
+        async fn validate_data_resource_config(
+            &self,
+            request: Request<pb::validate_data_resource_config::Request>,
+        ) -> Result<Response<pb::validate_data_resource_config::Response>, Status> {
+            self.fixture.enter("ValidateDataResourceConfig").await?;
+            let diagnostics = self.diagnostics(TypeKind::DataSource, &request.get_ref().type_name);
+            Ok(Response::new(pb::validate_data_resource_config::Response { diagnostics }))
+        }
+
+        async fn configure_provider(
+            &self,
+            _request: Request<pb::configure_provider::Request>,
+        ) -> Result<Response<pb::configure_provider::Response>, Status> {
+            self.fixture.enter("ConfigureProvider").await?;
+            Ok(Response::new(pb::configure_provider::Response::default()))
+        }
+
+        async fn stop_provider(
+            &self,
+            _request: Request<pb::stop_provider::Request>,
+        ) -> Result<Response<pb::stop_provider::Response>, Status> {
+            self.fixture.enter("StopProvider").await?;
+            self.fixture.stop();
+            Ok(Response::new(pb::stop_provider::Response { error: String::new() }))
+        }
+    }
+    unimplemented {
+        upgrade_resource_state(pb::upgrade_resource_state::Request) -> pb::upgrade_resource_state::Response = "UpgradeResourceState";
+        upgrade_resource_identity(pb::upgrade_resource_identity::Request) -> pb::upgrade_resource_identity::Response = "UpgradeResourceIdentity";
+        read_resource(pb::read_resource::Request) -> pb::read_resource::Response = "ReadResource";
+        plan_resource_change(pb::plan_resource_change::Request) -> pb::plan_resource_change::Response = "PlanResourceChange";
+        apply_resource_change(pb::apply_resource_change::Request) -> pb::apply_resource_change::Response = "ApplyResourceChange";
+        import_resource_state(pb::import_resource_state::Request) -> pb::import_resource_state::Response = "ImportResourceState";
+        move_resource_state(pb::move_resource_state::Request) -> pb::move_resource_state::Response = "MoveResourceState";
+        read_data_source(pb::read_data_source::Request) -> pb::read_data_source::Response = "ReadDataSource";
+        generate_resource_config(pb::generate_resource_config::Request) -> pb::generate_resource_config::Response = "GenerateResourceConfig";
+        validate_ephemeral_resource_config(pb::validate_ephemeral_resource_config::Request) -> pb::validate_ephemeral_resource_config::Response = "ValidateEphemeralResourceConfig";
+        open_ephemeral_resource(pb::open_ephemeral_resource::Request) -> pb::open_ephemeral_resource::Response = "OpenEphemeralResource";
+        renew_ephemeral_resource(pb::renew_ephemeral_resource::Request) -> pb::renew_ephemeral_resource::Response = "RenewEphemeralResource";
+        close_ephemeral_resource(pb::close_ephemeral_resource::Request) -> pb::close_ephemeral_resource::Response = "CloseEphemeralResource";
+        list_resource(pb::list_resource::Request) -> Self::ListResourceStream = "ListResource";
+        validate_list_resource_config(pb::validate_list_resource_config::Request) -> pb::validate_list_resource_config::Response = "ValidateListResourceConfig";
+        call_function(pb::call_function::Request) -> pb::call_function::Response = "CallFunction";
+        validate_state_store_config(pb::validate_state_store::Request) -> pb::validate_state_store::Response = "ValidateStateStoreConfig";
+        configure_state_store(pb::configure_state_store::Request) -> pb::configure_state_store::Response = "ConfigureStateStore";
+        read_state_bytes(pb::read_state_bytes::Request) -> Self::ReadStateBytesStream = "ReadStateBytes";
+        write_state_bytes(tonic::Streaming<pb::write_state_bytes::RequestChunk>) -> pb::write_state_bytes::Response = "WriteStateBytes";
+        lock_state(pb::lock_state::Request) -> pb::lock_state::Response = "LockState";
+        unlock_state(pb::unlock_state::Request) -> pb::unlock_state::Response = "UnlockState";
+        get_states(pb::get_states::Request) -> pb::get_states::Response = "GetStates";
+        delete_state(pb::delete_state::Request) -> pb::delete_state::Response = "DeleteState";
+        plan_action(pb::plan_action::Request) -> pb::plan_action::Response = "PlanAction";
+        invoke_action(pb::invoke_action::Request) -> Self::InvokeActionStream = "InvokeAction";
+        validate_action_config(pb::validate_action_config::Request) -> pb::validate_action_config::Response = "ValidateActionConfig";
+    }
+}

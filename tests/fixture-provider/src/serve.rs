@@ -1,0 +1,253 @@
+//! The go-plugin server side: listener, handshake line, auto-mTLS, the auxiliary services
+//! (`GRPCController`, `GRPCStdio`, `GRPCBroker`, health) and the provider service.
+//!
+//! [`run`] does what go-plugin's `plugin.Serve` does after the cookie check: negotiate the
+//! protocol, listen on a unix socket, print
+//! `1|<protocol>|unix|<socket path>|grpc|<server cert>` as the first stdout line, route
+//! stdout/stderr into `GRPCStdio`, and serve until `GRPCController.Shutdown`.
+//!
+//! Architecture invariant: this module knows nothing about what the provider does; it
+//! wires a `Fixture` into the protocol service the handshake named.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use base64::Engine;
+use tfbridge_proto::{MAX_MESSAGE_SIZE, goplugin, health, tfplugin5, tfplugin6};
+use tokio::sync::{Mutex, Notify, mpsc, watch};
+use tokio_stream::{Stream, StreamExt};
+use tonic::{Request, Response, Status};
+
+use crate::config::{LaunchConfig, SchemaFileError};
+use crate::provider::Fixture;
+use crate::provider_v5::ProviderV5;
+use crate::provider_v6::ProviderV6;
+use crate::{misbehaviour, stdio, tls};
+
+/// go-plugin's core protocol version, the handshake's first field.
+const CORE_PROTOCOL_VERSION: u32 = 1;
+
+/// Why the fixture could not serve.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The schema to serve could not be loaded.
+    #[error(transparent)]
+    Schema(#[from] SchemaFileError),
+    /// The unix socket could not be created.
+    #[error("listening on a unix socket in {dir}: {source}")]
+    Listen { dir: PathBuf, source: std::io::Error },
+    /// Auto-mTLS could not be set up.
+    #[error(transparent)]
+    Tls(#[from] tls::TlsError),
+    /// The handshake line could not be written, or stdio could not be redirected.
+    #[error("writing the handshake or redirecting stdio: {0}")]
+    Stdio(std::io::Error),
+    /// tonic stopped serving with an error.
+    #[error("serving gRPC: {0}")]
+    Transport(#[from] tonic::transport::Error),
+}
+
+/// Serves until the host calls `GRPCController.Shutdown`, then returns `Ok`.
+pub async fn run(config: LaunchConfig) -> Result<(), ServeError> {
+    for warning in &config.warnings {
+        eprintln!("{warning}");
+    }
+    let schema = config.load_schema()?;
+    ignore_interrupts();
+    let protocol = config.negotiated_protocol();
+
+    let (listener, socket_path) = listen(&config.socket_dir)?;
+    let (acceptor, cert_field) = match &config.client_cert_pem {
+        None => (None, String::new()),
+        Some(pem) => {
+            let identity = tls::generate_server_identity()?;
+            let server_config = tls::server_config(&identity, pem)?;
+            let cert_field = base64::engine::general_purpose::STANDARD_NO_PAD.encode(identity.cert_der.as_ref());
+            (Some(tokio_rustls::TlsAcceptor::from(server_config)), cert_field)
+        }
+    };
+    let incoming = tls::incoming(listener, acceptor);
+
+    let handshake = format!("{CORE_PROTOCOL_VERSION}|{protocol}|unix|{}|grpc|{cert_field}\n", socket_path.display());
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(handshake.as_bytes()).and_then(|()| stdout.flush()).map_err(ServeError::Stdio)?;
+    drop(stdout);
+    let redirected = stdio::redirect().map_err(ServeError::Stdio)?;
+
+    let (flood_done_sender, flood_done) = watch::channel(config.misbehaviour.flood_bytes == 0);
+    if config.misbehaviour.flood_bytes > 0 {
+        let n_bytes = config.misbehaviour.flood_bytes;
+        std::thread::spawn(move || {
+            // A write error means the pipe reader is gone, i.e. the process is exiting.
+            let _ = misbehaviour::flood(n_bytes);
+            flood_done_sender.send_replace(true);
+        });
+    }
+
+    let fixture = Arc::new(Fixture::new(schema, config.misbehaviour.clone(), flood_done, redirected.real_stderr));
+    let shutdown = Arc::new(Notify::new());
+    let router = tonic::transport::Server::builder()
+        .add_service(health::health_server::HealthServer::new(HealthService))
+        .add_service(goplugin::grpc_controller_server::GrpcControllerServer::new(ControllerService {
+            shutdown: shutdown.clone(),
+        }))
+        .add_service(goplugin::grpc_stdio_server::GrpcStdioServer::new(StdioService {
+            output: Arc::new(Mutex::new(redirected.output)),
+        }))
+        .add_service(goplugin::grpc_broker_server::GrpcBrokerServer::new(BrokerService));
+    let router = if protocol == 5 {
+        router.add_service(
+            tfplugin5::provider_server::ProviderServer::new(ProviderV5::new(fixture))
+                .max_decoding_message_size(MAX_MESSAGE_SIZE)
+                .max_encoding_message_size(MAX_MESSAGE_SIZE),
+        )
+    } else {
+        router.add_service(
+            tfplugin6::provider_server::ProviderServer::new(ProviderV6::new(fixture))
+                .max_decoding_message_size(MAX_MESSAGE_SIZE)
+                .max_encoding_message_size(MAX_MESSAGE_SIZE),
+        )
+    };
+
+    let result = tokio::select! {
+        result = router.serve_with_incoming(incoming) => result.map_err(ServeError::from),
+        () = shutdown.notified() => {
+            // go-plugin stops the server hard. The pause lets the connection task write the
+            // Shutdown response before the process exits.
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            Ok(())
+        }
+    };
+    let _ = std::fs::remove_file(&socket_path);
+    result
+}
+
+/// Binds a unix socket named like go-plugin's (`plugin` plus random digits) in `dir`.
+fn listen(dir: &std::path::Path) -> Result<(tokio::net::UnixListener, PathBuf), ServeError> {
+    let mut last_error = None;
+    for attempt in 0..16u32 {
+        let path = dir.join(format!("plugin{}", socket_suffix(attempt)));
+        match tokio::net::UnixListener::bind(&path) {
+            Ok(listener) => return Ok((listener, path)),
+            Err(err) if err.kind() == std::io::ErrorKind::AddrInUse => last_error = Some(err),
+            Err(source) => return Err(ServeError::Listen { dir: dir.to_owned(), source }),
+        }
+    }
+    let source = last_error.unwrap_or_else(|| std::io::Error::other("no free socket name"));
+    Err(ServeError::Listen { dir: dir.to_owned(), source })
+}
+
+fn socket_suffix(attempt: u32) -> u64 {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().subsec_nanos();
+    let mixed = (u64::from(std::process::id()) << 32) ^ u64::from(nanos) ^ u64::from(attempt).wrapping_mul(0x9E37_79B9);
+    mixed % 10_000_000_000
+}
+
+/// go-plugin servers catch SIGINT and ignore it: the host owns cancellation (it sends
+/// `StopProvider`) and the terminal's Ctrl-C reaches the whole process group.
+fn ignore_interrupts() {
+    let Ok(mut interrupts) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()) else {
+        return;
+    };
+    tokio::spawn(async move {
+        while interrupts.recv().await.is_some() {
+            eprintln!("plugin received interrupt signal, ignoring");
+        }
+    });
+}
+
+type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send>>;
+
+struct HealthService;
+
+#[tonic::async_trait]
+impl health::health_server::Health for HealthService {
+    type WatchStream = BoxStream<health::HealthCheckResponse>;
+
+    async fn check(
+        &self,
+        request: Request<health::HealthCheckRequest>,
+    ) -> Result<Response<health::HealthCheckResponse>, Status> {
+        serving_status(&request.get_ref().service).map(Response::new)
+    }
+
+    async fn watch(&self, request: Request<health::HealthCheckRequest>) -> Result<Response<Self::WatchStream>, Status> {
+        let status = serving_status(&request.get_ref().service)?;
+        // The status never changes while the process lives, so the stream sends it once and
+        // then stays open, as a watch does.
+        let stream = tokio_stream::once(Ok(status)).chain(tokio_stream::pending());
+        Ok(Response::new(Box::pin(stream)))
+    }
+}
+
+fn serving_status(service: &str) -> Result<health::HealthCheckResponse, Status> {
+    match service {
+        "" | "plugin" => {
+            Ok(health::HealthCheckResponse { status: health::health_check_response::ServingStatus::Serving as i32 })
+        }
+        _ => Err(Status::not_found("unknown service")),
+    }
+}
+
+struct ControllerService {
+    shutdown: Arc<Notify>,
+}
+
+#[tonic::async_trait]
+impl goplugin::grpc_controller_server::GrpcController for ControllerService {
+    async fn shutdown(&self, _request: Request<goplugin::Empty>) -> Result<Response<goplugin::Empty>, Status> {
+        self.shutdown.notify_one();
+        Ok(Response::new(goplugin::Empty {}))
+    }
+}
+
+struct StdioService {
+    /// Shared by every `StreamStdio` call, as go-plugin's channels are; each piece of output
+    /// goes to exactly one caller.
+    output: Arc<Mutex<mpsc::Receiver<goplugin::StdioData>>>,
+}
+
+#[tonic::async_trait]
+impl goplugin::grpc_stdio_server::GrpcStdio for StdioService {
+    type StreamStdioStream = BoxStream<goplugin::StdioData>;
+
+    async fn stream_stdio(&self, _request: Request<()>) -> Result<Response<Self::StreamStdioStream>, Status> {
+        let output = self.output.clone();
+        let (sender, receiver) = mpsc::channel(1);
+        tokio::spawn(async move {
+            loop {
+                let Some(data) = output.lock().await.recv().await else { return };
+                if sender.send(Ok(data)).await.is_err() {
+                    // The caller went away; like go-plugin, the piece in hand is lost.
+                    return;
+                }
+            }
+        });
+        Ok(Response::new(Box::pin(tokio_stream::wrappers::ReceiverStream::new(receiver))))
+    }
+}
+
+struct BrokerService;
+
+#[tonic::async_trait]
+impl goplugin::grpc_broker_server::GrpcBroker for BrokerService {
+    type StartStreamStream = BoxStream<goplugin::ConnInfo>;
+
+    async fn start_stream(
+        &self,
+        request: Request<tonic::Streaming<goplugin::ConnInfo>>,
+    ) -> Result<Response<Self::StartStreamStream>, Status> {
+        // Terraform providers never broker sub-connections: accept the stream, read and
+        // drop what the host sends, and end our side when the host ends its side.
+        let mut inbound = request.into_inner();
+        let (sender, receiver) = mpsc::channel::<Result<goplugin::ConnInfo, Status>>(1);
+        tokio::spawn(async move {
+            while let Some(Ok(_)) = inbound.next().await {}
+            drop(sender);
+        });
+        Ok(Response::new(Box::pin(tokio_stream::wrappers::ReceiverStream::new(receiver))))
+    }
+}
