@@ -80,7 +80,11 @@ fn state_value() -> Value {
                 ("price", Value::number(Number::from_f64(idx as f64 + 0.25).unwrap())),
                 ("enabled", Value::bool(idx % 3 == 0)),
                 ("tags", Value::map(Type::String, tags).unwrap()),
-                ("ports", Value::list(Type::Number, vec![Value::int(80), Value::int(443), Value::int(8080 + idx as i64)]).unwrap()),
+                (
+                    "ports",
+                    Value::list(Type::Number, vec![Value::int(80), Value::int(443), Value::int(8080 + idx as i64)])
+                        .unwrap(),
+                ),
                 (
                     "settings",
                     Value::object_from([
@@ -98,11 +102,7 @@ fn state_value() -> Value {
 fn count_allocations<T>(f: impl FnOnce() -> T) -> (T, u64, u64) {
     let (allocs, bytes) = (ALLOCATIONS.load(Ordering::Relaxed), ALLOCATED_BYTES.load(Ordering::Relaxed));
     let out = f();
-    (
-        out,
-        ALLOCATIONS.load(Ordering::Relaxed) - allocs,
-        ALLOCATED_BYTES.load(Ordering::Relaxed) - bytes,
-    )
+    (out, ALLOCATIONS.load(Ordering::Relaxed) - allocs, ALLOCATED_BYTES.load(Ordering::Relaxed) - bytes)
 }
 
 fn bench_msgpack(c: &mut Criterion) {

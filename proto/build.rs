@@ -19,11 +19,7 @@ fn main() {
     };
     // Both sides are generated for every protocol: the provider serves pulumirpc and calls
     // tfplugin; the fixture Terraform provider in tests/ serves tfplugin and go-plugin.
-    if let Err(err) = tonic_prost_build::configure()
-        .build_server(true)
-        .build_client(true)
-        .compile_fds(descriptors)
-    {
+    if let Err(err) = tonic_prost_build::configure().build_server(true).build_client(true).compile_fds(descriptors) {
         panic!("generating Rust code from the .proto files failed: {err}");
     }
 }
