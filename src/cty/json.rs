@@ -48,8 +48,7 @@ fn encode_value(value: &Value, ty: &Type, out: &mut String, depth: usize) -> Res
         out.push('}');
         return Ok(());
     }
-    let mismatch =
-        || Err(Error::new(ErrorKind::TypeMismatch { expected: ty.to_string(), found: value.ty().to_string() }));
+    let mismatch = || Err(Error::new(ErrorKind::type_mismatch(ty, &value.ty())));
     match (value.view(), ty) {
         (View::Null(_), _) => {
             value.conforms_to(ty)?;

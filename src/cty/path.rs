@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use schema_gen::tf::TypeSpecError;
+use schema_gen::tf::{Type, TypeSpecError};
 
 /// One step into a value.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -98,6 +98,20 @@ impl Error {
     pub(crate) fn within(mut self, step: PathStep) -> Error {
         self.path.steps.insert(0, step);
         self
+    }
+}
+
+impl ErrorKind {
+    /// A [`ErrorKind::TypeMismatch`] in Terraform's friendly type names, or in JSON type specs
+    /// when the friendly names would read the same (`list of object` for two different
+    /// object types).
+    pub(crate) fn type_mismatch(expected: &Type, found: &Type) -> ErrorKind {
+        let (expected_text, found_text) = (expected.to_string(), found.to_string());
+        if expected_text == found_text {
+            ErrorKind::TypeMismatch { expected: expected.to_json_string(), found: found.to_json_string() }
+        } else {
+            ErrorKind::TypeMismatch { expected: expected_text, found: found_text }
+        }
     }
 }
 

@@ -89,6 +89,9 @@ impl Refinements {
     }
 }
 
+/// String prefixes longer than this are cut, to at most `MAX_PREFIX_LEN - 1` bytes.
+const MAX_PREFIX_LEN: usize = 256;
+
 /// A borrowed view of a value, for matching.
 #[derive(Clone, Copy, Debug)]
 pub enum View<'a> {
@@ -121,14 +124,33 @@ impl Value {
         Value(Repr::Unknown(ty, None))
     }
 
-    /// An unknown value refined by `refinements`, which must fit the type. A string prefix is
-    /// NFC-normalized like any string.
+    /// An unknown value refined by `refinements`, which must fit the type.
+    ///
+    /// Refinements are put in canonical form, so that equal knowledge is equal data and
+    /// survives encoding unchanged: a string prefix is NFC-normalized and cut to at most 255
+    /// bytes at a character boundary (go-cty's encoder cuts prefixes longer than 256 bytes
+    /// that way); an empty prefix, a lower bound of -Infinity, an upper bound of +Infinity
+    /// and a length bound of `i64::MAX` say nothing and are dropped.
     pub fn unknown_refined(ty: Type, mut refinements: Refinements) -> Result<Value, Error> {
         refinements.check_fits(&ty).map_err(Error::new)?;
+        refinements.string_prefix = refinements.string_prefix.map(|prefix| {
+            let mut prefix = normalize_string(prefix);
+            if prefix.len() > MAX_PREFIX_LEN {
+                let mut cut = MAX_PREFIX_LEN - 1;
+                while !prefix.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                prefix.truncate(cut);
+            }
+            prefix
+        });
+        refinements.string_prefix = refinements.string_prefix.filter(|prefix| !prefix.is_empty());
+        refinements.number_lower = refinements.number_lower.filter(|b| b.value != Number::negative_infinity());
+        refinements.number_upper = refinements.number_upper.filter(|b| b.value != Number::positive_infinity());
+        refinements.length_upper = refinements.length_upper.filter(|n| *n < i64::MAX as u64);
         if refinements.is_empty() {
             return Ok(Value::unknown(ty));
         }
-        refinements.string_prefix = refinements.string_prefix.map(normalize_string);
         Ok(Value(Repr::Unknown(ty, Some(Box::new(refinements)))))
     }
 
@@ -162,11 +184,17 @@ impl Value {
         Ok(Value::set_unchecked(elem_ty, elems))
     }
 
-    /// A map; every element must conform to `elem_ty`.
+    /// A map; every element must conform to `elem_ty`. Keys are strings, so they are
+    /// NFC-normalized too; should two keys normalize to the same text, the later one wins.
     pub fn map(elem_ty: Type, elems: BTreeMap<String, Value>) -> Result<Value, Error> {
         for (key, elem) in &elems {
             elem.conforms_to(&elem_ty).map_err(|err| err.within(PathStep::Key(key.clone())))?;
         }
+        let elems = if elems.keys().all(|key| key.is_ascii()) {
+            elems
+        } else {
+            elems.into_iter().map(|(key, elem)| (normalize_string(key), elem)).collect()
+        };
         Ok(Value(Repr::Map(elem_ty, elems)))
     }
 
@@ -354,8 +382,7 @@ impl Value {
     /// otherwise kinds must match all the way down (objects with exactly the attributes of
     /// the type). The error's path says where the first mismatch is.
     pub fn conforms_to(&self, ty: &Type) -> Result<(), Error> {
-        let mismatch =
-            || Err(Error::new(ErrorKind::TypeMismatch { expected: ty.to_string(), found: self.ty().to_string() }));
+        let mismatch = || Err(Error::new(ErrorKind::type_mismatch(ty, &self.ty())));
         match (&self.0, ty) {
             (_, Type::Dynamic) => Ok(()),
             (Repr::Null(own) | Repr::Unknown(own, _), _) => {

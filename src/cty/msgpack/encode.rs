@@ -5,7 +5,7 @@ use schema_gen::tf::Type;
 
 use super::{
     KEY_LENGTH_LOWER, KEY_LENGTH_UPPER, KEY_NULLNESS, KEY_NUMBER_LOWER, KEY_NUMBER_UPPER, KEY_STRING_PREFIX,
-    MAX_PREFIX_LEN, REFINED_UNKNOWN_EXT,
+    REFINED_UNKNOWN_EXT,
 };
 use crate::cty::MAX_DEPTH;
 use crate::cty::number::Number;
@@ -38,8 +38,7 @@ fn encode_value(value: &Value, ty: &Type, out: &mut ByteBuf, depth: usize) -> Re
     if *ty == Type::Dynamic {
         return encode_dynamic(value, out, depth);
     }
-    let mismatch =
-        || Err(Error::new(ErrorKind::TypeMismatch { expected: ty.to_string(), found: value.ty().to_string() }));
+    let mismatch = || Err(Error::new(ErrorKind::type_mismatch(ty, &value.ty())));
     match (value.view(), ty) {
         (View::Unknown(_, refinements), _) => {
             value.conforms_to(ty)?;
@@ -145,21 +144,11 @@ fn refinement_payload(refinements: &Refinements) -> Vec<u8> {
         ok(enc::write_sint(&mut body, KEY_NULLNESS));
         ok(enc::write_bool(&mut body, false).map_err(ValueWriteError::InvalidMarkerWrite));
     }
+    // Values keep prefixes short enough already (see `Value::unknown_refined`).
     if let Some(prefix) = refinements.string_prefix.as_deref() {
-        let prefix = if prefix.len() > MAX_PREFIX_LEN {
-            let mut cut = MAX_PREFIX_LEN - 1;
-            while !prefix.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            &prefix[..cut]
-        } else {
-            prefix
-        };
-        if !prefix.is_empty() {
-            n_entries += 1;
-            ok(enc::write_sint(&mut body, KEY_STRING_PREFIX));
-            ok(enc::write_str(&mut body, prefix));
-        }
+        n_entries += 1;
+        ok(enc::write_sint(&mut body, KEY_STRING_PREFIX));
+        ok(enc::write_str(&mut body, prefix));
     }
     for (key, bound, unbounded) in [
         (KEY_NUMBER_LOWER, &refinements.number_lower, Number::negative_infinity()),

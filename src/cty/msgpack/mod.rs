@@ -38,7 +38,3 @@ const KEY_NUMBER_LOWER: i64 = 3;
 const KEY_NUMBER_UPPER: i64 = 4;
 const KEY_LENGTH_LOWER: i64 = 5;
 const KEY_LENGTH_UPPER: i64 = 6;
-
-/// String prefixes longer than this are cut on encoding, to at most `MAX_PREFIX_LEN - 1`
-/// bytes at a character boundary, as go-cty does.
-const MAX_PREFIX_LEN: usize = 256;
