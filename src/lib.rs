@@ -6,6 +6,7 @@
 //! drives a Terraform provider through `tfplugin`, with values translated by `convert`
 //! between Pulumi property values (`property`) and cty values (`cty`).
 
+pub mod convert;
 pub mod cty;
 pub mod installer;
 pub mod invariants;
