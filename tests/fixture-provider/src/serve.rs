@@ -56,7 +56,8 @@ pub async fn run(config: LaunchConfig) -> Result<(), ServeError> {
         eprintln!("{warning}");
     }
     let schema = config.load_schema()?;
-    ignore_interrupts();
+    // Registered before the handshake so that no interrupt can end the process from then on.
+    let interrupts = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok();
     let protocol = config.negotiated_protocol();
 
     let (listener, socket_path) = listen(&config.socket_dir)?;
@@ -76,6 +77,9 @@ pub async fn run(config: LaunchConfig) -> Result<(), ServeError> {
     stdout.write_all(handshake.as_bytes()).and_then(|()| stdout.flush()).map_err(ServeError::Stdio)?;
     drop(stdout);
     let redirected = stdio::redirect().map_err(ServeError::Stdio)?;
+    if let (Some(interrupts), Ok(log)) = (interrupts, redirected.real_stderr.try_clone()) {
+        log_ignored_interrupts(interrupts, log);
+    }
 
     let (flood_done_sender, flood_done) = watch::channel(config.misbehaviour.flood_bytes == 0);
     if config.misbehaviour.flood_bytes > 0 {
@@ -147,14 +151,14 @@ fn socket_suffix(attempt: u32) -> u64 {
 }
 
 /// go-plugin servers catch SIGINT and ignore it: the host owns cancellation (it sends
-/// `StopProvider`) and the terminal's Ctrl-C reaches the whole process group.
-fn ignore_interrupts() {
-    let Ok(mut interrupts) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()) else {
-        return;
-    };
+/// `StopProvider`) and the terminal's Ctrl-C reaches the whole process group. Like
+/// go-plugin's logger, the note goes to the real stderr, not through `GRPCStdio`.
+fn log_ignored_interrupts(mut interrupts: tokio::signal::unix::Signal, mut log: std::fs::File) {
     tokio::spawn(async move {
+        let mut count = 0u64;
         while interrupts.recv().await.is_some() {
-            eprintln!("plugin received interrupt signal, ignoring");
+            count += 1;
+            let _ = writeln!(log, "[INFO]  plugin received interrupt signal, ignoring: count={count}");
         }
     });
 }
