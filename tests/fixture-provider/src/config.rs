@@ -29,6 +29,24 @@ pub struct SlowRpc {
     pub delay: Duration,
 }
 
+/// How the handshake goes (`FIXTURE_HANDSHAKE`), to exercise the host's launch errors.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HandshakeMode {
+    /// A correct handshake line.
+    #[default]
+    Normal,
+    /// `exit`: write a line to stderr and exit 1 before any handshake.
+    ExitBefore,
+    /// `hang`: never print the handshake; sleep until killed.
+    Hang,
+    /// `garbage`: print a line that is not a handshake, then wait until killed.
+    Garbage,
+    /// `core-protocol-2`: a handshake whose core protocol version (first field) is 2.
+    WrongCoreProtocol,
+    /// `netrpc`: a handshake whose protocol type (fifth field) is `netrpc`.
+    NetRpc,
+}
+
 /// The misbehaviour switched on at launch.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Misbehaviour {
@@ -38,6 +56,10 @@ pub struct Misbehaviour {
     pub slow: Option<SlowRpc>,
     /// Bytes written to each of stdout and stderr after the handshake (`FIXTURE_FLOOD_BYTES`).
     pub flood_bytes: u64,
+    /// `FIXTURE_HANDSHAKE`.
+    pub handshake: HandshakeMode,
+    /// `FIXTURE_STDERR_LOGS=1`: write sample log lines to the real stderr after the handshake.
+    pub stderr_logs: bool,
 }
 
 /// The whole launch configuration.
@@ -157,13 +179,39 @@ impl LaunchConfig {
             })?,
         };
         let panic_on = lookup("FIXTURE_PANIC_ON").filter(|m| !m.is_empty());
+        let handshake = match lookup("FIXTURE_HANDSHAKE").as_deref() {
+            None | Some("" | "normal") => HandshakeMode::Normal,
+            Some("exit") => HandshakeMode::ExitBefore,
+            Some("hang") => HandshakeMode::Hang,
+            Some("garbage") => HandshakeMode::Garbage,
+            Some("core-protocol-2") => HandshakeMode::WrongCoreProtocol,
+            Some("netrpc") => HandshakeMode::NetRpc,
+            Some(other) => {
+                return Err(ConfigError::BadValue {
+                    var: "FIXTURE_HANDSHAKE",
+                    value: other.to_owned(),
+                    reason: "expected normal, exit, hang, garbage, core-protocol-2 or netrpc",
+                });
+            }
+        };
+        let stderr_logs = match lookup("FIXTURE_STDERR_LOGS").as_deref() {
+            None | Some("" | "0") => false,
+            Some("1") => true,
+            Some(other) => {
+                return Err(ConfigError::BadValue {
+                    var: "FIXTURE_STDERR_LOGS",
+                    value: other.to_owned(),
+                    reason: "expected 0 or 1",
+                });
+            }
+        };
         Ok(LaunchConfig {
             supported_protocols,
             host_protocols,
             socket_dir,
             client_cert_pem,
             schema,
-            misbehaviour: Misbehaviour { panic_on, slow, flood_bytes },
+            misbehaviour: Misbehaviour { panic_on, slow, flood_bytes, handshake, stderr_logs },
             warnings,
         })
     }
@@ -231,25 +279,25 @@ mod tests {
         check(
             &[],
             expect![[
-                r#"serves 6 (supports [6], host []) warnings [] misbehaviour Misbehaviour { panic_on: None, slow: None, flood_bytes: 0 }"#
+                r#"serves 6 (supports [6], host []) warnings [] misbehaviour Misbehaviour { panic_on: None, slow: None, flood_bytes: 0, handshake: Normal, stderr_logs: false }"#
             ]],
         );
         check(
             &[("FIXTURE_PROTOCOL", "5,6"), ("PLUGIN_PROTOCOL_VERSIONS", "5,6")],
             expect![[
-                r#"serves 6 (supports [5, 6], host [5, 6]) warnings [] misbehaviour Misbehaviour { panic_on: None, slow: None, flood_bytes: 0 }"#
+                r#"serves 6 (supports [5, 6], host [5, 6]) warnings [] misbehaviour Misbehaviour { panic_on: None, slow: None, flood_bytes: 0, handshake: Normal, stderr_logs: false }"#
             ]],
         );
         check(
             &[("FIXTURE_PROTOCOL", "5,6"), ("PLUGIN_PROTOCOL_VERSIONS", "x,5")],
             expect![[
-                r#"serves 5 (supports [5, 6], host [5]) warnings ["server sent invalid plugin version \"x\""] misbehaviour Misbehaviour { panic_on: None, slow: None, flood_bytes: 0 }"#
+                r#"serves 5 (supports [5, 6], host [5]) warnings ["server sent invalid plugin version \"x\""] misbehaviour Misbehaviour { panic_on: None, slow: None, flood_bytes: 0, handshake: Normal, stderr_logs: false }"#
             ]],
         );
         check(
             &[("FIXTURE_PROTOCOL", "5,6"), ("PLUGIN_PROTOCOL_VERSIONS", "4")],
             expect![[
-                r#"serves 5 (supports [5, 6], host [4]) warnings [] misbehaviour Misbehaviour { panic_on: None, slow: None, flood_bytes: 0 }"#
+                r#"serves 5 (supports [5, 6], host [4]) warnings [] misbehaviour Misbehaviour { panic_on: None, slow: None, flood_bytes: 0, handshake: Normal, stderr_logs: false }"#
             ]],
         );
         check(
@@ -260,7 +308,19 @@ mod tests {
                 ("FIXTURE_FLOOD_BYTES", "1048576"),
             ],
             expect![[
-                r#"serves 6 (supports [6], host []) warnings [] misbehaviour Misbehaviour { panic_on: Some("GetSchema"), slow: Some(SlowRpc { method: "GetSchema", delay: 250ms }), flood_bytes: 1048576 }"#
+                r#"serves 6 (supports [6], host []) warnings [] misbehaviour Misbehaviour { panic_on: Some("GetSchema"), slow: Some(SlowRpc { method: "GetSchema", delay: 250ms }), flood_bytes: 1048576, handshake: Normal, stderr_logs: false }"#
+            ]],
+        );
+        check(
+            &[("FIXTURE_HANDSHAKE", "garbage"), ("FIXTURE_STDERR_LOGS", "1")],
+            expect![[
+                r#"serves 6 (supports [6], host []) warnings [] misbehaviour Misbehaviour { panic_on: None, slow: None, flood_bytes: 0, handshake: Garbage, stderr_logs: true }"#
+            ]],
+        );
+        check(
+            &[("FIXTURE_HANDSHAKE", "late")],
+            expect![[
+                r#"error: FIXTURE_HANDSHAKE="late": expected normal, exit, hang, garbage, core-protocol-2 or netrpc"#
             ]],
         );
         check(&[("FIXTURE_PROTOCOL", "7")], expect![[r#"error: FIXTURE_PROTOCOL="7": expected 5, 6 or 5,6"#]]);

@@ -359,3 +359,56 @@ fn string_kind_v5(kind: tf::StringKind) -> tfplugin5::StringKind {
         tf::StringKind::Markdown => tfplugin5::StringKind::Markdown,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nested_attribute() -> tf::Attribute {
+        let object = tf::NestedObject {
+            attributes: Default::default(),
+            nesting: tf::ObjectNesting::Single,
+            min_items: 0,
+            max_items: 0,
+        };
+        tf::Attribute { ty: tf::AttributeType::Nested(object), optional: true, ..tf::Attribute::new(tf::Type::String) }
+    }
+
+    #[test]
+    fn protocol_5_reports_a_provider_block_with_nested_attributes() {
+        let mut schema = tf::ProviderSchema::default();
+        schema.provider.block.attributes.insert("settings".to_owned(), nested_attribute());
+        schema.provider.block.attributes.insert("name".to_owned(), tf::Attribute::new(tf::Type::String));
+        let v5 = to_tfplugin5(&schema);
+        let summaries: Vec<&str> = v5.diagnostics.iter().map(|d| d.summary.as_str()).collect();
+        assert_eq!(summaries, ["The provider schema uses nested attributes, which protocol 5 cannot express"]);
+        let provider_block = v5.provider.unwrap().block.unwrap();
+        let names: Vec<&str> = provider_block.attributes.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, ["name"]);
+        // Protocol 6 carries it as it is.
+        let v6 = to_tfplugin6(&schema);
+        assert!(v6.diagnostics.is_empty());
+        assert_eq!(v6.provider.unwrap().block.unwrap().attributes.len(), 2);
+    }
+
+    #[test]
+    fn protocol_5_leaves_out_schemas_with_nested_attributes_at_any_depth() {
+        let mut deep = tf::Block::default();
+        deep.attributes.insert("inner".to_owned(), nested_attribute());
+        let mut outer = tf::Block::default();
+        outer.block_types.insert(
+            "wrapper".to_owned(),
+            tf::NestedBlock { nesting: tf::BlockNesting::List, block: deep, min_items: 0, max_items: 0 },
+        );
+        let mut schema = tf::ProviderSchema::default();
+        schema.resources.insert("x_deep".to_owned(), tf::Schema { version: 0, block: outer.clone() });
+        schema.resources.insert("x_plain".to_owned(), tf::Schema::default());
+        schema.data_sources.insert("x_deep".to_owned(), tf::Schema { version: 0, block: outer });
+        let v5 = to_tfplugin5(&schema);
+        assert_eq!(v5.resource_schemas.keys().collect::<Vec<_>>(), ["x_plain"]);
+        assert!(v5.data_source_schemas.is_empty());
+        let metadata = metadata_v5(&schema);
+        assert_eq!(metadata.resources.iter().map(|r| r.type_name.as_str()).collect::<Vec<_>>(), ["x_plain"]);
+        assert_eq!(to_tfplugin6(&schema).resource_schemas.len(), 2);
+    }
+}

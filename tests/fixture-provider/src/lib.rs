@@ -34,6 +34,8 @@
 //! | `FIXTURE_PANIC_ON` | the gRPC method name (of the served protocol, e.g. `GetProviderSchema` or `GetSchema`) whose call makes the process print a Go-style `panic: ...` and goroutine trace to its real stderr and exit 2 |
 //! | `FIXTURE_SLOW_ON`, `FIXTURE_SLOW_MS` | the named method waits this many milliseconds before answering; `StopProvider` (v6) / `Stop` (v5) ends the wait early and the call answers `CANCELLED` |
 //! | `FIXTURE_FLOOD_BYTES` | right after the handshake, write this many bytes to stdout and as many to stderr (both go through `GRPCStdio`); `GetProviderSchema`/`GetSchema` answers only once all of it was written, so a host that does not drain `StreamStdio` hangs there |
+//! | `FIXTURE_HANDSHAKE` | `exit` (exit 1 before the handshake), `hang` (never print it), `garbage` (print a line that is not a handshake, then hang), `core-protocol-2` or `netrpc` (a handshake the host must refuse); default `normal` |
+//! | `FIXTURE_STDERR_LOGS` | `1`: after the handshake, write [`misbehaviour::SAMPLE_STDERR_LOGS`] (hclog JSON lines at every level and plain lines) to the real stderr |
 //!
 //! Methods the fixture does not serve answer `UNIMPLEMENTED`.
 //!

@@ -36,6 +36,25 @@ pub fn go_panic(real_stderr: &mut File, method: &str) -> ! {
     std::process::exit(2)
 }
 
+/// What `FIXTURE_STDERR_LOGS=1` writes to the real stderr after the handshake: hclog JSON
+/// lines at every level (what terraform-plugin-go providers write), a line with a bracketed
+/// level prefix and one without any level, as go-plugin's host tells them apart. The
+/// timestamp is fixed so host tests can compare output exactly.
+pub const SAMPLE_STDERR_LOGS: &str = concat!(
+    r#"{"@level":"trace","@message":"fixture: trace line","@module":"provider","@timestamp":"2026-01-01T00:00:00.000000Z"}"#,
+    "\n",
+    r#"{"@level":"debug","@message":"fixture: debug line","@module":"provider","@timestamp":"2026-01-01T00:00:00.000000Z","tf_rpc":"GetProviderSchema"}"#,
+    "\n",
+    r#"{"@level":"info","@message":"fixture: info line","@module":"provider","@timestamp":"2026-01-01T00:00:00.000000Z","count":3}"#,
+    "\n",
+    r#"{"@level":"warn","@message":"fixture: warn line","@module":"provider","@timestamp":"2026-01-01T00:00:00.000000Z"}"#,
+    "\n",
+    r#"{"@level":"error","@message":"fixture: error line","@module":"provider","@timestamp":"2026-01-01T00:00:00.000000Z"}"#,
+    "\n",
+    "[WARN] fixture: a plain line with a level prefix\n",
+    "fixture: a plain line without a level\n",
+);
+
 /// Writes `n_bytes` of recognisable text to the (redirected) stdout and as many to stderr,
 /// alternating 32 KiB chunks so that neither stream can be drained alone.
 pub fn flood(n_bytes: u64) -> std::io::Result<()> {

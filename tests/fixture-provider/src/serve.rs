@@ -21,7 +21,7 @@ use tokio::sync::{Mutex, Notify, mpsc, watch};
 use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
 
-use crate::config::{LaunchConfig, SchemaFileError};
+use crate::config::{HandshakeMode, LaunchConfig, SchemaFileError};
 use crate::provider::Fixture;
 use crate::provider_v5::ProviderV5;
 use crate::provider_v6::ProviderV6;
@@ -45,6 +45,9 @@ pub enum ServeError {
     /// The handshake line could not be written, or stdio could not be redirected.
     #[error("writing the handshake or redirecting stdio: {0}")]
     Stdio(std::io::Error),
+    /// `FIXTURE_HANDSHAKE=exit` asked for an exit before the handshake.
+    #[error("exiting before the handshake, as FIXTURE_HANDSHAKE=exit asks")]
+    ExitBeforeHandshake,
     /// tonic stopped serving with an error.
     #[error("serving gRPC: {0}")]
     Transport(#[from] tonic::transport::Error),
@@ -56,7 +59,20 @@ pub async fn run(config: LaunchConfig) -> Result<(), ServeError> {
         eprintln!("{warning}");
     }
     let schema = config.load_schema()?;
-    ignore_interrupts();
+    match config.misbehaviour.handshake {
+        HandshakeMode::ExitBefore => return Err(ServeError::ExitBeforeHandshake),
+        HandshakeMode::Hang => hang_until_killed().await,
+        HandshakeMode::Garbage => {
+            let mut stdout = std::io::stdout().lock();
+            let _ =
+                stdout.write_all(b"fixture: this line is not a go-plugin handshake\n").and_then(|()| stdout.flush());
+            drop(stdout);
+            hang_until_killed().await
+        }
+        HandshakeMode::Normal | HandshakeMode::WrongCoreProtocol | HandshakeMode::NetRpc => {}
+    }
+    // Registered before the handshake so that no interrupt can end the process from then on.
+    let interrupts = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok();
     let protocol = config.negotiated_protocol();
 
     let (listener, socket_path) = listen(&config.socket_dir)?;
@@ -71,11 +87,22 @@ pub async fn run(config: LaunchConfig) -> Result<(), ServeError> {
     };
     let incoming = tls::incoming(listener, acceptor);
 
-    let handshake = format!("{CORE_PROTOCOL_VERSION}|{protocol}|unix|{}|grpc|{cert_field}\n", socket_path.display());
+    let core_protocol =
+        if config.misbehaviour.handshake == HandshakeMode::WrongCoreProtocol { 2 } else { CORE_PROTOCOL_VERSION };
+    let protocol_type = if config.misbehaviour.handshake == HandshakeMode::NetRpc { "netrpc" } else { "grpc" };
+    let handshake = format!("{core_protocol}|{protocol}|unix|{}|{protocol_type}|{cert_field}\n", socket_path.display());
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(handshake.as_bytes()).and_then(|()| stdout.flush()).map_err(ServeError::Stdio)?;
     drop(stdout);
     let redirected = stdio::redirect().map_err(ServeError::Stdio)?;
+    if let (Some(interrupts), Ok(log)) = (interrupts, redirected.real_stderr.try_clone()) {
+        log_ignored_interrupts(interrupts, log);
+    }
+    if config.misbehaviour.stderr_logs {
+        // Real providers log to the stderr they started with, not through GRPCStdio.
+        let mut log = &redirected.real_stderr;
+        let _ = log.write_all(misbehaviour::SAMPLE_STDERR_LOGS.as_bytes());
+    }
 
     let (flood_done_sender, flood_done) = watch::channel(config.misbehaviour.flood_bytes == 0);
     if config.misbehaviour.flood_bytes > 0 {
@@ -125,6 +152,12 @@ pub async fn run(config: LaunchConfig) -> Result<(), ServeError> {
     result
 }
 
+async fn hang_until_killed() -> ! {
+    loop {
+        std::future::pending::<()>().await;
+    }
+}
+
 /// Binds a unix socket named like go-plugin's (`plugin` plus random digits) in `dir`.
 fn listen(dir: &std::path::Path) -> Result<(tokio::net::UnixListener, PathBuf), ServeError> {
     let mut last_error = None;
@@ -147,14 +180,14 @@ fn socket_suffix(attempt: u32) -> u64 {
 }
 
 /// go-plugin servers catch SIGINT and ignore it: the host owns cancellation (it sends
-/// `StopProvider`) and the terminal's Ctrl-C reaches the whole process group.
-fn ignore_interrupts() {
-    let Ok(mut interrupts) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()) else {
-        return;
-    };
+/// `StopProvider`) and the terminal's Ctrl-C reaches the whole process group. Like
+/// go-plugin's logger, the note goes to the real stderr, not through `GRPCStdio`.
+fn log_ignored_interrupts(mut interrupts: tokio::signal::unix::Signal, mut log: std::fs::File) {
     tokio::spawn(async move {
+        let mut count = 0u64;
         while interrupts.recv().await.is_some() {
-            eprintln!("plugin received interrupt signal, ignoring");
+            count += 1;
+            let _ = writeln!(log, "[INFO]  plugin received interrupt signal, ignoring: count={count}");
         }
     });
 }
