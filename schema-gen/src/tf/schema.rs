@@ -291,7 +291,10 @@ mod tests {
         let schema = &file.provider_schemas["registry.terraform.io/hashicorp/example"];
         let thing = &schema.resources["example_thing"];
         assert_eq!(thing.version, 2);
-        assert!(matches!(thing.block.attributes["rules"].ty, AttributeType::Nested(NestedObject { nesting: ObjectNesting::List, .. })));
+        assert!(matches!(
+            thing.block.attributes["rules"].ty,
+            AttributeType::Nested(NestedObject { nesting: ObjectNesting::List, .. })
+        ));
         assert_eq!(thing.block.attributes["tags"].ty, AttributeType::Type(Type::map(Type::String)));
         assert_eq!(thing.block.block_types["timeouts"].nesting, BlockNesting::Single);
         assert!(schema.functions["parse"].parameters[0].allow_null);
@@ -303,8 +306,10 @@ mod tests {
     fn attribute_needs_exactly_one_type() {
         let err = serde_json::from_str::<Attribute>(r#"{"optional": true}"#).unwrap_err();
         assert!(err.to_string().contains("neither type nor nested_type"), "{err}");
-        let err = serde_json::from_str::<Attribute>(r#"{"type": "string", "nested_type": {"nesting_mode": "single", "attributes": {}}}"#)
-            .unwrap_err();
+        let err = serde_json::from_str::<Attribute>(
+            r#"{"type": "string", "nested_type": {"nesting_mode": "single", "attributes": {}}}"#,
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("both"), "{err}");
     }
 }

@@ -107,10 +107,7 @@ impl Type {
             Type::List(e) => Json::Array(vec!["list".into(), e.to_json()]),
             Type::Set(e) => Json::Array(vec!["set".into(), e.to_json()]),
             Type::Map(e) => Json::Array(vec!["map".into(), e.to_json()]),
-            Type::Tuple(es) => Json::Array(vec![
-                "tuple".into(),
-                Json::Array(es.iter().map(Type::to_json).collect()),
-            ]),
+            Type::Tuple(es) => Json::Array(vec!["tuple".into(), Json::Array(es.iter().map(Type::to_json).collect())]),
             Type::Object(o) => {
                 let attrs: serde_json::Map<String, Json> =
                     o.attrs.iter().map(|(k, t)| (k.clone(), t.to_json())).collect();
@@ -237,10 +234,11 @@ fn parse(json: &Json, depth: usize) -> Result<Type, TypeSpecError> {
                     let Json::Object(attrs) = &items[1] else {
                         return Err(err("object attribute types must be a JSON object"));
                     };
-                    let attrs = attrs
-                        .iter()
-                        .map(|(k, v)| Ok((k.clone(), parse(v, depth + 1)?)))
-                        .collect::<Result<BTreeMap<_, _>, TypeSpecError>>()?;
+                    let attrs = attrs.iter().map(|(k, v)| Ok((k.clone(), parse(v, depth + 1)?))).collect::<Result<
+                        BTreeMap<_, _>,
+                        TypeSpecError,
+                    >>(
+                    )?;
                     let mut optional = BTreeSet::new();
                     if let Some(names) = items.get(2) {
                         let Json::Array(names) = names else {
@@ -315,8 +313,16 @@ mod tests {
     fn bad_type_specs() {
         check(r#""float""#, expect![[r#"error: invalid cty type spec "float": unknown primitive type name"#]]);
         check(r#"["list"]"#, expect![[r#"error: invalid cty type spec ["list"]: wrong number of elements"#]]);
-        check(r#"["object",{"a":"string"},["z"]]"#, expect![[r#"error: invalid cty type spec ["object",{"a":"string"},["z"]]: an optional attribute is not an attribute of the object"#]]);
-        check(r#"{"a":1}"#, expect![[r#"error: invalid cty type spec {"a":1}: a type spec must be a string or an array"#]]);
+        check(
+            r#"["object",{"a":"string"},["z"]]"#,
+            expect![[
+                r#"error: invalid cty type spec ["object",{"a":"string"},["z"]]: an optional attribute is not an attribute of the object"#
+            ]],
+        );
+        check(
+            r#"{"a":1}"#,
+            expect![[r#"error: invalid cty type spec {"a":1}: a type spec must be a string or an array"#]],
+        );
         check(r#"["list","#, expect![[r#"error: invalid cty type spec ["list",: not valid JSON"#]]);
         let deep = format!("{}\"string\"{}", "[\"list\",".repeat(100), "]".repeat(100));
         assert!(Type::from_json_bytes(deep.as_bytes()).unwrap_err().reason.contains("deeply"));
