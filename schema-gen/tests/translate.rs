@@ -103,3 +103,86 @@ fn translation_is_deterministic() {
     assert_eq!(first.as_bytes(), second.as_bytes());
     assert!(first.len() > 1000, "the example schema translates to a real document");
 }
+
+/// hashicorp/random 3.3.0, its Terraform schema reconstructed from the public golden of the
+/// Go implementation (`dynamic/testdata/TestSchemaGeneration/hashicorp/random-3.3.0.golden`
+/// in pulumi/pulumi-terraform-bridge): snake-cased property names, flags from
+/// `requiredInputs`/`required`/`inputProperties`, `secret` as sensitive, `id` computed.
+#[test]
+fn random_provider_schema() {
+    check(
+        random_case(),
+        expect_file!["data/random-3.3.0.pulumi.json"],
+        expect_file!["data/random-3.3.0.warnings.txt"],
+        expect_file!["data/random-3.3.0.names.txt"],
+    );
+}
+
+fn random_case() -> Case {
+    Case {
+        file: "random-3.3.0.tf.json",
+        package_name: "random",
+        version: "3.3.0",
+        parameter: r#"{"remote":{"url":"registry.opentofu.org/hashicorp/random","version":"3.3.0"}}"#,
+    }
+}
+
+/// Tokens, property names, types, required lists, secrets and deprecations must equal the
+/// Go implementation's. `random-3.3.0.go-facts.txt` was extracted from the Go golden (same
+/// rendering as [`facts`]); it is not refreshed by `UPDATE_EXPECT`.
+#[test]
+fn random_provider_matches_go_facts() {
+    let case = random_case();
+    let (address, schema) = load(case.file);
+    let (spec, _) = run(&case, &schema, &address);
+    let ours = facts(&serde_json::to_value(&spec).unwrap());
+    let go = include_str!("data/random-3.3.0.go-facts.txt");
+    assert_eq!(ours, go, "our schema's facts differ from the Go implementation's golden");
+}
+
+/// A line-per-fact rendering of the parts of a schema that decide the generated SDKs.
+fn facts(spec: &serde_json::Value) -> String {
+    fn type_of(p: &serde_json::Value) -> String {
+        if let Some(reference) = p.get("$ref") {
+            return reference.as_str().unwrap_or_default().to_owned();
+        }
+        match p["type"].as_str().unwrap_or_default() {
+            "array" => format!("array<{}>", type_of(&p["items"])),
+            "object" if p.get("additionalProperties").is_some() => {
+                format!("map<{}>", type_of(&p["additionalProperties"]))
+            }
+            other => other.to_owned(),
+        }
+    }
+    let names = |v: &serde_json::Value| -> String {
+        v.as_array().map(|a| a.iter().filter_map(|s| s.as_str()).collect::<Vec<_>>().join(",")).unwrap_or_default()
+    };
+    let mut lines = vec![
+        format!("name {} version {}", spec["name"].as_str().unwrap(), spec["version"].as_str().unwrap()),
+        format!("parameter {}", spec["parameterization"]["parameter"].as_str().unwrap()),
+    ];
+    let empty = serde_json::Map::new();
+    for (token, resource) in spec["resources"].as_object().unwrap_or(&empty) {
+        lines.push(format!("resource {token}"));
+        for section in ["properties", "inputProperties"] {
+            for (name, p) in resource[section].as_object().unwrap_or(&empty) {
+                let secret = if p["secret"] == true { " secret" } else { "" };
+                let deprecated =
+                    p["deprecationMessage"].as_str().map(|m| format!(" deprecated={m}")).unwrap_or_default();
+                lines.push(format!("  {section} {name}: {}{secret}{deprecated}", type_of(p)));
+            }
+        }
+        lines.push(format!("  required {}", names(&resource["required"])));
+        lines.push(format!("  requiredInputs {}", names(&resource["requiredInputs"])));
+        let state: Vec<&str> =
+            resource["stateInputs"]["properties"].as_object().unwrap_or(&empty).keys().map(String::as_str).collect();
+        lines.push(format!("  stateInputs {}", state.join(",")));
+    }
+    for token in spec["functions"].as_object().unwrap_or(&empty).keys() {
+        lines.push(format!("function {token}"));
+    }
+    for token in spec.get("types").and_then(|t| t.as_object()).unwrap_or(&empty).keys() {
+        lines.push(format!("type {token}"));
+    }
+    lines.join("\n") + "\n"
+}
