@@ -1,0 +1,324 @@
+//! Resources, data sources, the provider resource and the configuration variables.
+//!
+//! Each member is walked once per position, in the Go implementation's order (resources:
+//! inputs, outputs, state; data sources: arguments, results; provider: inputs), so that the
+//! nested types' `required` lists come out as Go's do.
+//!
+//! Architecture invariant: reads names from [`ProviderNames`] and [`PropertyNames`], never
+//! derives a name itself.
+
+use std::collections::BTreeMap;
+
+use super::names::{PropertyNames, ProviderNames};
+use super::objects::{DocStyle, Object, Position, TypeBuilder, TypeTable, doc_comment, nested_type_name};
+use super::{TranslateConfig, Warning, functions, package};
+use crate::pulumi::{
+    ConfigSpec, FunctionInputs, FunctionOutputs, FunctionSpec, ObjectTypeSpec, PackageSpec, PropertySpec, ResourceSpec,
+    TypeSpec,
+};
+use crate::tf::{Block, Schema};
+
+pub(super) fn package(config: &TranslateConfig, names: &ProviderNames, warnings: &mut Vec<Warning>) -> PackageSpec {
+    let schema = config.schema;
+    let package_name = config.package_name;
+    let mut table = TypeTable::default();
+
+    for tf_name in schema.ephemeral_resources.keys() {
+        warnings.push(Warning::EphemeralResourceSkipped { tf_name: tf_name.clone() });
+    }
+    for tf_name in schema.list_resources.keys() {
+        warnings.push(Warning::ListResourceSkipped { tf_name: tf_name.clone() });
+    }
+
+    let config_spec = config_variables(&schema.provider.block, package_name, &mut table, warnings);
+    let provider = provider_resource(&schema.provider.block, package_name, &mut table, warnings);
+
+    let mut resources = BTreeMap::new();
+    for (tf_name, token) in names.resources() {
+        let resource_schema = &schema.resources[tf_name];
+        resources.insert(token.to_owned(), resource(tf_name, token, resource_schema, names, &mut table, warnings));
+    }
+
+    let mut functions = BTreeMap::new();
+    for (tf_name, token) in names.data_sources() {
+        let data_source_schema = &schema.data_sources[tf_name];
+        functions.insert(
+            token.to_owned(),
+            data_source(tf_name, token, data_source_schema, package_name, &mut table, warnings),
+        );
+    }
+    for (tf_name, token) in names.functions() {
+        let function = &schema.functions[tf_name];
+        functions.insert(
+            token.to_owned(),
+            functions::function(tf_name, token, function, package_name, &mut table, warnings),
+        );
+    }
+    let (method_token, method) = terraform_config_method(package_name);
+    functions.insert(method_token, method);
+
+    package::package_spec(config, config_spec, table.into_specs(), provider, resources, functions, warnings)
+}
+
+/// The name part of a token (`Bucket` in `b2:index/bucket:Bucket`).
+fn token_name(token: &str) -> &str {
+    token.rsplit(':').next().unwrap_or(token)
+}
+
+fn resource(
+    tf_name: &str,
+    token: &str,
+    schema: &Schema,
+    names: &ProviderNames,
+    table: &mut TypeTable,
+    warnings: &mut Vec<Warning>,
+) -> ResourceSpec {
+    let block = &schema.block;
+    let fixed = names.resource_properties(tf_name, block);
+    warnings.extend(fixed.warnings.iter().cloned());
+    report_collisions(&fixed.names, &format!("resource {tf_name}"), warnings);
+    let class_name = token_name(token);
+    let origin = format!("resource {tf_name}");
+    let object = Object::Block(block);
+    let package = names.package_name();
+    // The Pulumi ID is implicit: a property that would be called `id` is left out (the
+    // fixups rename every `id` that is not the ID).
+    let visible = |pulumi_name: &str| pulumi_name != "id";
+
+    let mut spec = ResourceSpec { description: doc_comment(&block.description), ..ResourceSpec::default() };
+    if block.deprecated || !block.deprecation_message.is_empty() {
+        spec.deprecation_message = if block.deprecation_message.is_empty() {
+            "Deprecated".to_owned()
+        } else {
+            block.deprecation_message.clone()
+        };
+    }
+
+    let mut state = ObjectTypeSpec {
+        description: format!("Input properties used for looking up and filtering {class_name} resources.\n"),
+        ty: "object".to_owned(),
+        ..ObjectTypeSpec::default()
+    };
+    for position in [Pass::Inputs, Pass::Outputs, Pass::State] {
+        let mut builder = TypeBuilder {
+            table: &mut *table,
+            warnings: &mut *warnings,
+            package,
+            module: "index",
+            position: position.position(),
+        };
+        for name in fixed.names.iter() {
+            let Some(field) = object.field(&name.tf_name) else { continue };
+            if !visible(&name.pulumi_name) || (position == Pass::Inputs && !field.is_input()) {
+                continue;
+            }
+            let autonamed = fixed.autonamed && name.tf_name == "name";
+            let type_name = nested_type_name(class_name, &name.pulumi_name, field);
+            let field_origin = format!("{origin}: {}", name.tf_name);
+            let property = builder.property(field, &type_name, &field_origin, DocStyle::Raw, 0);
+            let optional = if autonamed { position != Pass::Outputs } else { field.optional(position.position()) };
+            match position {
+                Pass::Inputs => {
+                    if !optional {
+                        spec.required_inputs.push(name.pulumi_name.clone());
+                    }
+                    spec.input_properties.insert(name.pulumi_name.clone(), property);
+                }
+                Pass::Outputs => {
+                    if !optional {
+                        spec.required.push(name.pulumi_name.clone());
+                    }
+                    spec.properties.insert(name.pulumi_name.clone(), property);
+                }
+                Pass::State => {
+                    state.properties.insert(name.pulumi_name.clone(), property);
+                }
+            }
+        }
+    }
+    spec.state_inputs = Some(state);
+    spec
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    Inputs,
+    Outputs,
+    State,
+}
+
+impl Pass {
+    fn position(self) -> Position {
+        match self {
+            Pass::Inputs | Pass::State => Position::Input,
+            Pass::Outputs => Position::Output,
+        }
+    }
+}
+
+fn data_source(
+    tf_name: &str,
+    token: &str,
+    schema: &Schema,
+    package: &str,
+    table: &mut TypeTable,
+    warnings: &mut Vec<Warning>,
+) -> FunctionSpec {
+    let block = &schema.block;
+    let function_name = token_name(token);
+    let names = PropertyNames::of_block(block);
+    report_collisions(&names, &format!("data source {tf_name}"), warnings);
+    let object = Object::Block(block);
+    let origin = format!("data source {tf_name}");
+
+    let mut groups = Vec::new();
+    for position in [Position::Input, Position::Output] {
+        let mut builder =
+            TypeBuilder { table: &mut *table, warnings: &mut *warnings, package, module: "index", position };
+        let mut group = ObjectTypeSpec { ty: "object".to_owned(), ..ObjectTypeSpec::default() };
+        for name in names.iter() {
+            let Some(field) = object.field(&name.tf_name) else { continue };
+            if position == Position::Input && !field.is_input() {
+                continue;
+            }
+            let type_name = nested_type_name(function_name, &name.pulumi_name, field);
+            let field_origin = format!("{origin}: {}", name.tf_name);
+            let property = builder.property(field, &type_name, &field_origin, DocStyle::Raw, 0);
+            if !field.optional(position) {
+                group.required.push(name.pulumi_name.clone());
+            }
+            group.properties.insert(name.pulumi_name.clone(), property);
+        }
+        groups.push(group);
+    }
+    let mut outputs = groups.pop().unwrap_or_default();
+    let mut inputs = groups.pop().unwrap_or_default();
+    inputs.description = format!("A collection of arguments for invoking {function_name}.\n");
+    outputs.description = format!("A collection of values returned by {function_name}.\n");
+
+    let mut spec = FunctionSpec { description: doc_comment(&block.description), ..FunctionSpec::default() };
+    if block.deprecated || !block.deprecation_message.is_empty() {
+        spec.deprecation_message = if block.deprecation_message.is_empty() {
+            "Deprecated".to_owned()
+        } else {
+            block.deprecation_message.clone()
+        };
+    }
+    if !inputs.properties.is_empty() {
+        spec.inputs = Some(inputs);
+    }
+    if !outputs.properties.is_empty() {
+        spec.outputs = Some(FunctionOutputs::Object(outputs));
+    }
+    spec
+}
+
+/// The provider's configuration as `config.variables`: every attribute and block, typed
+/// as an output (computed values are present), nested types in module `config` named after
+/// the variable.
+fn config_variables(block: &Block, package: &str, table: &mut TypeTable, warnings: &mut Vec<Warning>) -> ConfigSpec {
+    let names = PropertyNames::of_block(block);
+    report_collisions(&names, "provider configuration", warnings);
+    let object = Object::Block(block);
+    let mut builder = TypeBuilder { table, warnings, package, module: "config", position: Position::Output };
+    let mut spec = ConfigSpec::default();
+    for name in names.iter() {
+        let Some(field) = object.field(&name.tf_name) else { continue };
+        let origin = format!("provider configuration: {}", name.tf_name);
+        let property = builder.property(field, &name.pulumi_name, &origin, DocStyle::Raw, 0);
+        if !field.optional(Position::Output) {
+            spec.required.push(name.pulumi_name.clone());
+        }
+        spec.variables.insert(name.pulumi_name.clone(), property);
+    }
+    spec
+}
+
+fn provider_resource(block: &Block, package: &str, table: &mut TypeTable, warnings: &mut Vec<Warning>) -> ResourceSpec {
+    let names = PropertyNames::of_block(block);
+    let object = Object::Block(block);
+    let mut spec = ResourceSpec {
+        description: format!(
+            "The provider type for the {package} package. By default, resources use package-wide configuration\n\
+             settings, however an explicit `Provider` instance may be created and passed during resource\n\
+             construction to achieve fine-grained programmatic control over provider settings. See the\n\
+             [documentation](https://www.pulumi.com/docs/reference/programming-model/#providers) for more information.\n"
+        ),
+        ..ResourceSpec::default()
+    };
+    let mut reserved = Vec::new();
+    {
+        let mut builder =
+            TypeBuilder { table, warnings: &mut *warnings, package, module: "index", position: Position::Input };
+        for name in names.iter() {
+            let Some(field) = object.field(&name.tf_name) else { continue };
+            if !field.is_input() {
+                continue;
+            }
+            if name.pulumi_name == "version" || name.pulumi_name == "pulumi" {
+                reserved.push(name.pulumi_name.clone());
+            }
+            let type_name = nested_type_name("Provider", &name.pulumi_name, field);
+            let origin = format!("provider: {}", name.tf_name);
+            let property = builder.property(field, &type_name, &origin, DocStyle::Raw, 0);
+            if !field.optional(Position::Input) {
+                spec.required_inputs.push(name.pulumi_name.clone());
+            }
+            spec.input_properties.insert(name.pulumi_name.clone(), property);
+        }
+    }
+    for name in reserved {
+        warnings.push(Warning::ReservedPropertyName { path: "provider configuration".to_owned(), name });
+    }
+    spec.properties = spec.input_properties.clone();
+    spec.required = spec.required_inputs.clone();
+    let (method_token, _) = terraform_config_method(package);
+    spec.methods.insert("terraformConfig".to_owned(), method_token);
+    spec
+}
+
+/// `pulumi:providers:<pkg>/terraformConfig`: returns the provider's configuration with
+/// Terraform names, for the Terraform-module provider.
+fn terraform_config_method(package: &str) -> (String, FunctionSpec) {
+    let token = format!("pulumi:providers:{package}/terraformConfig");
+    let inputs = FunctionInputs {
+        properties: BTreeMap::from([(
+            "__self__".to_owned(),
+            PropertySpec {
+                ty: TypeSpec { ty: "ref".to_owned(), ..TypeSpec::reference("#/provider") },
+                ..PropertySpec::default()
+            },
+        )]),
+        ty: token.clone(),
+        required: vec!["__self__".to_owned()],
+        ..FunctionInputs::default()
+    };
+    let outputs = ObjectTypeSpec {
+        properties: BTreeMap::from([(
+            "result".to_owned(),
+            PropertySpec { ty: TypeSpec::map(TypeSpec::any()), ..PropertySpec::default() },
+        )]),
+        ty: "object".to_owned(),
+        required: vec!["result".to_owned()],
+        ..ObjectTypeSpec::default()
+    };
+    let spec = FunctionSpec {
+        description: "This function returns a Terraform config object with terraform-namecased keys,to be used with \
+                      the Terraform Module Provider."
+            .to_owned(),
+        inputs: Some(inputs),
+        outputs: Some(FunctionOutputs::ReturnObject(outputs)),
+        ..FunctionSpec::default()
+    };
+    (token, spec)
+}
+
+fn report_collisions(names: &PropertyNames, path: &str, warnings: &mut Vec<Warning>) {
+    for (tf_name, natural) in names.collisions() {
+        warnings.push(Warning::PropertyNameCollision {
+            path: format!("{path}: {tf_name}"),
+            natural: natural.clone(),
+            used: names.by_tf_name(tf_name).map(|n| n.pulumi_name.clone()).unwrap_or_default(),
+        });
+    }
+}

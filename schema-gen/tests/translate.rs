@@ -1,0 +1,188 @@
+//! Golden tests of the whole translation: `terraform providers schema -json` files in
+//! `tests/data/` go in, the Pulumi schema, the warnings and the naming decisions the
+//! runtime reuses come out. Refresh with `UPDATE_EXPECT=1 cargo test -p schema-gen --test
+//! translate`.
+
+use expect_test::{ExpectFile, expect_file};
+use schema_gen::pulumi::PackageSpec;
+use schema_gen::tf::{ProviderSchema, ProvidersSchemaFile};
+use schema_gen::translate::{ProviderNames, TokenFilter, TranslateConfig, Warning, translate};
+
+/// The single provider in a schema file, with its source address.
+fn load(file: &str) -> (String, ProviderSchema) {
+    let path = format!("{}/tests/data/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("reading {path}: {err}"));
+    let parsed: ProvidersSchemaFile = serde_json::from_str(&text).unwrap_or_else(|err| panic!("parsing {path}: {err}"));
+    let mut providers = parsed.provider_schemas.into_iter();
+    let (address, schema) = providers.next().expect("the file holds one provider");
+    assert!(providers.next().is_none(), "{path} must hold exactly one provider");
+    (address, schema)
+}
+
+struct Case {
+    file: &'static str,
+    package_name: &'static str,
+    version: &'static str,
+    parameter: &'static str,
+}
+
+fn run(case: &Case, schema: &ProviderSchema, address: &str) -> (PackageSpec, Vec<Warning>) {
+    let terraform_name = address.rsplit('/').next().unwrap_or(address);
+    let config = TranslateConfig {
+        schema,
+        package_name: case.package_name,
+        package_version: case.version,
+        terraform_name,
+        source_address: Some(address),
+        parameter_value: case.parameter.as_bytes(),
+        plugin_version: "v1.2.0",
+        filter: TokenFilter { include: &[], exclude: &[] },
+    };
+    translate(&config)
+}
+
+#[track_caller]
+fn check(case: Case, schema_golden: ExpectFile, warnings_golden: ExpectFile, names_golden: ExpectFile) {
+    let (address, schema) = load(case.file);
+    let (spec, warnings) = run(&case, &schema, &address);
+    schema_golden.assert_eq(&format!("{}\n", spec.to_json_pretty()));
+    let warnings: String = warnings.iter().map(|w| format!("{w}\n")).collect();
+    warnings_golden.assert_eq(&warnings);
+    names_golden.assert_eq(&render_names(&schema, case.package_name));
+}
+
+/// The naming decisions as the runtime sees them: tokens, property names with the
+/// MaxItems=1 flag, the ID source.
+fn render_names(schema: &ProviderSchema, package_name: &str) -> String {
+    let (names, _) = ProviderNames::new(schema, package_name, &TokenFilter { include: &[], exclude: &[] });
+    let mut out = format!("resource prefix: {}\n", names.resource_prefix());
+    for (tf_name, token) in names.resources() {
+        let props = names.resource_properties(tf_name, &schema.resources[tf_name].block);
+        out.push_str(&format!("resource {tf_name} -> {token} (id: {:?}, autonamed: {})\n", props.id, props.autonamed));
+        for name in props.names.iter() {
+            let flag = if name.max_items_one { " [max_items_one]" } else { "" };
+            out.push_str(&format!("  {} -> {}{flag}\n", name.tf_name, name.pulumi_name));
+        }
+    }
+    for (tf_name, token) in names.data_sources() {
+        out.push_str(&format!("data source {tf_name} -> {token}\n"));
+    }
+    for (tf_name, token) in names.functions() {
+        out.push_str(&format!("function {tf_name} -> {token}\n"));
+    }
+    out
+}
+
+#[test]
+fn example_provider_exercises_every_rule() {
+    check(
+        Case {
+            file: "example.tf.json",
+            package_name: "example",
+            version: "2.1.0",
+            parameter: r#"{"remote":{"url":"registry.opentofu.org/acme/example","version":"2.1.0"}}"#,
+        },
+        expect_file!["data/example.pulumi.json"],
+        expect_file!["data/example.warnings.txt"],
+        expect_file!["data/example.names.txt"],
+    );
+}
+
+#[test]
+fn translation_is_deterministic() {
+    let case = Case {
+        file: "example.tf.json",
+        package_name: "example",
+        version: "2.1.0",
+        parameter: r#"{"remote":{"url":"registry.opentofu.org/acme/example","version":"2.1.0"}}"#,
+    };
+    let (address, schema) = load(case.file);
+    let first = run(&case, &schema, &address).0.to_json();
+    // A clone rebuilds every map, so hash-order or allocation differences would show.
+    let second = run(&case, &schema.clone(), &address).0.to_json();
+    assert_eq!(first.as_bytes(), second.as_bytes());
+    assert!(first.len() > 1000, "the example schema translates to a real document");
+}
+
+/// hashicorp/random 3.3.0, its Terraform schema reconstructed from the public golden of the
+/// Go implementation (`dynamic/testdata/TestSchemaGeneration/hashicorp/random-3.3.0.golden`
+/// in pulumi/pulumi-terraform-bridge): snake-cased property names, flags from
+/// `requiredInputs`/`required`/`inputProperties`, `secret` as sensitive, `id` computed.
+#[test]
+fn random_provider_schema() {
+    check(
+        random_case(),
+        expect_file!["data/random-3.3.0.pulumi.json"],
+        expect_file!["data/random-3.3.0.warnings.txt"],
+        expect_file!["data/random-3.3.0.names.txt"],
+    );
+}
+
+fn random_case() -> Case {
+    Case {
+        file: "random-3.3.0.tf.json",
+        package_name: "random",
+        version: "3.3.0",
+        parameter: r#"{"remote":{"url":"registry.opentofu.org/hashicorp/random","version":"3.3.0"}}"#,
+    }
+}
+
+/// Tokens, property names, types, required lists, secrets and deprecations must equal the
+/// Go implementation's. `random-3.3.0.go-facts.txt` was extracted from the Go golden (same
+/// rendering as [`facts`]); it is not refreshed by `UPDATE_EXPECT`.
+#[test]
+fn random_provider_matches_go_facts() {
+    let case = random_case();
+    let (address, schema) = load(case.file);
+    let (spec, _) = run(&case, &schema, &address);
+    let ours = facts(&serde_json::to_value(&spec).unwrap());
+    let go = include_str!("data/random-3.3.0.go-facts.txt");
+    assert_eq!(ours, go, "our schema's facts differ from the Go implementation's golden");
+}
+
+/// A line-per-fact rendering of the parts of a schema that decide the generated SDKs.
+fn facts(spec: &serde_json::Value) -> String {
+    fn type_of(p: &serde_json::Value) -> String {
+        if let Some(reference) = p.get("$ref") {
+            return reference.as_str().unwrap_or_default().to_owned();
+        }
+        match p["type"].as_str().unwrap_or_default() {
+            "array" => format!("array<{}>", type_of(&p["items"])),
+            "object" if p.get("additionalProperties").is_some() => {
+                format!("map<{}>", type_of(&p["additionalProperties"]))
+            }
+            other => other.to_owned(),
+        }
+    }
+    let names = |v: &serde_json::Value| -> String {
+        v.as_array().map(|a| a.iter().filter_map(|s| s.as_str()).collect::<Vec<_>>().join(",")).unwrap_or_default()
+    };
+    let mut lines = vec![
+        format!("name {} version {}", spec["name"].as_str().unwrap(), spec["version"].as_str().unwrap()),
+        format!("parameter {}", spec["parameterization"]["parameter"].as_str().unwrap()),
+    ];
+    let empty = serde_json::Map::new();
+    for (token, resource) in spec["resources"].as_object().unwrap_or(&empty) {
+        lines.push(format!("resource {token}"));
+        for section in ["properties", "inputProperties"] {
+            for (name, p) in resource[section].as_object().unwrap_or(&empty) {
+                let secret = if p["secret"] == true { " secret" } else { "" };
+                let deprecated =
+                    p["deprecationMessage"].as_str().map(|m| format!(" deprecated={m}")).unwrap_or_default();
+                lines.push(format!("  {section} {name}: {}{secret}{deprecated}", type_of(p)));
+            }
+        }
+        lines.push(format!("  required {}", names(&resource["required"])));
+        lines.push(format!("  requiredInputs {}", names(&resource["requiredInputs"])));
+        let state: Vec<&str> =
+            resource["stateInputs"]["properties"].as_object().unwrap_or(&empty).keys().map(String::as_str).collect();
+        lines.push(format!("  stateInputs {}", state.join(",")));
+    }
+    for token in spec["functions"].as_object().unwrap_or(&empty).keys() {
+        lines.push(format!("function {token}"));
+    }
+    for token in spec.get("types").and_then(|t| t.as_object()).unwrap_or(&empty).keys() {
+        lines.push(format!("type {token}"));
+    }
+    lines.join("\n") + "\n"
+}
