@@ -7,3 +7,6 @@
 //! Architecture invariant: no gRPC; Pulumi values come in as [`crate::property`] values.
 
 pub mod raw_state;
+#[cfg(test)]
+mod tests;
+pub mod values;

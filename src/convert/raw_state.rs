@@ -324,32 +324,7 @@ fn child_path(path: &str, key: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::property::structpb;
-
-    /// Outputs as the engine would send them, from JSON in Struct form (secrets as signature
-    /// objects).
-    fn outputs(json: &str) -> PropertyValue {
-        let json: serde_json::Value = serde_json::from_str(json).unwrap();
-        let value: prost_types::Value = json_to_protobuf(&json);
-        structpb::decode_value(&value).unwrap()
-    }
-
-    fn json_to_protobuf(json: &serde_json::Value) -> prost_types::Value {
-        use prost_types::value::Kind;
-        let kind = match json {
-            serde_json::Value::Null => Kind::NullValue(0),
-            serde_json::Value::Bool(b) => Kind::BoolValue(*b),
-            serde_json::Value::Number(n) => Kind::NumberValue(n.as_f64().unwrap()),
-            serde_json::Value::String(s) => Kind::StringValue(s.clone()),
-            serde_json::Value::Array(items) => {
-                Kind::ListValue(prost_types::ListValue { values: items.iter().map(json_to_protobuf).collect() })
-            }
-            serde_json::Value::Object(map) => Kind::StructValue(prost_types::Struct {
-                fields: map.iter().map(|(k, v)| (k.clone(), json_to_protobuf(v))).collect(),
-            }),
-        };
-        prost_types::Value { kind: Some(kind) }
-    }
+    use crate::testutil::property as outputs;
 
     #[track_caller]
     fn check(outputs_json: &str, expected_raw: &str) {

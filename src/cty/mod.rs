@@ -14,6 +14,7 @@
 //! Architecture invariant: knows nothing about Pulumi or gRPC. Marks such as "secret" are not
 //! part of a value; callers keep them beside it, by path.
 
+mod block;
 pub mod flatmap;
 pub mod json;
 pub mod msgpack;
@@ -26,6 +27,7 @@ mod proptests;
 #[cfg(test)]
 mod tests;
 
+pub use block::empty_block_value;
 pub use number::{MAX_DECIMAL_EXPONENT, MAX_NUMBER_TEXT_LEN, Number, NumberError};
 pub use path::{Error, ErrorKind, Path, PathStep};
 // The type model lives in schema-gen, which reads it from provider schemas and must not depend

@@ -10,4 +10,4 @@ mod proposed_new;
 #[cfg(test)]
 mod tests;
 
-pub use proposed_new::{empty_value, planned_data_source_object, proposed_new};
+pub use proposed_new::{planned_data_source_object, proposed_new};

@@ -20,7 +20,7 @@ pub fn proposed_new(schema: &Block, prior: &Value, config: &Value) -> Result<Val
     if prior.is_null() {
         // A synthetic "empty block" prior gives the top level one non-null object to read
         // attributes from.
-        return block(schema, &empty_value(schema)?, config);
+        return block(schema, &cty::empty_block_value(schema)?, config);
     }
     block(schema, prior, config)
 }
@@ -29,29 +29,6 @@ pub fn proposed_new(schema: &Block, prior: &Value, config: &Value) -> Result<Val
 /// computed attribute not set in the configuration becomes unknown.
 pub fn planned_data_source_object(schema: &Block, config: &Value) -> Result<Value, cty::Error> {
     block(schema, &Value::unknown(schema.implied_type()), config)
-}
-
-/// The value of an empty configuration block: every attribute null, and each nested block
-/// type at its "no blocks" value.
-pub fn empty_value(schema: &Block) -> Result<Value, cty::Error> {
-    let mut attrs = BTreeMap::new();
-    for (name, attr) in &schema.attributes {
-        attrs.insert(name.clone(), Value::null(attr.implied_type()));
-    }
-    for (name, nested) in &schema.block_types {
-        let element_ty = nested.block.implied_type();
-        let value = match nested.nesting {
-            BlockNesting::Single => Value::null(element_ty),
-            BlockNesting::Group => empty_value(&nested.block)?,
-            BlockNesting::List if element_ty.has_dynamic() => Value::tuple(Vec::new()),
-            BlockNesting::List => Value::list(element_ty, Vec::new())?,
-            BlockNesting::Map if element_ty.has_dynamic() => Value::empty_object(),
-            BlockNesting::Map => Value::map(element_ty, BTreeMap::new())?,
-            BlockNesting::Set => Value::set(element_ty, Vec::new())?,
-        };
-        attrs.insert(name.clone(), value);
-    }
-    Ok(Value::object(attrs))
 }
 
 fn block(schema: &Block, prior: &Value, config: &Value) -> Result<Value, cty::Error> {
