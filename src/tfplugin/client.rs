@@ -40,6 +40,7 @@ enum ProtocolClient {
 pub struct ProviderClient {
     provider: String,
     protocol: ProtocolVersion,
+    uses_tls: bool,
     client: ProtocolClient,
     channel: Channel,
     process: Option<OwnedProcess>,
@@ -65,6 +66,7 @@ impl ProviderClient {
     pub(crate) fn new(
         provider: String,
         protocol: ProtocolVersion,
+        uses_tls: bool,
         channel: Channel,
         process: Option<OwnedProcess>,
         output: Arc<ProviderOutput>,
@@ -73,12 +75,17 @@ impl ProviderClient {
             ProtocolVersion::V5 => ProtocolClient::V5(v5::Client::new(channel.clone())),
             ProtocolVersion::V6 => ProtocolClient::V6(v6::Client::new(channel.clone())),
         };
-        ProviderClient { provider, protocol, client, channel, process, output }
+        ProviderClient { provider, protocol, uses_tls, client, channel, process, output }
     }
 
     /// The protocol the provider negotiated in its handshake.
     pub fn protocol(&self) -> ProtocolVersion {
         self.protocol
+    }
+
+    /// Whether the connection runs over (auto-m)TLS.
+    pub fn uses_tls(&self) -> bool {
+        self.uses_tls
     }
 
     /// The process id, when we launched the provider (not when reattached).

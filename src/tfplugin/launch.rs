@@ -140,6 +140,7 @@ pub async fn launch(config: &LaunchConfig) -> Result<ProviderClient, LaunchError
         }
         (None, _) => None,
     };
+    let uses_tls = tls.is_some();
     let channel = match connect(&handshake.address, tls, config.start_timeout).await {
         Ok(channel) => channel,
         Err(err) => {
@@ -152,7 +153,7 @@ pub async fn launch(config: &LaunchConfig) -> Result<ProviderClient, LaunchError
         }
     };
     drain_stdio(channel.clone(), output.clone());
-    Ok(ProviderClient::new(provider, handshake.protocol, channel, Some(process), output))
+    Ok(ProviderClient::new(provider, handshake.protocol, uses_tls, channel, Some(process), output))
 }
 
 /// Connects to a provider someone else started (see `reattach`). Plaintext; the process is
@@ -168,7 +169,7 @@ pub async fn reattach(source_address: &str, config: &ReattachConfig) -> Result<P
             stderr: Vec::new(),
         })?;
     drain_stdio(channel.clone(), output.clone());
-    Ok(ProviderClient::new(provider, config.protocol, channel, None, output))
+    Ok(ProviderClient::new(provider, config.protocol, false, channel, None, output))
 }
 
 /// Opens GRPCStdio and forwards what arrives, for as long as the provider runs.

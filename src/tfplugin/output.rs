@@ -123,13 +123,18 @@ impl ProviderOutput {
             text.push_str(line);
             text.push('\n');
         }
-        if state.recent.len() == RECENT_LINES {
-            state.recent.pop_front();
+        let (level, message) = classify_line(line, in_panic);
+        // Providers emit hclog trace and debug entries by default, hundreds per call; kept,
+        // they would push the lines that explain a failure out of the error message.
+        let is_log_noise = line.starts_with('{') && matches!(level, LineLevel::Trace | LineLevel::Debug);
+        if !is_log_noise {
+            if state.recent.len() == RECENT_LINES {
+                state.recent.pop_front();
+            }
+            state.recent.push_back(truncate(line, MAX_RECENT_LINE_BYTES).to_owned());
         }
-        state.recent.push_back(truncate(line, MAX_RECENT_LINE_BYTES).to_owned());
         drop(state);
 
-        let (level, message) = classify_line(line, in_panic);
         let provider = self.provider.as_str();
         let stream = match stream {
             Stream::Stderr => "stderr",
@@ -289,11 +294,13 @@ mod tests {
             output.record_line(Stream::Stderr, &format!("line {idx}"));
         }
         assert_eq!(output.panic_text(), None);
+        output.record_line(Stream::Stderr, r#"{"@level":"trace","@message":"noise"}"#);
         output.record_line(Stream::Stderr, "panic: runtime error: invalid memory address");
         output.record_line(Stream::Stderr, "goroutine 7 [running]:");
         let recent = output.recent_lines();
         assert_eq!(recent.len(), RECENT_LINES);
         assert_eq!(recent.last().map(String::as_str), Some("goroutine 7 [running]:"));
+        assert!(!recent.iter().any(|line| line.contains("noise")), "{recent:?}");
         expect![[r#"
             panic: runtime error: invalid memory address
             goroutine 7 [running]:
