@@ -3,6 +3,8 @@
 
 #![allow(dead_code)] // Each test crate uses a different subset.
 
+pub mod msgpack;
+
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
