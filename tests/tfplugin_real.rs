@@ -293,3 +293,75 @@ async fn megabytes_of_stderr_after_the_handshake_do_not_block() -> anyhow::Resul
     client.shutdown().await;
     Ok(())
 }
+
+/// A provider started by someone else in debug mode prints a TF_REATTACH_PROVIDERS value;
+/// the bridge attaches to it without TLS, uses it, and leaves it running after shutdown.
+#[tokio::test]
+async fn reattach_to_a_provider_in_debug_mode_and_leave_it_running() -> anyhow::Result<()> {
+    use tokio::io::AsyncBufReadExt;
+
+    let path = real_provider("random", "3.9.0")?;
+    let mut debug = tokio::process::Command::new(&path)
+        .arg("-debug")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()?;
+    let debug_pid = debug.id().expect("a running process has a pid");
+    let mut lines = tokio::io::BufReader::new(debug.stdout.take().expect("piped stdout")).lines();
+    let json = tokio::time::timeout(Duration::from_secs(30), async {
+        while let Some(line) = lines.next_line().await? {
+            if let Some((_, value)) = line.split_once("TF_REATTACH_PROVIDERS='") {
+                return anyhow::Ok(value.trim_end().trim_end_matches('\'').to_owned());
+            }
+        }
+        anyhow::bail!("the debug-mode provider exited without printing TF_REATTACH_PROVIDERS")
+    })
+    .await??;
+
+    let mut configs = tfbridge::tfplugin::reattach::parse_reattach_providers("TF_REATTACH_PROVIDERS", &json)?;
+    let config = configs.remove("registry.terraform.io/hashicorp/random").expect("an entry for random");
+    assert_eq!(config.pid, Some(debug_pid));
+
+    let client = tfbridge::tfplugin::reattach("hashicorp/random", &config).await?;
+    assert!(!client.uses_tls());
+    assert_eq!(client.pid(), None);
+    let schema = client.get_provider_schema().await?;
+    assert!(schema.schema.resources.contains_key("random_pet"));
+    client.shutdown().await;
+
+    assert!(process_is_alive(debug_pid), "shutting down a reattached provider must not stop it");
+    let again = tfbridge::tfplugin::reattach("hashicorp/random", &config).await?;
+    assert!(matches!(again.get_metadata().await?, Support::Supported(_)));
+    drop(again);
+    assert!(process_is_alive(debug_pid), "dropping a reattached client must not kill the provider");
+
+    debug.kill().await?;
+    Ok(())
+}
+
+/// With auto-mTLS off (Terraform's `TF_DISABLE_PLUGIN_TLS`), no client certificate is
+/// offered and the provider serves plaintext gRPC on its socket.
+#[tokio::test]
+async fn plaintext_when_auto_mtls_is_off() -> anyhow::Result<()> {
+    let mut config = LaunchConfig::terraform_defaults(real_provider("random", "3.9.0")?);
+    config.auto_mtls = false;
+    let client = launch(&config).await?;
+    assert!(!client.uses_tls());
+    assert!(client.get_provider_schema().await?.schema.resources.contains_key("random_pet"));
+    let pid = client.pid().expect("pid");
+    client.shutdown().await;
+    assert!(wait_until_dead(pid, Duration::from_secs(1)));
+    Ok(())
+}
+
+/// A client dropped without shutdown still takes its process with it.
+#[tokio::test]
+async fn dropping_the_client_kills_the_provider() -> anyhow::Result<()> {
+    let client = launch_with_mtls(&real_provider("random", "3.9.0")?).await?;
+    let pid = client.pid().expect("pid");
+    assert!(process_is_alive(pid));
+    drop(client);
+    assert!(wait_until_dead(pid, Duration::from_secs(5)), "provider pid {pid} survived its dropped client");
+    Ok(())
+}
