@@ -92,7 +92,7 @@ pub(crate) fn crypto_provider() -> Arc<CryptoProvider> {
 
 /// A rustls client configuration that presents `identity`, accepts only a server presenting
 /// `pinned_server_certificate`, and offers ALPN `h2` (grpc-go servers refuse TLS without it).
-pub fn client_config(
+pub(crate) fn client_config(
     identity: &ClientIdentity,
     pinned_server_certificate: Vec<u8>,
 ) -> Result<rustls::ClientConfig, TlsSetupError> {
