@@ -180,8 +180,14 @@ fn drain_stdio(channel: Channel, output: Arc<ProviderOutput>) {
             .max_decoding_message_size(tfbridge_proto::MAX_MESSAGE_SIZE);
         let mut stream = match client.stream_stdio(()).await {
             Ok(response) => response.into_inner(),
-            Err(status) => {
+            Err(status) if matches!(status.code(), tonic::Code::Unavailable | tonic::Code::Unimplemented) => {
                 tracing::debug!(code = ?status.code(), "provider has no GRPCStdio support: {}", status.message());
+                return;
+            }
+            // grpc-go sends the stream's headers only with its first message, so a provider
+            // that never prints after the handshake ends here when the connection closes.
+            Err(status) => {
+                tracing::trace!(code = ?status.code(), "GRPCStdio stream ended: {}", status.message());
                 return;
             }
         };
