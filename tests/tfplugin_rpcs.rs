@@ -249,3 +249,44 @@ async fn provider_functions_over_protocol_5_and_6() -> anyhow::Result<()> {
     null.shutdown().await;
     Ok(())
 }
+
+/// The client is shared across tasks (Send + Sync) and calls run concurrently.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_calls_from_many_tasks() -> anyhow::Result<()> {
+    let client = std::sync::Arc::new(launch_real("random", "3.9.0").await?);
+    let mut tasks = tokio::task::JoinSet::new();
+    for length in 1..=32 {
+        let client = client.clone();
+        tasks.spawn(async move {
+            let config = DynamicValue::Msgpack(encode(&Msg::Object(vec![
+                ("id", Msg::Nil),
+                ("keepers", Msg::Nil),
+                ("length", Msg::Int(length)),
+                ("prefix", Msg::Nil),
+                ("separator", Msg::Nil),
+            ])));
+            let plan = client
+                .plan_resource_change(&PlanResourceChangeRequest {
+                    type_name: "random_pet".to_owned(),
+                    prior_state: DynamicValue::null(),
+                    proposed_new_state: config.clone(),
+                    config,
+                    prior_private: Vec::new(),
+                    provider_meta: None,
+                    planned_private: Vec::new(),
+                })
+                .await?;
+            anyhow::Ok((length, show(&plan.planned_state)))
+        });
+    }
+    let mut n_plans = 0;
+    while let Some(joined) = tasks.join_next().await {
+        let (length, planned) = joined??;
+        assert!(planned.contains(&format!("length: {length},")), "{planned}");
+        n_plans += 1;
+    }
+    assert_eq!(n_plans, 32);
+    let client = std::sync::Arc::into_inner(client).expect("every task is done");
+    client.shutdown().await;
+    Ok(())
+}
