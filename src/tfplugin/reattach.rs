@@ -60,11 +60,19 @@ struct Address {
     string: String,
 }
 
-/// Normalizes a provider source address so `hashicorp/aws` and
-/// `registry.terraform.io/hashicorp/aws` compare equal (Terraform addresses are case-insensitive).
+/// Normalizes a provider source address for matching: case-insensitive, `hashicorp/aws`
+/// means `registry.terraform.io/hashicorp/aws`, and `registry.opentofu.org` counts as the
+/// same host. The last is deliberate: a debug-mode provider always prints the Terraform
+/// registry's host, while the bridge (like the Go implementation) may resolve providers
+/// from OpenTofu's registry; for attaching a debugger the two mean the same provider.
 pub fn normalize_source_address(address: &str) -> String {
     let lower = address.trim().to_ascii_lowercase();
-    if lower.split('/').count() == 2 { format!("{DEFAULT_REGISTRY_HOST}/{lower}") } else { lower }
+    let parts: Vec<&str> = lower.split('/').collect();
+    match parts.as_slice() {
+        [namespace, name] => format!("{DEFAULT_REGISTRY_HOST}/{namespace}/{name}"),
+        ["registry.opentofu.org", namespace, name] => format!("{DEFAULT_REGISTRY_HOST}/{namespace}/{name}"),
+        _ => lower,
+    }
 }
 
 /// Parses one reattach JSON value; `variable` names its source in errors.
@@ -103,8 +111,18 @@ pub fn parse_reattach_providers(variable: &str, json: &str) -> Result<BTreeMap<S
 
 /// Looks `source_address` up in the reattach variables of this process's environment.
 pub fn reattach_config_from_env(source_address: &str) -> Result<Option<ReattachConfig>, ReattachError> {
+    reattach_config_from_vars(source_address, |variable| std::env::var(variable).ok())
+}
+
+/// [`reattach_config_from_env`] over any variable lookup. The first variable of
+/// [`REATTACH_ENV_VARS`] that is set and non-empty decides, even if it lacks the provider:
+/// a user who set it means "these providers", as with Terraform's single variable.
+pub fn reattach_config_from_vars(
+    source_address: &str,
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Result<Option<ReattachConfig>, ReattachError> {
     for variable in REATTACH_ENV_VARS {
-        let Ok(json) = std::env::var(variable) else { continue };
+        let Some(json) = lookup(variable) else { continue };
         if json.trim().is_empty() {
             continue;
         }
@@ -162,5 +180,31 @@ mod tests {
                 r#"error: TF_REATTACH_PROVIDERS is not valid reattach JSON: invalid type: sequence, expected a map at line 1 column 0"#
             ]],
         );
+    }
+
+    #[test]
+    fn the_bridge_variable_wins_and_addresses_are_normalized() {
+        let vars = |variable: &str| match variable {
+            "PULUMI_BRIDGE_REATTACH_PROVIDERS" => {
+                Some(r#"{"hashicorp/random":{"ProtocolVersion":6,"Addr":{"Network":"unix","String":"/a"}}}"#.to_owned())
+            }
+            "TF_REATTACH_PROVIDERS" => Some(
+                r#"{"registry.terraform.io/hashicorp/random":{"Addr":{"Network":"unix","String":"/b"}},
+                    "hashicorp/null":{"Addr":{"Network":"unix","String":"/c"}}}"#
+                    .to_owned(),
+            ),
+            _ => None,
+        };
+        let found = reattach_config_from_vars("registry.terraform.io/HashiCorp/random", vars).unwrap().unwrap();
+        assert_eq!(found.address, PluginAddress::Unix(PathBuf::from("/a")));
+        assert_eq!(found.protocol, ProtocolVersion::V6);
+        // Only the winning variable is consulted.
+        assert_eq!(reattach_config_from_vars("hashicorp/null", vars).unwrap(), None);
+        let tf_only = |variable: &str| if variable == "TF_REATTACH_PROVIDERS" { vars(variable) } else { None };
+        let found = reattach_config_from_vars("hashicorp/null", tf_only).unwrap().unwrap();
+        assert_eq!(found.address, PluginAddress::Unix(PathBuf::from("/c")));
+        assert_eq!(reattach_config_from_vars("hashicorp/null", |_| None).unwrap(), None);
+        assert!(reattach_config_from_vars("registry.opentofu.org/hashicorp/null", tf_only).unwrap().is_some());
+        assert_eq!(reattach_config_from_vars("example.com/hashicorp/null", tf_only).unwrap(), None);
     }
 }
