@@ -36,23 +36,22 @@ pub(crate) struct Spawned {
 
 type SpawnJob = (tokio::runtime::Handle, Command, oneshot::Sender<io::Result<Child>>);
 
-/// The dedicated spawning thread (see the module docs).
-fn spawner() -> &'static mpsc::Sender<SpawnJob> {
-    static SPAWNER: OnceLock<mpsc::Sender<SpawnJob>> = OnceLock::new();
-    SPAWNER.get_or_init(|| {
-        let (sender, receiver) = mpsc::channel::<SpawnJob>();
-        std::thread::Builder::new()
-            .name("tfplugin-spawner".to_owned())
-            .spawn(move || {
+/// The dedicated spawning thread (see the module docs); `None` if it could not be started.
+fn spawner() -> Option<&'static mpsc::Sender<SpawnJob>> {
+    static SPAWNER: OnceLock<Option<mpsc::Sender<SpawnJob>>> = OnceLock::new();
+    SPAWNER
+        .get_or_init(|| {
+            let (sender, receiver) = mpsc::channel::<SpawnJob>();
+            let thread = std::thread::Builder::new().name("tfplugin-spawner".to_owned()).spawn(move || {
                 for (handle, mut command, reply) in receiver {
                     // The child's pipes register with the caller's runtime.
                     let _guard = handle.enter();
                     let _ = reply.send(command.spawn());
                 }
-            })
-            .expect("the operating system refused to start the provider spawner thread");
-        sender
-    })
+            });
+            thread.ok().map(|_| sender)
+        })
+        .as_ref()
 }
 
 /// Starts `command` (stdout and stderr piped, stdin null) and the tasks that read its
@@ -81,6 +80,7 @@ pub(crate) async fn spawn(mut command: Command, output: Arc<ProviderOutput>) -> 
     }
     let (reply_sender, reply) = oneshot::channel();
     spawner()
+        .ok_or_else(|| io::Error::other("could not start the provider spawner thread"))?
         .send((tokio::runtime::Handle::current(), command, reply_sender))
         .map_err(|_| io::Error::other("the provider spawner thread is gone"))?;
     let mut child = reply.await.map_err(|_| io::Error::other("the provider spawner thread is gone"))??;

@@ -44,7 +44,8 @@ pub(crate) async fn connect(
             let stream: Pin<Box<dyn Connection>> = match tls {
                 // go-plugin servers name themselves "localhost" whatever the address.
                 Some(tls) => {
-                    Box::pin(tls.connect(ServerName::try_from("localhost").expect("valid DNS name"), stream).await?)
+                    let server_name = ServerName::try_from("localhost").map_err(std::io::Error::other)?;
+                    Box::pin(tls.connect(server_name, stream).await?)
                 }
                 None => stream,
             };
