@@ -92,6 +92,16 @@ async fn garbage_handshake_is_quoted() {
 }
 
 #[tokio::test]
+async fn an_endless_first_line_is_cut_in_the_error() {
+    let dir = scratch_dir("endless");
+    let path =
+        write_script(&dir, "terraform-provider-endless", "head -c 1000000 /dev/zero | tr '\\0' y\necho\nsleep 30");
+    let err = launch_script(&path, Duration::from_secs(30)).await;
+    let LaunchError::InvalidHandshake { line, .. } = &err else { panic!("expected an invalid handshake: {err}") };
+    assert_eq!(line, &format!("{}...", "y".repeat(300)));
+}
+
+#[tokio::test]
 async fn unsupported_protocol_in_the_handshake() {
     let dir = scratch_dir("proto4");
     let path = write_script(&dir, "terraform-provider-old", "echo '1|4|unix|/tmp/x|netrpc|'\nsleep 30");

@@ -122,6 +122,8 @@ pub async fn launch(config: &LaunchConfig) -> Result<ProviderClient, LaunchError
             // Give a crashing provider a moment to explain itself on stderr.
             process.wait_for_exit(Duration::from_millis(200)).await;
             process.wait_for_stderr_closed(Duration::from_millis(200)).await;
+            // The line is quoted in the error; a binary that is not a plugin may print anything.
+            let line = shorten_for_message(&line);
             return Err(LaunchError::InvalidHandshake { path, line, source, stderr: output.recent_lines() });
         }
     };
@@ -205,6 +207,16 @@ fn drain_stdio(channel: Channel, output: Arc<ProviderOutput>) {
         stdout.finish(&mut record_stdout);
         stderr.finish(&mut record_stderr);
     });
+}
+
+fn shorten_for_message(line: &str) -> String {
+    const MAX_CHARS: usize = 300;
+    if line.chars().count() <= MAX_CHARS {
+        return line.to_owned();
+    }
+    let mut short: String = line.chars().take(MAX_CHARS).collect();
+    short.push_str("...");
+    short
 }
 
 /// tonic's transport errors put the cause (refused certificate, missing socket) in the
