@@ -2,7 +2,8 @@
 //! script prints a handshake pointing at a unix socket that this test serves in-process
 //! with GRPCStdio and GRPCController (plaintext, as go-plugin without auto-mTLS).
 //!
-//! This shows the GRPCStdio stream is opened at once and drained (megabytes of provider
+//! This shows the GRPCStdio stream is opened at once and drained, and so is the real stderr
+//! after the handshake (megabytes of provider
 //! output never stall the provider), and that shutdown is the polite Shutdown RPC when the
 //! plugin obeys it, and a kill after two seconds when it does not.
 
@@ -77,6 +78,11 @@ impl goplugin::grpc_controller_server::GrpcController for Service {
 
 /// Serves the stand-in on a fresh socket in `dir` and returns the plugin script to launch.
 fn serve_stand_in(dir: &Path, stand_in: Arc<StandIn>) -> PathBuf {
+    serve_stand_in_with(dir, stand_in, "")
+}
+
+/// As [`serve_stand_in`], with shell commands the plugin runs right after its handshake.
+fn serve_stand_in_with(dir: &Path, stand_in: Arc<StandIn>, after_handshake: &str) -> PathBuf {
     let socket = dir.join("plugin.sock");
     let listener = tokio::net::UnixListener::bind(&socket).expect("bind the stand-in socket");
     tokio::spawn(
@@ -89,7 +95,7 @@ fn serve_stand_in(dir: &Path, stand_in: Arc<StandIn>) -> PathBuf {
         dir,
         "terraform-provider-standin",
         &format!(
-            "echo '1|6|unix|{socket}|grpc|'\nwhile [ ! -e '{dir}/stop' ]; do sleep 0.02; done\nexit 0",
+            "echo '1|6|unix|{socket}|grpc|'\n{after_handshake}\nwhile [ ! -e '{dir}/stop' ]; do sleep 0.02; done\nexit 0",
             socket = socket.display(),
             dir = dir.display()
         ),
@@ -132,6 +138,35 @@ async fn megabytes_of_grpc_stdio_are_drained_from_the_start() {
             break;
         }
         assert!(Instant::now() < deadline, "last stdio line not recorded: {:?}", recent.last());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    client.shutdown().await;
+}
+
+/// A plugin that writes megabytes to its real stderr right after the handshake is never
+/// blocked by a full pipe: it gets to the end of its output while we are connected.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn megabytes_of_stderr_after_the_handshake_do_not_block_the_plugin() {
+    let dir = scratch_dir("stderr-after");
+    let plugin = stand_in(0, Some(dir.join("stop")));
+    let flood = format!(
+        "yes 'chatter after the handshake' | head -c 8000000 >&2\necho >&2\necho 'last words' >&2\ntouch '{}/flooded'",
+        dir.display()
+    );
+    let script = serve_stand_in_with(&dir, plugin, &flood);
+    let client = launch_stand_in(&script).await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !dir.join("flooded").exists() {
+        assert!(Instant::now() < deadline, "8 MB of stderr were not drained within 30 s");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while client.recent_stderr().last().map(String::as_str) != Some("last words") {
+        assert!(
+            Instant::now() < deadline,
+            "the last stderr line was not recorded: {:?}",
+            client.recent_stderr().last()
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     client.shutdown().await;
