@@ -2,10 +2,10 @@
 //! script prints a handshake pointing at a unix socket that this test serves in-process
 //! with GRPCStdio and GRPCController (plaintext, as go-plugin without auto-mTLS).
 //!
-//! This shows the GRPCStdio stream is opened at once and drained, and so is the real stderr
-//! after the handshake (megabytes of provider
-//! output never stall the provider), and that shutdown is the polite Shutdown RPC when the
-//! plugin obeys it, and a kill after two seconds when it does not.
+//! This shows that the GRPCStdio stream is opened at once and drained, and so is the real
+//! stderr after the handshake (megabytes of output never stall the plugin), and that
+//! shutdown is the polite Shutdown RPC when the plugin obeys it, and a kill after two
+//! seconds when it does not.
 
 mod common;
 
