@@ -47,6 +47,17 @@ pub struct ProviderClient {
     output: Arc<ProviderOutput>,
 }
 
+impl std::fmt::Debug for ProviderClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProviderClient")
+            .field("provider", &self.provider)
+            .field("protocol", &self.protocol)
+            .field("uses_tls", &self.uses_tls)
+            .field("pid", &self.pid())
+            .finish_non_exhaustive()
+    }
+}
+
 /// Calls the same-named method on whichever protocol client is inside, and turns a failure
 /// into a [`CallError`] naming the RPC (v5 name, v6 name).
 macro_rules! dispatch {

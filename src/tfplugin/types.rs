@@ -126,6 +126,16 @@ pub enum Support<T> {
     Unsupported,
 }
 
+impl<T> Support<T> {
+    /// The answer, or `None` when the provider does not implement the RPC.
+    pub fn supported(self) -> Option<T> {
+        match self {
+            Support::Supported(value) => Some(value),
+            Support::Unsupported => None,
+        }
+    }
+}
+
 /// ValidateProviderConfig (v6) / PrepareProviderConfig (v5).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ValidateProviderConfigResponse {
