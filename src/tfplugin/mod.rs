@@ -5,7 +5,8 @@
 //!   protocol versions, auto-mTLS client certificate), reads the handshake line
 //!   ([`handshake`]), connects gRPC over the unix socket or TCP with a pinned-certificate
 //!   TLS client ([`tls`]), and keeps draining stderr and GRPCStdio into tracing (`output`).
-//!   [`reattach`] connects to a provider started elsewhere (`TF_REATTACH_PROVIDERS`).
+//!   [`reattach()`] connects to a provider started elsewhere (`TF_REATTACH_PROVIDERS`, see
+//!   [`mod@reattach`]).
 //! - [`ProviderClient`] is the protocol-neutral interface the rest of the bridge calls:
 //!   requests and responses are the domain types in [`types`]; values cross it as encoded
 //!   [`DynamicValue`] bytes; schemas arrive as `schema_gen::tf::ProviderSchema`.
