@@ -301,3 +301,46 @@ async fn concurrent_calls_from_many_tasks() -> anyhow::Result<()> {
     client.shutdown().await;
     Ok(())
 }
+
+/// An SDKv2 provider plans with the legacy type system flag set, which tells callers to
+/// tolerate its invariant violations as Terraform does.
+#[tokio::test]
+async fn sdkv2_plans_say_legacy_type_system() -> anyhow::Result<()> {
+    let client = launch_real("sdkv2test", "current").await?;
+    let state_dir = common::scratch_dir("sdkv2-state");
+    let provider_config = DynamicValue::Msgpack(encode(&Msg::Object(vec![(
+        "dir",
+        Msg::Str(Box::leak(state_dir.display().to_string().into_boxed_str())),
+    )])));
+    let diagnostics = client.configure_provider("1.9.0", &provider_config).await?;
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    let config = DynamicValue::Msgpack(encode(&Msg::Object(vec![
+        ("description", Msg::Nil),
+        ("endpoint", Msg::Array(vec![])),
+        ("fingerprint", Msg::Nil),
+        ("id", Msg::Nil),
+        ("labels", Msg::Nil),
+        ("name", Msg::Str("first")),
+        ("rule", Msg::Array(vec![])),
+        ("secret", Msg::Nil),
+        ("settings", Msg::Array(vec![])),
+        ("tags", Msg::Nil),
+        ("timeouts", Msg::Nil),
+    ])));
+    let plan = client
+        .plan_resource_change(&PlanResourceChangeRequest {
+            type_name: "sdkv2test_thing".to_owned(),
+            prior_state: DynamicValue::null(),
+            proposed_new_state: config.clone(),
+            config,
+            prior_private: Vec::new(),
+            provider_meta: None,
+            planned_private: Vec::new(),
+        })
+        .await?;
+    assert!(plan.diagnostics.is_empty(), "{:?}", plan.diagnostics);
+    assert!(plan.legacy_type_system);
+    expect![[r#"{description: (unknown), endpoint: [], fingerprint: (unknown), id: (unknown), labels: null, name: "first", rule: [], secret: null, settings: [], tags: null, timeouts: null}"#]].assert_eq(&show(&plan.planned_state));
+    client.shutdown().await;
+    Ok(())
+}

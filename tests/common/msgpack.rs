@@ -10,6 +10,7 @@ pub enum Msg {
     /// Keys must be given in sorted order, as cty writes object attributes.
     Object(Vec<(&'static str, Msg)>),
     Map(Vec<(&'static str, Msg)>),
+    Array(Vec<Msg>),
 }
 
 pub fn encode(value: &Msg) -> Vec<u8> {
@@ -26,6 +27,12 @@ fn write(out: &mut Vec<u8>, value: &Msg) {
             rmp::encode::write_sint(out, *n).unwrap();
         }
         Msg::Str(s) => rmp::encode::write_str(out, s).unwrap(),
+        Msg::Array(items) => {
+            rmp::encode::write_array_len(out, items.len() as u32).unwrap();
+            for item in items {
+                write(out, item);
+            }
+        }
         Msg::Object(entries) | Msg::Map(entries) => {
             rmp::encode::write_map_len(out, entries.len() as u32).unwrap();
             for (key, value) in entries {
