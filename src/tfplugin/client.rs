@@ -1,0 +1,291 @@
+//! [`ProviderClient`]: the one interface the rest of the bridge uses to call a provider,
+//! whatever protocol it speaks.
+//!
+//! It is one struct with an enum of the two generated clients inside, not a trait: the
+//! two protocols are two encodings of one interface, chosen at run time by the handshake,
+//! and nothing else implements it. Each method dispatches to `v5` or `v6`, which convert
+//! to and from the domain types, then attaches the RPC name and, when the process died,
+//! its exit status and panic text to any failure.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tonic::Code;
+use tonic::transport::Channel;
+
+use super::error::{CallError, ProcessExit, RpcFailure};
+use super::handshake::ProtocolVersion;
+use super::launch::shut_down_process;
+use super::output::ProviderOutput;
+use super::process::OwnedProcess;
+use super::types::{
+    ApplyResourceChangeRequest, ApplyResourceChangeResponse, CallFunctionResponse, Diagnostic, DynamicValue,
+    GetFunctionsResponse, ImportResourceStateResponse, MoveResourceStateRequest, MoveResourceStateResponse,
+    PlanResourceChangeRequest, PlanResourceChangeResponse, ProviderMetadata, ProviderSchemaResponse,
+    ReadDataSourceRequest, ReadDataSourceResponse, ReadResourceRequest, ReadResourceResponse, Support,
+    UpgradeResourceStateRequest, UpgradeResourceStateResponse, ValidateProviderConfigResponse,
+};
+use super::{v5, v6};
+
+#[derive(Clone)]
+enum ProtocolClient {
+    V5(v5::Client),
+    V6(v6::Client),
+}
+
+/// A connected provider. Owns the process when we launched it: dropping the client kills
+/// the process; [`ProviderClient::shutdown`] stops it the polite way first.
+///
+/// Calls take `&self` and may run concurrently, as Terraform's do.
+pub struct ProviderClient {
+    provider: String,
+    protocol: ProtocolVersion,
+    uses_tls: bool,
+    client: ProtocolClient,
+    channel: Channel,
+    process: Option<OwnedProcess>,
+    output: Arc<ProviderOutput>,
+}
+
+impl std::fmt::Debug for ProviderClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProviderClient")
+            .field("provider", &self.provider)
+            .field("protocol", &self.protocol)
+            .field("uses_tls", &self.uses_tls)
+            .field("pid", &self.pid())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Calls the same-named method on whichever protocol client is inside, and turns a failure
+/// into a [`CallError`] naming the RPC (v5 name, v6 name).
+macro_rules! dispatch {
+    ($self:ident, ($v5_rpc:literal, $v6_rpc:literal), |$client:ident| $call:expr) => {{
+        let (result, rpc) = match &$self.client {
+            ProtocolClient::V5($client) => ($call.await, $v5_rpc),
+            ProtocolClient::V6($client) => ($call.await, $v6_rpc),
+        };
+        match result {
+            Ok(response) => Ok(response),
+            Err(failure) => Err($self.call_failed(rpc, failure).await),
+        }
+    }};
+}
+
+impl ProviderClient {
+    pub(crate) fn new(
+        provider: String,
+        protocol: ProtocolVersion,
+        uses_tls: bool,
+        channel: Channel,
+        process: Option<OwnedProcess>,
+        output: Arc<ProviderOutput>,
+    ) -> ProviderClient {
+        let client = match protocol {
+            ProtocolVersion::V5 => ProtocolClient::V5(v5::Client::new(channel.clone())),
+            ProtocolVersion::V6 => ProtocolClient::V6(v6::Client::new(channel.clone())),
+        };
+        ProviderClient { provider, protocol, uses_tls, client, channel, process, output }
+    }
+
+    /// The protocol the provider negotiated in its handshake.
+    pub fn protocol(&self) -> ProtocolVersion {
+        self.protocol
+    }
+
+    /// Whether the connection runs over (auto-m)TLS.
+    pub fn uses_tls(&self) -> bool {
+        self.uses_tls
+    }
+
+    /// The process id, when we launched the provider (not when reattached).
+    pub fn pid(&self) -> Option<u32> {
+        self.process.as_ref().map(|process| process.pid)
+    }
+
+    /// The provider's last stderr lines, oldest first.
+    pub fn recent_stderr(&self) -> Vec<String> {
+        self.output.recent_lines()
+    }
+
+    /// Stops the provider as Terraform does: GRPCController.Shutdown, up to two seconds to
+    /// exit, then SIGKILL. A reattached provider is left running.
+    pub async fn shutdown(mut self) {
+        if let Some(process) = self.process.as_mut() {
+            shut_down_process(self.channel.clone(), process).await;
+        }
+    }
+
+    /// Kills the process at once (SIGKILL to its process group) and waits for it to be reaped.
+    /// Does nothing to a reattached provider.
+    pub async fn kill(&mut self) {
+        if let Some(process) = self.process.as_mut() {
+            process.kill().await;
+        }
+    }
+
+    async fn call_failed(&self, rpc: &'static str, failure: RpcFailure) -> CallError {
+        let status = match failure {
+            RpcFailure::InvalidResponse(source) => {
+                return CallError::InvalidResponse { rpc, provider: self.provider.clone(), source };
+            }
+            RpcFailure::Status(status) => status,
+        };
+        let exit = match &self.process {
+            Some(process) => {
+                // A dying provider breaks the connection a moment before the kernel reports
+                // its exit, so for connection-like failures wait a little for the exit.
+                let connection_lost = matches!(status.code(), Code::Unavailable | Code::Unknown | Code::Cancelled);
+                let exit_status = if connection_lost {
+                    process.wait_for_exit(Duration::from_secs(2)).await
+                } else {
+                    process.exit_status()
+                };
+                match exit_status {
+                    Some(exit_status) => {
+                        process.wait_for_stderr_closed(Duration::from_secs(1)).await;
+                        Some(Box::new(ProcessExit {
+                            status: exit_status.to_string(),
+                            panic_text: self.output.panic_text(),
+                            recent_stderr: self.output.recent_lines(),
+                        }))
+                    }
+                    None => None,
+                }
+            }
+            None => None,
+        };
+        CallError::Rpc {
+            rpc,
+            provider: self.provider.clone(),
+            code: status.code(),
+            message: status.message().to_owned(),
+            exit,
+        }
+    }
+
+    /// Turns `Unimplemented` into [`Support::Unsupported`] for RPCs older providers lack.
+    fn optional<T>(result: Result<T, CallError>) -> Result<Support<T>, CallError> {
+        match result {
+            Ok(value) => Ok(Support::Supported(value)),
+            Err(CallError::Rpc { code: Code::Unimplemented, .. }) => Ok(Support::Unsupported),
+            Err(err) => Err(err),
+        }
+    }
+
+    pub async fn get_provider_schema(&self) -> Result<ProviderSchemaResponse, CallError> {
+        dispatch!(self, ("GetSchema", "GetProviderSchema"), |client| client.get_provider_schema())
+    }
+
+    /// Protocol 5.4/6.4; older providers answer `Unimplemented`.
+    pub async fn get_metadata(&self) -> Result<Support<ProviderMetadata>, CallError> {
+        Self::optional(dispatch!(self, ("GetMetadata", "GetMetadata"), |client| client.get_metadata()))
+    }
+
+    pub async fn validate_provider_config(
+        &self,
+        config: &DynamicValue,
+    ) -> Result<ValidateProviderConfigResponse, CallError> {
+        dispatch!(self, ("PrepareProviderConfig", "ValidateProviderConfig"), |client| client
+            .validate_provider_config(config))
+    }
+
+    pub async fn validate_resource_config(
+        &self,
+        type_name: &str,
+        config: &DynamicValue,
+    ) -> Result<Vec<Diagnostic>, CallError> {
+        dispatch!(self, ("ValidateResourceTypeConfig", "ValidateResourceConfig"), |client| client
+            .validate_resource_config(type_name, config))
+    }
+
+    pub async fn validate_data_resource_config(
+        &self,
+        type_name: &str,
+        config: &DynamicValue,
+    ) -> Result<Vec<Diagnostic>, CallError> {
+        dispatch!(self, ("ValidateDataSourceConfig", "ValidateDataResourceConfig"), |client| client
+            .validate_data_resource_config(type_name, config))
+    }
+
+    pub async fn upgrade_resource_state(
+        &self,
+        request: &UpgradeResourceStateRequest,
+    ) -> Result<UpgradeResourceStateResponse, CallError> {
+        dispatch!(self, ("UpgradeResourceState", "UpgradeResourceState"), |client| client
+            .upgrade_resource_state(request))
+    }
+
+    pub async fn configure_provider(
+        &self,
+        terraform_version: &str,
+        config: &DynamicValue,
+    ) -> Result<Vec<Diagnostic>, CallError> {
+        dispatch!(self, ("Configure", "ConfigureProvider"), |client| client
+            .configure_provider(terraform_version, config))
+    }
+
+    pub async fn read_resource(&self, request: &ReadResourceRequest) -> Result<ReadResourceResponse, CallError> {
+        dispatch!(self, ("ReadResource", "ReadResource"), |client| client.read_resource(request))
+    }
+
+    pub async fn plan_resource_change(
+        &self,
+        request: &PlanResourceChangeRequest,
+    ) -> Result<PlanResourceChangeResponse, CallError> {
+        dispatch!(self, ("PlanResourceChange", "PlanResourceChange"), |client| client.plan_resource_change(request))
+    }
+
+    pub async fn apply_resource_change(
+        &self,
+        request: &ApplyResourceChangeRequest,
+    ) -> Result<ApplyResourceChangeResponse, CallError> {
+        dispatch!(self, ("ApplyResourceChange", "ApplyResourceChange"), |client| client.apply_resource_change(request))
+    }
+
+    pub async fn import_resource_state(
+        &self,
+        type_name: &str,
+        id: &str,
+    ) -> Result<ImportResourceStateResponse, CallError> {
+        dispatch!(self, ("ImportResourceState", "ImportResourceState"), |client| client
+            .import_resource_state(type_name, id))
+    }
+
+    /// Protocol 5.5/6.5, and only when the provider declares the `move_resource_state`
+    /// capability; others answer `Unimplemented`.
+    pub async fn move_resource_state(
+        &self,
+        request: &MoveResourceStateRequest,
+    ) -> Result<Support<MoveResourceStateResponse>, CallError> {
+        Self::optional(
+            dispatch!(self, ("MoveResourceState", "MoveResourceState"), |client| client.move_resource_state(request))
+        )
+    }
+
+    pub async fn read_data_source(&self, request: &ReadDataSourceRequest) -> Result<ReadDataSourceResponse, CallError> {
+        dispatch!(self, ("ReadDataSource", "ReadDataSource"), |client| client.read_data_source(request))
+    }
+
+    /// Protocol 5.5/6.5; older providers answer `Unimplemented`.
+    pub async fn get_functions(&self) -> Result<Support<GetFunctionsResponse>, CallError> {
+        Self::optional(dispatch!(self, ("GetFunctions", "GetFunctions"), |client| client.get_functions()))
+    }
+
+    /// Calls a provider function. Each argument is encoded with its parameter's type.
+    pub async fn call_function(
+        &self,
+        name: &str,
+        arguments: &[DynamicValue],
+    ) -> Result<Support<CallFunctionResponse>, CallError> {
+        Self::optional(dispatch!(self, ("CallFunction", "CallFunction"), |client| client.call_function(name, arguments)))
+    }
+
+    /// Asks the provider to cancel in-flight work (Terraform's Ctrl-C). `Ok(Some(text))` is
+    /// the provider's own error text.
+    pub async fn stop_provider(&self) -> Result<Option<String>, CallError> {
+        let error = dispatch!(self, ("Stop", "StopProvider"), |client| client.stop_provider())?;
+        Ok(if error.is_empty() { None } else { Some(error) })
+    }
+}

@@ -1,0 +1,207 @@
+//! Starting and owning a provider process: no child outlives us.
+//!
+//! Three mechanisms together make sure of that. The child gets `PR_SET_PDEATHSIG(SIGKILL)`
+//! (Linux), so the kernel kills it when we die, even by SIGKILL. It runs in its own process
+//! group, so killing it also kills anything it started. And dropping the owner kills it.
+//!
+//! `PR_SET_PDEATHSIG` fires when the *thread* that forked the child exits, not the process.
+//! Tokio may spawn from a short-lived blocking-pool thread, so every spawn happens on one
+//! dedicated thread that lives as long as the process.
+
+use std::io;
+use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, OnceLock, mpsc};
+
+use tokio::io::AsyncReadExt;
+use tokio::process::{Child, ChildStderr, ChildStdout, Command};
+use tokio::sync::{oneshot, watch};
+
+use super::output::{LineSplitter, ProviderOutput, Stream};
+
+/// A running provider process that we started and must stop.
+pub(crate) struct OwnedProcess {
+    pub(crate) pid: u32,
+    exit: watch::Receiver<Option<ExitStatus>>,
+    stderr_closed: watch::Receiver<bool>,
+    /// Sending, or dropping, this kills the process group.
+    kill: Option<oneshot::Sender<()>>,
+}
+
+/// What [`spawn`] hands back besides the process: the first stdout line, if any.
+pub(crate) struct Spawned {
+    pub(crate) process: OwnedProcess,
+    /// Resolves with the first stdout line, or fails if stdout closed before one came.
+    pub(crate) first_stdout_line: oneshot::Receiver<String>,
+}
+
+type SpawnJob = (tokio::runtime::Handle, Command, oneshot::Sender<io::Result<Child>>);
+
+/// The dedicated spawning thread (see the module docs); `None` if it could not be started.
+fn spawner() -> Option<&'static mpsc::Sender<SpawnJob>> {
+    static SPAWNER: OnceLock<Option<mpsc::Sender<SpawnJob>>> = OnceLock::new();
+    SPAWNER
+        .get_or_init(|| {
+            let (sender, receiver) = mpsc::channel::<SpawnJob>();
+            let thread = std::thread::Builder::new().name("tfplugin-spawner".to_owned()).spawn(move || {
+                for (handle, mut command, reply) in receiver {
+                    // The child's pipes register with the caller's runtime.
+                    let _guard = handle.enter();
+                    let _ = reply.send(command.spawn());
+                }
+            });
+            thread.ok().map(|_| sender)
+        })
+        .as_ref()
+}
+
+/// Starts `command` (stdout and stderr piped, stdin null) and the tasks that read its
+/// output and wait for its exit.
+pub(crate) async fn spawn(mut command: Command, output: Arc<ProviderOutput>) -> io::Result<Spawned> {
+    command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);
+    #[cfg(unix)]
+    command.process_group(0);
+    #[cfg(target_os = "linux")]
+    {
+        let parent_pid = std::process::id();
+        // SAFETY: the closure runs between fork and exec and only makes async-signal-safe
+        // system calls; it does not allocate.
+        unsafe {
+            command.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                    return Err(io::Error::last_os_error());
+                }
+                // If we died between fork and prctl, the signal will never come.
+                if libc::getppid() as u32 != parent_pid {
+                    return Err(io::Error::from_raw_os_error(libc::ESRCH));
+                }
+                Ok(())
+            });
+        }
+    }
+    let (reply_sender, reply) = oneshot::channel();
+    spawner()
+        .ok_or_else(|| io::Error::other("could not start the provider spawner thread"))?
+        .send((tokio::runtime::Handle::current(), command, reply_sender))
+        .map_err(|_| io::Error::other("the provider spawner thread is gone"))?;
+    let mut child = reply.await.map_err(|_| io::Error::other("the provider spawner thread is gone"))??;
+
+    let pid = child.id().unwrap_or_default();
+    let stdout = child.stdout.take().ok_or_else(|| io::Error::other("no stdout pipe"))?;
+    let stderr = child.stderr.take().ok_or_else(|| io::Error::other("no stderr pipe"))?;
+
+    let (stderr_closed_sender, stderr_closed) = watch::channel(false);
+    tokio::spawn(read_stderr(stderr, output.clone(), stderr_closed_sender));
+    let (first_line_sender, first_stdout_line) = oneshot::channel();
+    tokio::spawn(read_stdout(stdout, output, first_line_sender));
+
+    let (exit_sender, exit) = watch::channel(None);
+    let (kill, kill_requested) = oneshot::channel::<()>();
+    tokio::spawn(async move {
+        let status = tokio::select! {
+            status = child.wait() => status,
+            // Fires when asked to kill and when the owner is dropped.
+            _ = kill_requested => {
+                kill_process_group(pid);
+                let _ = child.start_kill();
+                child.wait().await
+            }
+        };
+        // A failed wait leaves the status unknown; report it as a signal-less exit.
+        let status = status.unwrap_or_else(|_| std::os::unix::process::ExitStatusExt::from_raw(-1));
+        let _ = exit_sender.send(Some(status));
+    });
+
+    Ok(Spawned { process: OwnedProcess { pid, exit, stderr_closed, kill: Some(kill) }, first_stdout_line })
+}
+
+#[cfg(unix)]
+fn kill_process_group(pid: u32) {
+    if let Ok(pid) = i32::try_from(pid)
+        && pid > 0
+    {
+        // SAFETY: kill(2) with a negative pid signals the process group we created.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+}
+
+async fn read_stderr(mut stderr: ChildStderr, output: Arc<ProviderOutput>, closed: watch::Sender<bool>) {
+    let mut splitter = LineSplitter::default();
+    let mut buffer = vec![0u8; 16 * 1024];
+    let mut record = |line: &str| output.record_line(Stream::Stderr, line);
+    while let Ok(n) = stderr.read(&mut buffer).await {
+        if n == 0 {
+            break;
+        }
+        splitter.push(&buffer[..n], &mut record);
+    }
+    splitter.finish(&mut record);
+    let _ = closed.send(true);
+}
+
+/// Hands the first line to the launcher, then keeps draining stdout so the provider never
+/// blocks on a full pipe. go-plugin discards later stdout lines; we log them.
+async fn read_stdout(mut stdout: ChildStdout, output: Arc<ProviderOutput>, first_line: oneshot::Sender<String>) {
+    let mut splitter = LineSplitter::default();
+    let mut buffer = vec![0u8; 16 * 1024];
+    let mut first_line = Some(first_line);
+    let mut handle_line = |line: &str| match first_line.take() {
+        Some(sender) => {
+            let _ = sender.send(line.to_owned());
+        }
+        None => output.record_line(Stream::Stdout, line),
+    };
+    while let Ok(n) = stdout.read(&mut buffer).await {
+        if n == 0 {
+            break;
+        }
+        splitter.push(&buffer[..n], &mut handle_line);
+    }
+    splitter.finish(&mut handle_line);
+}
+
+impl OwnedProcess {
+    /// The exit status, if the process has exited.
+    pub(crate) fn exit_status(&self) -> Option<ExitStatus> {
+        *self.exit.borrow()
+    }
+
+    /// Waits for the process to exit; `None` if it did not within `timeout`.
+    pub(crate) async fn wait_for_exit(&self, timeout: std::time::Duration) -> Option<ExitStatus> {
+        let mut exit = self.exit.clone();
+        let waited = tokio::time::timeout(timeout, exit.wait_for(Option::is_some)).await;
+        match waited {
+            Ok(Ok(status)) => *status,
+            _ => self.exit_status(),
+        }
+    }
+
+    /// Waits until stderr reached end of file, so the last lines (a panic) are recorded.
+    /// Bounded, because a grandchild may hold the pipe open.
+    pub(crate) async fn wait_for_stderr_closed(&self, timeout: std::time::Duration) {
+        let mut closed = self.stderr_closed.clone();
+        let _ = tokio::time::timeout(timeout, closed.wait_for(|closed| *closed)).await;
+    }
+
+    /// Kills the process group and waits (briefly) for the exit to be reaped.
+    pub(crate) async fn kill(&mut self) -> Option<ExitStatus> {
+        if let Some(kill) = self.kill.take() {
+            let _ = kill.send(());
+        }
+        self.wait_for_exit(std::time::Duration::from_secs(5)).await
+    }
+}
+
+impl Drop for OwnedProcess {
+    fn drop(&mut self) {
+        // The waiting task may be gone with its runtime; kill directly as well, unless the
+        // process was already reaped (its pid may then belong to someone else).
+        if self.kill.is_some() && self.exit_status().is_none() {
+            kill_process_group(self.pid);
+        }
+        if let Some(kill) = self.kill.take() {
+            let _ = kill.send(());
+        }
+    }
+}

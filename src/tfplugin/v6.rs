@@ -1,0 +1,389 @@
+//! The tfplugin6 client: protocol 6 RPCs in terms of the domain types.
+
+use tfbridge_proto::tfplugin6 as pb;
+use tonic::transport::Channel;
+
+use super::error::RpcFailure;
+use super::types::{
+    PlanResourceChangeRequest, PlanResourceChangeResponse, ReadDataSourceRequest, ReadResourceRequest,
+    ValidateProviderConfigResponse,
+};
+
+super::wire::shared_conversions!();
+
+/// Protocol 6 has nested attributes.
+fn attribute_type_from_wire(
+    location: &str,
+    attribute: &pb::schema::Attribute,
+) -> Result<tf::AttributeType, SchemaError> {
+    match &attribute.nested_type {
+        Some(object) => Ok(tf::AttributeType::Nested(nested_object_from_wire(location, object)?)),
+        None => Ok(tf::AttributeType::Type(type_from_wire(location, &attribute.r#type)?)),
+    }
+}
+
+fn nested_object_from_wire(location: &str, object: &pb::schema::Object) -> Result<tf::NestedObject, SchemaError> {
+    use pb::schema::object::NestingMode;
+    let nesting = match NestingMode::try_from(object.nesting) {
+        Ok(NestingMode::Single) => tf::ObjectNesting::Single,
+        Ok(NestingMode::List) => tf::ObjectNesting::List,
+        Ok(NestingMode::Set) => tf::ObjectNesting::Set,
+        Ok(NestingMode::Map) => tf::ObjectNesting::Map,
+        Ok(NestingMode::Invalid) | Err(_) => {
+            return Err(SchemaError {
+                location: location.to_owned(),
+                reason: format!("invalid nested attribute nesting mode {}", object.nesting),
+            });
+        }
+    };
+    let mut attributes = BTreeMap::new();
+    for attribute in &object.attributes {
+        let attribute_location = format!("{location}.{}", attribute.name);
+        attributes.insert(attribute.name.clone(), attribute_from_wire(&attribute_location, attribute)?);
+    }
+    #[allow(deprecated)]
+    let (min_items, max_items) = (object.min_items, object.max_items);
+    Ok(tf::NestedObject { attributes, nesting, min_items, max_items })
+}
+
+/// Protocol 6.11 computed blocks.
+fn block_computed_from_wire(block: &pb::schema::Block) -> bool {
+    block.computed
+}
+
+/// What Terraform sends: no deferral, write-only attributes understood, and (6.11) planned
+/// private bytes and computed blocks handled.
+fn client_capabilities() -> Option<pb::ClientCapabilities> {
+    Some(pb::ClientCapabilities {
+        deferral_allowed: false,
+        write_only_attributes_allowed: true,
+        store_planned_private: true,
+        computed_blocks_allowed: true,
+    })
+}
+
+#[derive(Clone)]
+pub(super) struct Client {
+    rpc: pb::provider_client::ProviderClient<Channel>,
+}
+
+impl Client {
+    pub(super) fn new(channel: Channel) -> Client {
+        let rpc = pb::provider_client::ProviderClient::new(channel)
+            .max_decoding_message_size(tfbridge_proto::MAX_MESSAGE_SIZE)
+            .max_encoding_message_size(tfbridge_proto::MAX_MESSAGE_SIZE);
+        Client { rpc }
+    }
+
+    pub(super) async fn get_provider_schema(&self) -> Result<ProviderSchemaResponse, RpcFailure> {
+        let response = self.rpc.clone().get_provider_schema(pb::get_provider_schema::Request {}).await?;
+        Ok(provider_schema_from_wire(response.into_inner())?)
+    }
+
+    pub(super) async fn get_metadata(&self) -> Result<ProviderMetadata, RpcFailure> {
+        let response = self.rpc.clone().get_metadata(pb::get_metadata::Request {}).await?;
+        Ok(metadata_from_wire(response.into_inner()))
+    }
+
+    pub(super) async fn validate_provider_config(
+        &self,
+        config: &DynamicValue,
+    ) -> Result<ValidateProviderConfigResponse, RpcFailure> {
+        let request = pb::validate_provider_config::Request { config: Some(dynamic_value_to_wire(config)) };
+        let response = self.rpc.clone().validate_provider_config(request).await?.into_inner();
+        Ok(ValidateProviderConfigResponse {
+            prepared_config: None,
+            diagnostics: diagnostics_from_wire(response.diagnostics),
+        })
+    }
+
+    pub(super) async fn validate_resource_config(
+        &self,
+        type_name: &str,
+        config: &DynamicValue,
+    ) -> Result<Vec<Diagnostic>, RpcFailure> {
+        let request = pb::validate_resource_config::Request {
+            type_name: type_name.to_owned(),
+            config: Some(dynamic_value_to_wire(config)),
+            client_capabilities: client_capabilities(),
+        };
+        let response = self.rpc.clone().validate_resource_config(request).await?.into_inner();
+        Ok(diagnostics_from_wire(response.diagnostics))
+    }
+
+    pub(super) async fn validate_data_resource_config(
+        &self,
+        type_name: &str,
+        config: &DynamicValue,
+    ) -> Result<Vec<Diagnostic>, RpcFailure> {
+        let request = pb::validate_data_resource_config::Request {
+            type_name: type_name.to_owned(),
+            config: Some(dynamic_value_to_wire(config)),
+        };
+        let response = self.rpc.clone().validate_data_resource_config(request).await?.into_inner();
+        Ok(diagnostics_from_wire(response.diagnostics))
+    }
+
+    pub(super) async fn upgrade_resource_state(
+        &self,
+        request: &UpgradeResourceStateRequest,
+    ) -> Result<UpgradeResourceStateResponse, RpcFailure> {
+        let response = self.rpc.clone().upgrade_resource_state(upgrade_resource_state_to_wire(request)).await?;
+        Ok(upgrade_resource_state_from_wire(response.into_inner()))
+    }
+
+    pub(super) async fn configure_provider(
+        &self,
+        terraform_version: &str,
+        config: &DynamicValue,
+    ) -> Result<Vec<Diagnostic>, RpcFailure> {
+        let request = pb::configure_provider::Request {
+            terraform_version: terraform_version.to_owned(),
+            config: Some(dynamic_value_to_wire(config)),
+            client_capabilities: client_capabilities(),
+        };
+        let response = self.rpc.clone().configure_provider(request).await?.into_inner();
+        Ok(diagnostics_from_wire(response.diagnostics))
+    }
+
+    pub(super) async fn read_resource(
+        &self,
+        request: &ReadResourceRequest,
+    ) -> Result<ReadResourceResponse, RpcFailure> {
+        let request = pb::read_resource::Request {
+            type_name: request.type_name.clone(),
+            current_state: Some(dynamic_value_to_wire(&request.current_state)),
+            private: request.private.clone(),
+            provider_meta: request.provider_meta.as_ref().map(dynamic_value_to_wire),
+            client_capabilities: client_capabilities(),
+            current_identity: None,
+        };
+        let response = self.rpc.clone().read_resource(request).await?;
+        Ok(read_resource_from_wire(response.into_inner()))
+    }
+
+    pub(super) async fn plan_resource_change(
+        &self,
+        request: &PlanResourceChangeRequest,
+    ) -> Result<PlanResourceChangeResponse, RpcFailure> {
+        let request = pb::plan_resource_change::Request {
+            type_name: request.type_name.clone(),
+            prior_state: Some(dynamic_value_to_wire(&request.prior_state)),
+            proposed_new_state: Some(dynamic_value_to_wire(&request.proposed_new_state)),
+            config: Some(dynamic_value_to_wire(&request.config)),
+            prior_private: request.prior_private.clone(),
+            provider_meta: request.provider_meta.as_ref().map(dynamic_value_to_wire),
+            client_capabilities: client_capabilities(),
+            prior_identity: None,
+            planned_private: request.planned_private.clone(),
+        };
+        let response = self.rpc.clone().plan_resource_change(request).await?.into_inner();
+        Ok(PlanResourceChangeResponse {
+            planned_state: dynamic_value_from_wire(response.planned_state),
+            requires_replace: response.requires_replace.into_iter().map(attribute_path_from_wire).collect(),
+            planned_private: response.planned_private,
+            legacy_type_system: response.legacy_type_system,
+            deferred: deferred_from_wire(response.deferred),
+            diagnostics: diagnostics_from_wire(response.diagnostics),
+        })
+    }
+
+    pub(super) async fn apply_resource_change(
+        &self,
+        request: &ApplyResourceChangeRequest,
+    ) -> Result<ApplyResourceChangeResponse, RpcFailure> {
+        let response = self.rpc.clone().apply_resource_change(apply_resource_change_to_wire(request)).await?;
+        Ok(apply_resource_change_from_wire(response.into_inner()))
+    }
+
+    pub(super) async fn import_resource_state(
+        &self,
+        type_name: &str,
+        id: &str,
+    ) -> Result<ImportResourceStateResponse, RpcFailure> {
+        let request = pb::import_resource_state::Request {
+            type_name: type_name.to_owned(),
+            id: id.to_owned(),
+            client_capabilities: client_capabilities(),
+            identity: None,
+        };
+        let response = self.rpc.clone().import_resource_state(request).await?;
+        Ok(import_resource_state_from_wire(response.into_inner()))
+    }
+
+    pub(super) async fn move_resource_state(
+        &self,
+        request: &MoveResourceStateRequest,
+    ) -> Result<MoveResourceStateResponse, RpcFailure> {
+        let response = self.rpc.clone().move_resource_state(move_resource_state_to_wire(request)).await?;
+        Ok(move_resource_state_from_wire(response.into_inner()))
+    }
+
+    pub(super) async fn read_data_source(
+        &self,
+        request: &ReadDataSourceRequest,
+    ) -> Result<ReadDataSourceResponse, RpcFailure> {
+        let request = pb::read_data_source::Request {
+            type_name: request.type_name.clone(),
+            config: Some(dynamic_value_to_wire(&request.config)),
+            provider_meta: request.provider_meta.as_ref().map(dynamic_value_to_wire),
+            client_capabilities: client_capabilities(),
+        };
+        let response = self.rpc.clone().read_data_source(request).await?;
+        Ok(read_data_source_from_wire(response.into_inner()))
+    }
+
+    pub(super) async fn get_functions(&self) -> Result<GetFunctionsResponse, RpcFailure> {
+        let response = self.rpc.clone().get_functions(pb::get_functions::Request {}).await?;
+        Ok(get_functions_from_wire(response.into_inner())?)
+    }
+
+    pub(super) async fn call_function(
+        &self,
+        name: &str,
+        arguments: &[DynamicValue],
+    ) -> Result<CallFunctionResponse, RpcFailure> {
+        let request = pb::call_function::Request {
+            name: name.to_owned(),
+            arguments: arguments.iter().map(dynamic_value_to_wire).collect(),
+        };
+        let response = self.rpc.clone().call_function(request).await?;
+        Ok(call_function_from_wire(response.into_inner()))
+    }
+
+    /// The provider's error text; empty means it accepted the request.
+    pub(super) async fn stop_provider(&self) -> Result<String, RpcFailure> {
+        let response = self.rpc.clone().stop_provider(pb::stop_provider::Request {}).await?;
+        Ok(response.into_inner().error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use expect_test::expect;
+
+    use super::*;
+
+    fn attribute(name: &str, ty: &str) -> pb::schema::Attribute {
+        pb::schema::Attribute {
+            name: name.to_owned(),
+            r#type: ty.as_bytes().to_vec(),
+            optional: true,
+            ..Default::default()
+        }
+    }
+
+    fn response_with_resource(block: pb::schema::Block) -> pb::get_provider_schema::Response {
+        pb::get_provider_schema::Response {
+            provider: Some(pb::Schema::default()),
+            resource_schemas: HashMap::from([(
+                "example_thing".to_owned(),
+                pb::Schema { version: 3, block: Some(block) },
+            )]),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn nested_attributes_and_blocks_convert() {
+        let block = pb::schema::Block {
+            attributes: vec![
+                attribute("name", r#""string""#),
+                pb::schema::Attribute {
+                    name: "ports".to_owned(),
+                    nested_type: Some(pb::schema::Object {
+                        attributes: vec![attribute("port", r#""number""#)],
+                        nesting: pb::schema::object::NestingMode::List as i32,
+                        ..Default::default()
+                    }),
+                    computed: true,
+                    ..Default::default()
+                },
+            ],
+            block_types: vec![pb::schema::NestedBlock {
+                type_name: "rule".to_owned(),
+                block: Some(pb::schema::Block {
+                    attributes: vec![attribute("tags", r#"["map","string"]"#)],
+                    ..Default::default()
+                }),
+                nesting: pb::schema::nested_block::NestingMode::Set as i32,
+                min_items: 1,
+                max_items: 0,
+            }],
+            computed: true,
+            ..Default::default()
+        };
+        let converted = provider_schema_from_wire(response_with_resource(block)).unwrap();
+        expect![[r#"{"version":3,"block":{"attributes":{"name":{"type":"string","optional":true},"ports":{"nested_type":{"attributes":{"port":{"type":"number","optional":true}},"nesting_mode":"list"},"computed":true}},"block_types":{"rule":{"nesting_mode":"set","block":{"attributes":{"tags":{"type":["map","string"],"optional":true}}},"min_items":1}},"computed":true}}"#]]
+            .assert_eq(&serde_json::to_string(&converted.schema.resources["example_thing"]).unwrap());
+    }
+
+    #[test]
+    fn schema_errors_name_the_location() {
+        let bad_type = pb::schema::Block {
+            block_types: vec![pb::schema::NestedBlock {
+                type_name: "rule".to_owned(),
+                block: Some(pb::schema::Block {
+                    attributes: vec![attribute("port", "nonsense")],
+                    ..Default::default()
+                }),
+                nesting: pb::schema::nested_block::NestingMode::List as i32,
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let err = provider_schema_from_wire(response_with_resource(bad_type)).unwrap_err();
+        expect!["resource example_thing.rule.port: invalid cty type spec nonsense: not valid JSON"]
+            .assert_eq(&err.to_string());
+
+        let bad_nesting = pb::schema::Block {
+            block_types: vec![pb::schema::NestedBlock {
+                type_name: "rule".to_owned(),
+                nesting: 0,
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let err = provider_schema_from_wire(response_with_resource(bad_nesting)).unwrap_err();
+        expect![[r#"resource example_thing.rule: invalid nesting mode 0"#]].assert_eq(&err.to_string());
+    }
+
+    #[test]
+    fn diagnostics_and_values_follow_terraforms_rules() {
+        use pb::attribute_path::Step;
+        use pb::attribute_path::step::Selector;
+        let diagnostics = diagnostics_from_wire(vec![
+            pb::Diagnostic {
+                severity: pb::diagnostic::Severity::Warning as i32,
+                summary: "careful".to_owned(),
+                detail: String::new(),
+                attribute: Some(pb::AttributePath {
+                    steps: vec![
+                        Step { selector: Some(Selector::AttributeName("rules".to_owned())) },
+                        Step { selector: Some(Selector::ElementKeyInt(2)) },
+                        Step { selector: Some(Selector::ElementKeyString("a\"b".to_owned())) },
+                    ],
+                }),
+            },
+            // A provider that leaves the severity unset still reports an error.
+            pb::Diagnostic { severity: 0, summary: "broken".to_owned(), ..Default::default() },
+        ]);
+        let rendered: Vec<String> = diagnostics
+            .iter()
+            .map(|d| format!("{:?} {} at {:?}", d.severity, d.summary, d.attribute.as_ref().map(ToString::to_string)))
+            .collect();
+        expect![[r#"
+            Warning careful at Some(".rules[2][\"a\\\"b\"]")
+            Error broken at None"#]]
+        .assert_eq(&rendered.join("\n"));
+
+        let msgpack_wins = pb::DynamicValue { msgpack: vec![0x01], json: b"2".to_vec() };
+        assert_eq!(dynamic_value_from_wire(Some(msgpack_wins)), DynamicValue::Msgpack(vec![0x01]));
+        let json_only = pb::DynamicValue { msgpack: Vec::new(), json: b"{}".to_vec() };
+        assert_eq!(dynamic_value_from_wire(Some(json_only)), DynamicValue::Json(b"{}".to_vec()));
+        assert_eq!(dynamic_value_from_wire(Some(pb::DynamicValue::default())), DynamicValue::null());
+        assert_eq!(dynamic_value_from_wire(None), DynamicValue::null());
+    }
+}

@@ -1,0 +1,70 @@
+//! Helpers shared by the integration tests: where the real provider binaries are, scratch
+//! directories, and whether a process is still alive.
+
+#![allow(dead_code)] // Each test crate uses a different subset.
+
+pub mod msgpack;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The directory scripts/test-tools.sh builds into.
+pub fn tools_dir() -> PathBuf {
+    match std::env::var_os("TFBRIDGE_TOOLS_DIR") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/tfbridge-tools"),
+    }
+}
+
+/// The executable of a real Terraform provider built by `scripts/test-tools.sh providers`
+/// (`version` may be `current` for our own Go test providers).
+pub fn real_provider(name: &str, version: &str) -> anyhow::Result<PathBuf> {
+    let path = tools_dir().join("providers").join(name).join(version).join(format!("terraform-provider-{name}"));
+    if !path.is_file() {
+        anyhow::bail!(
+            "the real provider {name} {version} is missing at {}: run scripts/test-tools.sh providers",
+            path.display()
+        );
+    }
+    Ok(path)
+}
+
+/// A fresh, empty directory under the system temp dir, unique to this process and call.
+pub fn scratch_dir(label: &str) -> PathBuf {
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("tfbridge-{label}-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create a scratch directory");
+    dir
+}
+
+/// Writes an executable shell script.
+pub fn write_script(dir: &Path, name: &str, body: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("write the script");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("make the script executable");
+    path
+}
+
+/// Whether `pid` is a live process. A zombie (exited, not yet reaped) counts as dead.
+pub fn process_is_alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state letter follows the parenthesized command name.
+        Ok(stat) => !stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+/// Waits up to `timeout` for `pid` to be gone.
+pub fn wait_until_dead(pid: u32, timeout: std::time::Duration) -> bool {
+    let deadline = std::time::Instant::now() + timeout;
+    while std::time::Instant::now() < deadline {
+        if !process_is_alive(pid) {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    !process_is_alive(pid)
+}
