@@ -78,7 +78,7 @@ pub(crate) fn verify_signature(
         if issued_by(&primary_id) || parsed.signature.issuer_key_id().is_empty() {
             match parsed.verify(&key.primary_key, shasums) {
                 Ok(()) => return Ok(Authentication::SignedBy(primary_id.to_string().to_uppercase())),
-                Err(error) => last_failure = Some(error.to_string()),
+                Err(_) => last_failure = Some(altered(&primary_id)),
             }
         }
         for subkey in &key.public_subkeys {
@@ -94,14 +94,22 @@ pub(crate) fn verify_signature(
             }
             match parsed.verify(&subkey.key, shasums) {
                 Ok(()) => return Ok(Authentication::SignedBy(primary_id.to_string().to_uppercase())),
-                Err(error) => last_failure = Some(error.to_string()),
+                Err(_) => last_failure = Some(altered(&subkey_id)),
             }
         }
     }
     match last_failure {
-        Some(reason) => Err(invalid(format!("it does not verify against SHA256SUMS: {reason}"))),
+        Some(reason) => Err(invalid(reason)),
         None => Err(Error::UnknownSigningKey { url: signature_url.to_owned(), issuers, known }),
     }
+}
+
+/// rpgp's own message for a failed check is a low-level assertion; this says what it means.
+fn altered(key_id: &pgp::types::KeyId) -> String {
+    format!(
+        "it was made by key {} but does not match the SHA256SUMS document, so the document or the signature was altered",
+        key_id.to_string().to_uppercase()
+    )
 }
 
 /// Whether any of `actual` (our computed `h1:`/`zh:` hashes) is among `acceptable`.
