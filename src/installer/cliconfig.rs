@@ -94,15 +94,13 @@ impl ProviderPattern {
 impl CliConfig {
     /// Reads the CLI configuration the way Terraform and OpenTofu find it: `TF_CLI_CONFIG_FILE`
     /// (or the legacy `TERRAFORM_CONFIG`) when set, else `~/.tofurc`, else `~/.terraformrc`.
-    /// No file at all is the default configuration.
-    pub fn load_from_environment() -> Result<CliConfig, Error> {
-        let explicit = std::env::var_os("TF_CLI_CONFIG_FILE")
-            .or_else(|| std::env::var_os("TERRAFORM_CONFIG"))
-            .filter(|value| !value.is_empty());
-        let path = match explicit {
+    /// No file at all is the default configuration. `vars` are the environment variables.
+    pub fn load_from_variables(vars: &BTreeMap<String, String>) -> Result<CliConfig, Error> {
+        let var = |name: &str| vars.get(name).filter(|value| !value.is_empty());
+        let path = match var("TF_CLI_CONFIG_FILE").or_else(|| var("TERRAFORM_CONFIG")) {
             Some(path) => Some(PathBuf::from(path)),
-            None => home_dir().and_then(|home| {
-                [".tofurc", ".terraformrc"].iter().map(|name| home.join(name)).find(|path| path.is_file())
+            None => var("HOME").and_then(|home| {
+                [".tofurc", ".terraformrc"].iter().map(|name| Path::new(home).join(name)).find(|path| path.is_file())
             }),
         };
         match path {
@@ -276,10 +274,6 @@ pub(crate) fn expand_env(text: &str) -> String {
         }
     }
     expanded
-}
-
-pub(crate) fn home_dir() -> Option<PathBuf> {
-    std::env::var_os("HOME").filter(|home| !home.is_empty()).map(PathBuf::from)
 }
 
 #[cfg(test)]

@@ -49,6 +49,10 @@ pub enum Error {
     #[error("no executable named terraform-provider-{type_name}[_*|.*] in {dir}")]
     NoExecutable { type_name: String, dir: PathBuf },
 
+    /// A downloaded or mirrored package holds no provider executable.
+    #[error("the package {package} holds no executable named terraform-provider-{type_name}[_*|.*]")]
+    PackageWithoutExecutable { type_name: String, package: String },
+
     /// The CLI configuration's `provider_installation` block has no method that covers the provider.
     #[error("no provider installation method in the CLI configuration covers {address}")]
     NoInstallationMethod { address: ProviderAddress },

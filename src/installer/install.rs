@@ -67,6 +67,12 @@ pub async fn install(
     if let Some(found) = find_in_local_caches(request, config, locked.as_ref(), &acceptable, progress)? {
         return Ok(found);
     }
+    progress.step(&format!(
+        "no cached version of {} matches {:?} in {}",
+        address.short_name(),
+        request.constraints.to_string(),
+        config.cache_dir.display()
+    ));
     install_from_methods(request, config, locked.as_ref(), &acceptable, progress).await
 }
 
@@ -123,10 +129,27 @@ fn find_in_local_caches(
 
 /// Where a candidate version can be had.
 enum Origin {
+    /// An unpacked package in a filesystem mirror, used in place.
     LocalDirectory { package_dir: PathBuf, mirror: PathBuf },
+    /// A zip archive to bring into our cache.
+    Archive(ArchiveOrigin),
+}
+
+/// Where a zip archive comes from, which decides how it is authenticated.
+enum ArchiveOrigin {
     LocalArchive { zip: PathBuf, mirror: PathBuf },
     Registry { base: Url, protocols: Vec<String> },
     NetworkMirror { base: Url },
+}
+
+impl Origin {
+    /// The protocol versions the registry's versions list announced, if this is the registry.
+    fn registry_protocols(&self) -> Option<&[String]> {
+        match self {
+            Origin::Archive(ArchiveOrigin::Registry { protocols, .. }) => Some(protocols),
+            _ => None,
+        }
+    }
 }
 
 /// Step 3: query the installation methods, select the newest acceptable version, install it.
@@ -178,7 +201,9 @@ async fn install_from_methods(
                         LocalLocation::Unpacked(package_dir) => {
                             Origin::LocalDirectory { package_dir, mirror: dir.clone() }
                         }
-                        LocalLocation::Packed(zip) => Origin::LocalArchive { zip, mirror: dir.clone() },
+                        LocalLocation::Packed(zip) => {
+                            Origin::Archive(ArchiveOrigin::LocalArchive { zip, mirror: dir.clone() })
+                        }
                     };
                     candidates.push((package.version, origin));
                 }
@@ -186,7 +211,7 @@ async fn install_from_methods(
             MethodLocation::NetworkMirror(base) => {
                 progress.step(&format!("querying network mirror {base} for versions of {address}"));
                 for version in mirror::available_versions(&http, base, address).await? {
-                    candidates.push((version, Origin::NetworkMirror { base: base.clone() }));
+                    candidates.push((version, Origin::Archive(ArchiveOrigin::NetworkMirror { base: base.clone() })));
                 }
             }
             MethodLocation::Direct => {
@@ -206,20 +231,23 @@ async fn install_from_methods(
                     progress.step(&format!("warning from registry {}: {warning}", address.hostname));
                 }
                 for entry in versions {
-                    candidates
-                        .push((entry.version, Origin::Registry { base: base.clone(), protocols: entry.protocols }));
+                    candidates.push((
+                        entry.version,
+                        Origin::Archive(ArchiveOrigin::Registry { base: base.clone(), protocols: entry.protocols }),
+                    ));
                 }
             }
         }
     }
 
-    let Some(selected) = candidates
-        .iter()
-        .map(|(version, _)| version)
-        .filter(|v| acceptable(v))
-        .max_by(|a, b| a.cmp_precedence(b))
-        .cloned()
-    else {
+    // The newest acceptable version; among equal versions the earliest method wins.
+    let mut best: Option<&(Version, Origin)> = None;
+    for candidate in candidates.iter().filter(|(version, _)| acceptable(version)) {
+        if best.is_none_or(|(best_version, _)| candidate.0.cmp_precedence(best_version).is_gt()) {
+            best = Some(candidate);
+        }
+    }
+    let Some((selected, origin)) = best else {
         let mut available: Vec<Version> = candidates.iter().map(|(version, _)| version.clone()).collect();
         available.sort_by(|a, b| b.cmp_precedence(a));
         available.dedup();
@@ -230,21 +258,16 @@ async fn install_from_methods(
         };
         return Err(Error::NoMatchingVersion { address: address.clone(), constraint, available });
     };
-    let origin = candidates
-        .iter()
-        .find(|(version, _)| *version == selected)
-        .map(|(_, origin)| origin)
-        .expect("the selected version comes from the candidates");
+    let selected = selected.clone();
 
-    if let Origin::Registry { protocols, .. } = origin
+    if let Some(protocols) = origin.registry_protocols()
         && !protocols.is_empty()
         && !registry::protocols_compatible(protocols)
     {
         let suggestion = candidates
             .iter()
             .filter(|(version, origin)| {
-                acceptable(version)
-                    && matches!(origin, Origin::Registry { protocols, .. } if registry::protocols_compatible(protocols))
+                acceptable(version) && origin.registry_protocols().is_some_and(registry::protocols_compatible)
             })
             .map(|(version, _)| version)
             .max_by(|a, b| a.cmp_precedence(b))
@@ -252,26 +275,31 @@ async fn install_from_methods(
         return Err(Error::IncompatibleProtocol {
             address: address.clone(),
             version: selected,
-            protocols: protocols.clone(),
+            protocols: protocols.to_vec(),
             suggestion,
         });
     }
 
-    if let Origin::LocalDirectory { package_dir, mirror } = origin {
-        let label = format!("the filesystem mirror at {}", mirror.display());
-        check_locked_hashes(address, &selected, &label, locked, &[directory_hash1(package_dir)?])?;
-        let executable = find_executable(package_dir, &address.type_name)
-            .ok_or_else(|| Error::NoExecutable { type_name: address.type_name.clone(), dir: package_dir.clone() })?;
-        progress.step(&format!("using {} {selected} from {label}", address.short_name()));
-        return Ok(InstalledProvider {
-            address: address.clone(),
-            source: format!("{} {selected} from {label}", address.short_name()),
-            version: selected,
-            executable,
-            package_dir: package_dir.clone(),
-        });
-    }
-    install_archive(address, &selected, origin, config, &http, locked, progress).await
+    let archive_origin = match origin {
+        Origin::Archive(archive_origin) => archive_origin,
+        Origin::LocalDirectory { package_dir, mirror } => {
+            let label = format!("the filesystem mirror at {}", mirror.display());
+            check_locked_hashes(address, &selected, &label, locked, &[directory_hash1(package_dir)?])?;
+            let executable = find_executable(package_dir, &address.type_name).ok_or_else(|| Error::NoExecutable {
+                type_name: address.type_name.clone(),
+                dir: package_dir.clone(),
+            })?;
+            progress.step(&format!("using {} {selected} from {label}", address.short_name()));
+            return Ok(InstalledProvider {
+                address: address.clone(),
+                source: format!("{} {selected} from {label}", address.short_name()),
+                version: selected,
+                executable,
+                package_dir: package_dir.clone(),
+            });
+        }
+    };
+    install_archive(address, &selected, archive_origin, config, &http, locked, progress).await
 }
 
 /// Brings the archive of `version` into our cache: under the provider lock, into a staging
@@ -279,7 +307,7 @@ async fn install_from_methods(
 async fn install_archive(
     address: &ProviderAddress,
     version: &Version,
-    origin: &Origin,
+    origin: &ArchiveOrigin,
     config: &InstallerConfig,
     http: &HttpClient,
     locked: Option<&LockedProvider>,
@@ -325,9 +353,11 @@ async fn install_archive(
         });
     }
     check_locked_hashes(address, version, &fetched.origin, locked, &hashes)?;
-    let executable_in_staging = find_executable(&package_dir, &address.type_name).ok_or_else(|| {
-        Error::NoExecutable { type_name: address.type_name.clone(), dir: PathBuf::from(&fetched.origin) }
-    })?;
+    let executable_in_staging =
+        find_executable(&package_dir, &address.type_name).ok_or_else(|| Error::PackageWithoutExecutable {
+            type_name: address.type_name.clone(),
+            package: format!("{} {version} from {}", address.short_name(), fetched.origin),
+        })?;
     make_executable(&executable_in_staging)?;
     let executable_name = executable_in_staging.file_name().map(ToOwned::to_owned).unwrap_or_default();
     staging.commit(&final_dir)?;
@@ -354,15 +384,14 @@ struct FetchedArchive {
 async fn fetch_archive(
     address: &ProviderAddress,
     version: &Version,
-    origin: &Origin,
+    origin: &ArchiveOrigin,
     config: &InstallerConfig,
     http: &HttpClient,
     zip_path: &Path,
     progress: &dyn Progress,
 ) -> Result<FetchedArchive, Error> {
     match origin {
-        Origin::LocalDirectory { .. } => unreachable!("unpacked mirror packages are used in place"),
-        Origin::LocalArchive { zip, mirror } => {
+        ArchiveOrigin::LocalArchive { zip, mirror } => {
             progress.step(&format!("copying {} from the filesystem mirror", zip.display()));
             std::fs::copy(zip, zip_path).map_err(Error::io("cannot copy", zip))?;
             Ok(FetchedArchive {
@@ -371,7 +400,7 @@ async fn fetch_archive(
                 description: format!("from the filesystem mirror at {}", mirror.display()),
             })
         }
-        Origin::NetworkMirror { base } => {
+        ArchiveOrigin::NetworkMirror { base } => {
             let archive = mirror::archive(http, base, address, version, &config.platform).await?;
             progress.step(&format!("downloading {}", archive.url));
             http.download(&archive.url, zip_path, config.max_download_bytes, progress).await?;
@@ -381,7 +410,7 @@ async fn fetch_archive(
                 description: format!("from network mirror {base}"),
             })
         }
-        Origin::Registry { base, .. } => {
+        ArchiveOrigin::Registry { base, .. } => {
             let meta = registry::package_meta(http, base, address, version, &config.platform).await?;
             if !meta.protocols.is_empty() && !registry::protocols_compatible(&meta.protocols) {
                 return Err(Error::IncompatibleProtocol {

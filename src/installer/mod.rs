@@ -114,18 +114,23 @@ pub struct InstallerConfig {
 }
 
 impl InstallerConfig {
-    /// Gathers the configuration from the environment and the CLI configuration file.
+    /// Gathers the configuration from the process environment and the CLI configuration file.
     /// `working_dir` is where a `.terraform.lock.hcl` and `terraform.d/plugins` are looked for.
     pub fn from_environment(working_dir: &Path) -> Result<InstallerConfig, Error> {
-        let env = |name: &str| std::env::var(name).ok().filter(|value| !value.is_empty());
-        let cli_config = CliConfig::load_from_environment()?;
-        let home = cliconfig::home_dir();
-        let cache_dir = match (env("PULUMI_DYNAMIC_TF_PLUGIN_CACHE_DIR"), env("PULUMI_HOME")) {
+        InstallerConfig::from_variables(working_dir, &std::env::vars().collect())
+    }
+
+    /// [`InstallerConfig::from_environment`] with the environment variables given explicitly.
+    pub fn from_variables(working_dir: &Path, vars: &BTreeMap<String, String>) -> Result<InstallerConfig, Error> {
+        let var = |name: &str| vars.get(name).filter(|value| !value.is_empty()).cloned();
+        let cli_config = CliConfig::load_from_variables(vars)?;
+        let home = var("HOME").map(PathBuf::from);
+        let cache_dir = match (var("PULUMI_DYNAMIC_TF_PLUGIN_CACHE_DIR"), var("PULUMI_HOME")) {
             (Some(dir), _) => PathBuf::from(dir),
             (None, Some(pulumi_home)) => Path::new(&pulumi_home).join("dynamic_tf_plugins"),
             (None, None) => home.clone().unwrap_or_default().join(".pulumi").join("dynamic_tf_plugins"),
         };
-        let terraform_plugin_cache_dir = env("TF_PLUGIN_CACHE_DIR")
+        let terraform_plugin_cache_dir = var("TF_PLUGIN_CACHE_DIR")
             .map(|dir| PathBuf::from(cliconfig::expand_env(&dir)))
             .or(cli_config.plugin_cache_dir.clone());
         let mut implicit_mirror_dirs = vec![working_dir.join("terraform.d").join("plugins")];
@@ -133,23 +138,23 @@ impl InstallerConfig {
             implicit_mirror_dirs.push(home.join(".terraform.d").join("plugins"));
         }
         let data_home =
-            env("XDG_DATA_HOME").map(PathBuf::from).or_else(|| home.as_ref().map(|h| h.join(".local/share")));
+            var("XDG_DATA_HOME").map(PathBuf::from).or_else(|| home.as_ref().map(|h| h.join(".local/share")));
         implicit_mirror_dirs.extend(data_home.map(|dir| dir.join("terraform").join("plugins")));
-        let data_dirs = env("XDG_DATA_DIRS").unwrap_or_else(|| "/usr/local/share:/usr/share".to_owned());
+        let data_dirs = var("XDG_DATA_DIRS").unwrap_or_else(|| "/usr/local/share:/usr/share".to_owned());
         implicit_mirror_dirs.extend(
             data_dirs.split(':').filter(|dir| !dir.is_empty()).map(|dir| Path::new(dir).join("terraform/plugins")),
         );
 
         let mut extra_root_certificates_pem = Vec::new();
-        if let Some(path) = env("SSL_CERT_FILE") {
+        if let Some(path) = var("SSL_CERT_FILE") {
             let pem = std::fs::read(&path).map_err(Error::io("cannot read SSL_CERT_FILE", &path))?;
             extra_root_certificates_pem.push(pem);
         }
         // Environment tokens take precedence over credentials blocks, as in Terraform.
         let mut tokens = cli_config.credentials.clone();
-        tokens.extend(http::tokens_from_environment(std::env::vars()));
-        let request_timeout = env("TF_REGISTRY_CLIENT_TIMEOUT").and_then(|text| text.parse::<u64>().ok()).unwrap_or(10);
-        let retries = env("TF_REGISTRY_DISCOVERY_RETRY").and_then(|text| text.parse::<u32>().ok()).unwrap_or(1);
+        tokens.extend(http::tokens_from_environment(vars.iter().map(|(name, value)| (name.clone(), value.clone()))));
+        let request_timeout = var("TF_REGISTRY_CLIENT_TIMEOUT").and_then(|text| text.parse::<u64>().ok()).unwrap_or(10);
+        let retries = var("TF_REGISTRY_DISCOVERY_RETRY").and_then(|text| text.parse::<u32>().ok()).unwrap_or(1);
         Ok(InstallerConfig {
             cli_config,
             cache_dir,
@@ -164,7 +169,7 @@ impl InstallerConfig {
             retries,
             max_download_bytes: 4 << 30,
             archive_limits: ArchiveLimits::DEFAULT,
-            allow_unsigned_from_default_registry: env("OPENTOFU_ENFORCE_GPG_VALIDATION").as_deref() != Some("true"),
+            allow_unsigned_from_default_registry: var("OPENTOFU_ENFORCE_GPG_VALIDATION").as_deref() != Some("true"),
         })
     }
 }
@@ -198,4 +203,81 @@ pub struct NoProgress;
 impl Progress for NoProgress {
     fn step(&self, _message: &str) {}
     fn download(&self, _url: &str, _received: u64, _total: Option<u64>) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use expect_test::expect;
+
+    use super::*;
+
+    fn config_for(vars: &[(&str, &str)]) -> InstallerConfig {
+        let vars: BTreeMap<String, String> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        InstallerConfig::from_variables(Path::new("/work"), &vars).unwrap()
+    }
+
+    #[test]
+    fn cache_dir_follows_the_go_implementation() {
+        let cache_dirs: Vec<PathBuf> = [
+            vec![("HOME", "/home/u")],
+            vec![("HOME", "/home/u"), ("PULUMI_HOME", "/p")],
+            vec![("HOME", "/home/u"), ("PULUMI_HOME", "/p"), ("PULUMI_DYNAMIC_TF_PLUGIN_CACHE_DIR", "/c")],
+        ]
+        .iter()
+        .map(|vars| config_for(vars).cache_dir)
+        .collect();
+        expect![[r#"
+            [
+                "/home/u/.pulumi/dynamic_tf_plugins",
+                "/p/dynamic_tf_plugins",
+                "/c",
+            ]
+        "#]]
+        .assert_debug_eq(&cache_dirs);
+    }
+
+    #[test]
+    fn terraform_settings_from_the_environment() {
+        let temp = tempfile::tempdir().unwrap();
+        let rc = temp.path().join("custom.tfrc");
+        std::fs::write(
+            &rc,
+            "plugin_cache_dir = \"/from/config\"\ncredentials \"a.example.com\" { token = \"config\" }\ncredentials \"b.example.com\" { token = \"config\" }\n",
+        )
+        .unwrap();
+        let rc = rc.to_string_lossy().into_owned();
+        let config = config_for(&[
+            ("HOME", "/home/u"),
+            ("TF_CLI_CONFIG_FILE", &rc),
+            ("TF_TOKEN_a_example_com", "env"),
+            ("XDG_DATA_DIRS", "/opt/share"),
+            ("TF_REGISTRY_CLIENT_TIMEOUT", "30"),
+        ]);
+        expect![[r#"
+            (
+                Some(
+                    "/from/config",
+                ),
+                {
+                    "a.example.com": "env",
+                    "b.example.com": "config",
+                },
+                [
+                    "/work/terraform.d/plugins",
+                    "/home/u/.terraform.d/plugins",
+                    "/home/u/.local/share/terraform/plugins",
+                    "/opt/share/terraform/plugins",
+                ],
+                30s,
+            )
+        "#]]
+        .assert_debug_eq(&(
+            &config.terraform_plugin_cache_dir,
+            &config.tokens,
+            &config.implicit_mirror_dirs,
+            config.request_timeout,
+        ));
+        let with_env_cache = config_for(&[("TF_CLI_CONFIG_FILE", &rc), ("TF_PLUGIN_CACHE_DIR", "/from/env")]);
+        assert_eq!(with_env_cache.terraform_plugin_cache_dir, Some(PathBuf::from("/from/env")));
+    }
 }

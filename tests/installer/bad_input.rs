@@ -245,7 +245,7 @@ async fn zip_entry_larger_than_its_header_says() {
 async fn package_without_an_executable() {
     let setup = Setup::new().await;
     setup.publish_zip(zips::build(&[("README.md", b"nothing to run", 0o644)]));
-    setup.check_fails("", expect!["no executable named terraform-provider-testprov[_*|.*] in registry REGISTRY"]).await;
+    setup.check_fails("", expect!["the package acme/testprov 1.0.0 from registry REGISTRY holds no executable named terraform-provider-testprov[_*|.*]"]).await;
 }
 
 #[tokio::test]

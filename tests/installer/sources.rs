@@ -37,6 +37,7 @@ async fn installs_newest_release_matching_the_constraint_then_reuses_it_with_the
     );
     let steps = progress.steps.lock().unwrap().join("\n");
     expect![[r#"
+        no cached version of acme/testprov matches "~> 1.0" in CACHE
         querying registry REGISTRY for versions of acme/testprov
         downloading https://REGISTRY/files/terraform-provider-testprov_1.1.0_PLATFORM.zip
         verified terraform-provider-testprov_1.1.0_PLATFORM.zip (signed by key KEYID)
