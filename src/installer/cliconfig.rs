@@ -18,12 +18,34 @@ pub struct CliConfig {
     /// `plugin_cache_dir`, with environment variables expanded.
     pub plugin_cache_dir: Option<PathBuf>,
     /// Tokens from `credentials` blocks, keyed by lowercase hostname.
-    pub credentials: BTreeMap<String, String>,
+    pub credentials: BTreeMap<String, Token>,
     /// Providers to run straight from a directory, skipping installation entirely.
     pub dev_overrides: BTreeMap<ProviderAddress, PathBuf>,
     /// The `provider_installation` methods in order; `None` when the block is absent, which
     /// means Terraform's implicit local mirrors followed by the direct registry.
     pub installation_methods: Option<Vec<InstallationMethod>>,
+}
+
+/// A registry or mirror API token. Its `Debug` output is redacted so that configurations can
+/// be logged safely.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Token(String);
+
+impl Token {
+    pub fn new(token: impl Into<String>) -> Token {
+        Token(token.into())
+    }
+
+    /// The token itself, for the `Authorization` header.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Token {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Token(<redacted>)")
+    }
 }
 
 /// One method of the `provider_installation` block.
@@ -142,7 +164,7 @@ impl CliConfig {
                         .find(|attribute| attribute.key() == "token")
                         .and_then(|attribute| string_value(attribute.expr()));
                     if let Some(token) = token {
-                        config.credentials.insert(host, token);
+                        config.credentials.insert(host, Token::new(token));
                     }
                 }
                 "provider_installation" => parse_provider_installation(block.body(), &mut config)?,
@@ -317,7 +339,7 @@ provider_installation {
                     "/var/cache/terraform",
                 ),
                 credentials: {
-                    "app.example.com": "secret-token",
+                    "app.example.com": Token(<redacted>),
                 },
                 dev_overrides: {
                     ProviderAddress {

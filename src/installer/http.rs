@@ -11,6 +11,7 @@ use tokio::io::AsyncWriteExt;
 use url::Url;
 
 use super::Progress;
+use super::cliconfig::Token;
 use super::error::Error;
 
 /// Most redirects followed for one request; Terraform's clients allow about as many.
@@ -19,7 +20,7 @@ const MAX_REDIRECTS: usize = 10;
 /// What the HTTP client needs from the installer configuration.
 pub(crate) struct HttpSettings<'a> {
     pub(crate) extra_root_certificates_pem: &'a [Vec<u8>],
-    pub(crate) tokens: &'a BTreeMap<String, String>,
+    pub(crate) tokens: &'a BTreeMap<String, Token>,
     pub(crate) terraform_version: &'a str,
     pub(crate) request_timeout: Duration,
     pub(crate) retries: u32,
@@ -27,7 +28,7 @@ pub(crate) struct HttpSettings<'a> {
 
 pub(crate) struct HttpClient {
     client: reqwest::Client,
-    tokens: BTreeMap<String, String>,
+    tokens: BTreeMap<String, Token>,
     terraform_version: String,
     request_timeout: Duration,
     retries: u32,
@@ -85,7 +86,7 @@ impl HttpClient {
             Some(port) => format!("{host}:{port}"),
             None => host,
         };
-        self.tokens.get(&authority).map(String::as_str)
+        self.tokens.get(&authority).map(Token::expose)
     }
 
     /// GETs a document of at most `limit` bytes, whatever its status.
@@ -244,7 +245,7 @@ pub(crate) fn status_error(url: &Url, status: u16, body: String, had_credentials
 
 /// Tokens from `TF_TOKEN_<host>` variables: `_` stands for `.` and `__` for `-`, so
 /// `TF_TOKEN_app_example__corp_com` is the token for `app.example-corp.com`.
-pub(crate) fn tokens_from_environment(vars: impl Iterator<Item = (String, String)>) -> BTreeMap<String, String> {
+pub(crate) fn tokens_from_environment(vars: impl Iterator<Item = (String, String)>) -> BTreeMap<String, Token> {
     let mut tokens = BTreeMap::new();
     for (name, value) in vars {
         let Some(encoded_host) = name.strip_prefix("TF_TOKEN_") else { continue };
@@ -252,7 +253,7 @@ pub(crate) fn tokens_from_environment(vars: impl Iterator<Item = (String, String
             continue;
         }
         let host = encoded_host.replace("__", "\u{0}").replace('_', ".").replace('\u{0}', "-");
-        tokens.insert(host.to_ascii_lowercase(), value);
+        tokens.insert(host.to_ascii_lowercase(), Token::new(value));
     }
     tokens
 }
@@ -271,7 +272,7 @@ mod tests {
             ("PATH", "/bin"),
         ];
         let tokens = tokens_from_environment(vars.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-        let rendered: Vec<String> = tokens.iter().map(|(host, token)| format!("{host}={token}")).collect();
+        let rendered: Vec<String> = tokens.iter().map(|(host, token)| format!("{host}={}", token.expose())).collect();
         assert_eq!(rendered, ["app.terraform.io=a", "my-corp.example.com=b"]);
     }
 }

@@ -49,7 +49,7 @@ use std::time::Duration;
 
 pub use address::{DEFAULT_REGISTRY_HOST, Platform, ProviderAddress, TERRAFORM_REGISTRY_HOST};
 pub use archive::ArchiveLimits;
-pub use cliconfig::CliConfig;
+pub use cliconfig::{CliConfig, Token};
 pub use constraint::VersionConstraints;
 pub use error::Error;
 pub use filesystem::find_executable;
@@ -97,7 +97,7 @@ pub struct InstallerConfig {
     /// PEM certificates trusted in addition to the platform's roots.
     pub extra_root_certificates_pem: Vec<Vec<u8>>,
     /// Registry and mirror tokens by lowercase host (`host:port` for non-default ports).
-    pub tokens: BTreeMap<String, String>,
+    pub tokens: BTreeMap<String, Token>,
     /// Sent as `X-Terraform-Version`.
     pub terraform_version: String,
     /// Timeout of each metadata request, and the idle timeout of downloads.
@@ -259,8 +259,8 @@ mod tests {
                     "/from/config",
                 ),
                 {
-                    "a.example.com": "env",
-                    "b.example.com": "config",
+                    "a.example.com": Token(<redacted>),
+                    "b.example.com": Token(<redacted>),
                 },
                 [
                     "/work/terraform.d/plugins",
@@ -277,6 +277,8 @@ mod tests {
             &config.implicit_mirror_dirs,
             config.request_timeout,
         ));
+        assert_eq!(config.tokens["a.example.com"].expose(), "env", "environment tokens win");
+        assert_eq!(config.tokens["b.example.com"].expose(), "config");
         let with_env_cache = config_for(&[("TF_CLI_CONFIG_FILE", &rc), ("TF_PLUGIN_CACHE_DIR", "/from/env")]);
         assert_eq!(with_env_cache.terraform_plugin_cache_dir, Some(PathBuf::from("/from/env")));
     }

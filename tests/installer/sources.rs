@@ -1,7 +1,7 @@
 //! Successful installs from each kind of source, and the order in which sources are tried.
 
 use expect_test::expect;
-use tfbridge::installer::{InstallRequest, NoProgress, Platform, install};
+use tfbridge::installer::{InstallRequest, NoProgress, Platform, Token, install};
 
 use crate::support::server::{TestCa, TestServer};
 use crate::support::*;
@@ -155,7 +155,7 @@ async fn credentials_go_only_to_their_own_host() {
 
     let cache = tempfile::tempdir().unwrap();
     let mut config = test_config(cache.path(), &ca.ca_pem);
-    config.tokens.insert(registry.host(), "registry-token".to_owned());
+    config.tokens.insert(registry.host(), Token::new("registry-token"));
     install(&request(&registry.host(), ""), &config, &NoProgress).await.unwrap();
 
     let registry_auth: Vec<String> =
