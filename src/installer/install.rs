@@ -372,7 +372,8 @@ async fn install_archive(
 }
 
 struct FetchedArchive {
-    /// Hashes the package must match one of (network mirrors); empty when the source lists none.
+    /// Hashes the package must match one of (network mirrors, OpenTofu's registry); empty when
+    /// the source lists none.
     acceptable_hashes: Vec<String>,
     /// Short origin for error messages, e.g. `network mirror https://...`.
     origin: String,
@@ -451,7 +452,7 @@ async fn fetch_archive(
             };
             progress.step(&format!("verified {} ({signed})", meta.filename));
             Ok(FetchedArchive {
-                acceptable_hashes: Vec::new(),
+                acceptable_hashes: meta.hashes,
                 origin: format!("registry {}", address.hostname),
                 description: format!("from registry {} ({signed})", address.hostname),
             })

@@ -33,6 +33,9 @@ pub(crate) struct DownloadMeta {
     pub(crate) shasum: String,
     /// ASCII-armored public keys allowed to sign SHA256SUMS.
     pub(crate) signing_keys: Vec<String>,
+    /// `h1:`/`zh:` hashes OpenTofu's registry lists for this platform (its `packages` field);
+    /// when present the package must match one of them.
+    pub(crate) hashes: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -63,6 +66,14 @@ struct DownloadDocument {
     shasum: String,
     #[serde(default)]
     signing_keys: SigningKeys,
+    #[serde(default)]
+    packages: std::collections::BTreeMap<String, PlatformPackage>,
+}
+
+#[derive(Deserialize)]
+struct PlatformPackage {
+    #[serde(default)]
+    hashes: Vec<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -166,7 +177,9 @@ pub(crate) async fn package_meta(
             reason: format!("filename {:?} is not a plain file name", document.filename),
         });
     }
+    let hashes = document.packages.get(&platform.to_string()).map(|package| package.hashes.clone()).unwrap_or_default();
     Ok(DownloadMeta {
+        hashes,
         protocols: document.protocols,
         filename: document.filename,
         download_url: resolve(&response.final_url, &document.download_url)?,

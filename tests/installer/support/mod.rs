@@ -154,6 +154,8 @@ pub fn publish_registry(server: &TestServer, key: &TestSigningKey, packages: &[P
                 "shasums_signature_url": format!("/files/{shasums_name}.sig"),
                 "shasum": sha256_hex(&package.zip),
                 "signing_keys": {"gpg_public_keys": [{"key_id": "test", "ascii_armor": key.armored_public}]},
+                // OpenTofu's registry also lists the package's hashes.
+                "packages": {platform.to_string(): {"hashes": [format!("zh:{}", sha256_hex(&package.zip))]}},
             })),
         );
         server.route(&format!("/files/{filename}"), Reply::bytes(package.zip.clone()));
