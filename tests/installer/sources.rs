@@ -331,3 +331,20 @@ fn make_executable(path: &std::path::Path) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
+
+#[tokio::test]
+async fn implicit_local_mirrors_keep_the_registry_out_of_it() {
+    let work = tempfile::tempdir().unwrap();
+    // The registry host is a closed port: asking it anything would fail the install.
+    let host = format!("127.0.0.1:{}", closed_port());
+    let plugins = work.path().join("terraform.d").join("plugins");
+    let provider_dir = plugins.join(&host).join(NAMESPACE).join(TYPE_NAME);
+    std::fs::create_dir_all(&provider_dir).unwrap();
+    std::fs::write(provider_dir.join(zip_file_name("2.0.0", &Platform::current())), provider_zip("2.0.0")).unwrap();
+    let mut config = test_config(&work.path().join("cache"), "");
+    config.implicit_mirror_dirs = vec![work.path().join("nonexistent"), plugins];
+    let installed = install(&request(&host, ""), &config, &NoProgress).await.unwrap();
+    assert_eq!(run(&installed.executable), "testprov 2.0.0\n");
+    expect!["acme/testprov 2.0.0 from the filesystem mirror at WORK/terraform.d/plugins"]
+        .assert_eq(&normalize(&installed.source, &[(&work.path().to_string_lossy(), "WORK")]));
+}
