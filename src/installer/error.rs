@@ -143,6 +143,10 @@ pub enum Error {
     #[error("unsafe or malformed provider archive {archive}: {reason}")]
     UnsafeArchive { archive: PathBuf, reason: String },
 
+    /// The extra root certificates (configuration or `SSL_CERT_FILE`) are not valid PEM.
+    #[error("cannot use the extra root certificates (from the configuration or SSL_CERT_FILE): {reason}")]
+    InvalidRootCertificates { reason: String },
+
     /// A file system operation failed.
     #[error("{action} {path}: {source}")]
     Io { action: &'static str, path: PathBuf, source: std::io::Error },

@@ -47,12 +47,11 @@ impl HttpClient {
     pub(crate) fn new(settings: &HttpSettings<'_>) -> Result<HttpClient, Error> {
         let mut certificates = Vec::new();
         for pem in settings.extra_root_certificates_pem {
-            let parsed = reqwest::Certificate::from_pem_bundle(pem).map_err(|error| Error::InvalidResponse {
-                url: "(extra root certificates)".to_owned(),
-                reason: format!("cannot parse PEM certificates: {error}"),
-            })?;
+            let parsed = reqwest::Certificate::from_pem_bundle(pem)
+                .map_err(|error| Error::InvalidRootCertificates { reason: error.to_string() })?;
             certificates.extend(parsed);
         }
+        let had_extra_roots = !certificates.is_empty();
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(settings.request_timeout)
@@ -60,7 +59,16 @@ impl HttpClient {
             .user_agent(format!("tfbridge-provider-installer/{}", env!("CARGO_PKG_VERSION")))
             .tls_certs_merge(certificates)
             .build()
-            .map_err(|source| Error::Transport { url: "(building the HTTP client)".to_owned(), source })?;
+            .map_err(|source| {
+                // With our fixed settings the only input that can make the builder fail is a
+                // certificate that is valid PEM but not a valid X.509 certificate.
+                if had_extra_roots {
+                    let cause = std::error::Error::source(&source).map(ToString::to_string).unwrap_or_default();
+                    Error::InvalidRootCertificates { reason: format!("{source}: {cause}") }
+                } else {
+                    Error::Transport { url: "(building the HTTP client)".to_owned(), source }
+                }
+            })?;
         Ok(HttpClient {
             client,
             tokens: settings.tokens.clone(),

@@ -16,7 +16,7 @@ use super::hash::{directory_hash1, zip_hash};
 use super::http::{HttpClient, HttpSettings, status_error};
 use super::lockfile::{LockedProvider, read_locked_provider};
 use super::verify::{Authentication, check_shasums_lists, matches_any_hash, verify_signature};
-use super::{InstallRequest, InstalledProvider, InstallerConfig, Progress, mirror, registry};
+use super::{InstallRequest, InstalledProvider, InstallerConfig, Progress, VersionConstraints, mirror, registry};
 
 /// Largest SHA256SUMS or signature document we read.
 const SMALL_DOCUMENT_LIMIT: u64 = 1 << 20;
@@ -67,10 +67,14 @@ pub async fn install(
     if let Some(found) = find_in_local_caches(request, config, locked.as_ref(), &acceptable, progress)? {
         return Ok(found);
     }
+    let wanted = match &locked {
+        Some(locked) => format!("the locked version {}", locked.version),
+        None if request.constraints == VersionConstraints::any() => "any version".to_owned(),
+        None => format!("\"{}\"", request.constraints),
+    };
     progress.step(&format!(
-        "no cached version of {} matches {:?} in {}",
+        "no cached version of {} matches {wanted} in {}",
         address.short_name(),
-        request.constraints.to_string(),
         config.cache_dir.display()
     ));
     install_from_methods(request, config, locked.as_ref(), &acceptable, progress).await

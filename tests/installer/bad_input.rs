@@ -392,3 +392,26 @@ async fn registry_lists_other_package_hashes() {
         )
         .await;
 }
+
+#[tokio::test]
+async fn untrusted_server_certificate_and_broken_extra_roots() {
+    let mut setup = Setup::new().await;
+    // Without the test CA the registry's certificate is not trusted.
+    setup.config.extra_root_certificates_pem.clear();
+    let request = InstallRequest::parse(&format!("{}/{NAMESPACE}/{TYPE_NAME}", setup.server.host()), "").unwrap();
+    let error = install(&request, &setup.config, &NoProgress).await.unwrap_err();
+    let message = normalize(&error.to_string(), &[(&setup.server.host(), "REGISTRY")]);
+    assert!(message.starts_with("request to https://REGISTRY/.well-known/terraform.json failed"), "{message}");
+    assert!(message.to_lowercase().contains("certificate"), "{message}");
+
+    setup.config.extra_root_certificates_pem =
+        vec![b"-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydA==\n-----END CERTIFICATE-----\n".to_vec()];
+    let error = install(&request, &setup.config, &NoProgress).await.unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with("cannot use the extra root certificates (from the configuration or SSL_CERT_FILE)"),
+        "{error}"
+    );
+    assert_eq!(files_in_cache(setup.cache.path()), Vec::<String>::new());
+}
