@@ -415,3 +415,30 @@ async fn untrusted_server_certificate_and_broken_extra_roots() {
     );
     assert_eq!(files_in_cache(setup.cache.path()), Vec::<String>::new());
 }
+
+#[tokio::test]
+async fn silent_server_times_out() {
+    // Accepts connections and never says a word, not even a TLS handshake.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let host = listener.local_addr().unwrap().to_string();
+    let holder = tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((stream, _)) = listener.accept().await {
+            held.push(stream);
+        }
+    });
+    let cache = tempfile::tempdir().unwrap();
+    let mut config = test_config(cache.path(), "");
+    config.request_timeout = std::time::Duration::from_millis(500);
+    config.retries = 1;
+    let request = InstallRequest::parse(&format!("{host}/{NAMESPACE}/{TYPE_NAME}"), "").unwrap();
+    let started = std::time::Instant::now();
+    let error = install(&request, &config, &NoProgress).await.unwrap_err();
+    let elapsed = started.elapsed();
+    let message = normalize(&error.to_string(), &[(&host, "SILENT")]);
+    assert!(message.starts_with("request to https://SILENT/.well-known/terraform.json failed"), "{message}");
+    assert!(message.contains("timed out") || message.contains("timeout"), "{message}");
+    // Two attempts of 0.5 s plus one 0.25 s pause between them, with some slack.
+    assert!(elapsed < std::time::Duration::from_secs(4), "took {elapsed:?}");
+    holder.abort();
+}
