@@ -135,6 +135,16 @@ mod tests {
     }
 
     #[test]
+    fn directory_hash1_golden_value() {
+        // The two-file case of Go's dirhash tests; the value was computed outside this code base
+        // (Python's hashlib over the same summary format).
+        let temp = tempfile::tempdir().unwrap();
+        std::fs::write(temp.path().join("xyz"), b"data for xyz").unwrap();
+        std::fs::write(temp.path().join("abc"), b"data for abc").unwrap();
+        assert_eq!(directory_hash1(temp.path()).unwrap(), "h1:EP6WfDoQTSk9klnxcjriWJOGztueJUywHNmWeq+efB8=");
+    }
+
+    #[test]
     fn hash1_of_nothing_is_the_hash_of_the_empty_summary() {
         // sha256("") in base64, the value Go's dirhash gives for an empty file list.
         assert_eq!(hash1_from_summaries(Vec::new()).unwrap(), "h1:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=");
