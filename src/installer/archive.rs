@@ -128,3 +128,86 @@ pub(crate) fn make_executable(path: &Path) -> Result<(), Error> {
 pub(crate) fn make_executable(_path: &Path) -> Result<(), Error> {
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn zip_with_names(names: &[String]) -> Vec<u8> {
+        let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        for name in names {
+            writer.start_file(name.as_str(), zip::write::SimpleFileOptions::default()).unwrap();
+            writer.write_all(b"content").unwrap();
+        }
+        writer.finish().unwrap().into_inner()
+    }
+
+    /// Every regular file under `root`, relative to it.
+    fn files_under(root: &Path) -> Vec<String> {
+        let mut found = Vec::new();
+        let mut pending = vec![root.to_owned()];
+        while let Some(dir) = pending.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+                if entry.path().is_dir() {
+                    pending.push(entry.path());
+                } else {
+                    found.push(entry.path().strip_prefix(root).unwrap().to_string_lossy().into_owned());
+                }
+            }
+        }
+        found
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Whatever the entry names, extraction either fails or writes only below `dest`.
+        #[test]
+        fn nothing_lands_outside_the_target(
+            names in proptest::collection::vec(
+                proptest::collection::vec(prop_oneof!["\\.\\.", "\\.", "a", "b", "", "C:", "\\\\"], 1..5)
+                    .prop_map(|parts| parts.join("/")),
+                1..4,
+            )
+        ) {
+            let temp = tempfile::tempdir().unwrap();
+            let zip_path = temp.path().join("p.zip");
+            std::fs::write(&zip_path, zip_with_names(&names)).unwrap();
+            let dest = temp.path().join("deep").join("dest");
+            std::fs::create_dir_all(&dest).unwrap();
+            let _ = extract_zip(&zip_path, &dest, ArchiveLimits::DEFAULT);
+            let outside: Vec<String> = files_under(temp.path())
+                .into_iter()
+                .filter(|file| file != "p.zip" && !file.starts_with("deep/dest/"))
+                .collect();
+            prop_assert!(outside.is_empty(), "{names:?} wrote {outside:?}");
+        }
+    }
+
+    #[test]
+    fn limits_on_entry_count_and_total_size() {
+        let temp = tempfile::tempdir().unwrap();
+        let zip_path = temp.path().join("p.zip");
+        let names: Vec<String> = (0..5).map(|idx| format!("file{idx}")).collect();
+        std::fs::write(&zip_path, zip_with_names(&names)).unwrap();
+        let check = |limits: ArchiveLimits| {
+            let dest = tempfile::tempdir().unwrap();
+            extract_zip(&zip_path, dest.path(), limits)
+                .map_err(|error| error.to_string().replace(&zip_path.display().to_string(), "ZIP"))
+        };
+        assert_eq!(
+            check(ArchiveLimits { max_entries: 4, ..ArchiveLimits::DEFAULT }),
+            Err("unsafe or malformed provider archive ZIP: 5 entries, more than the limit of 4".to_owned())
+        );
+        // Five entries of seven bytes each: the fifth crosses a 30-byte total.
+        assert_eq!(
+            check(ArchiveLimits { max_total_bytes: 30, ..ArchiveLimits::DEFAULT }),
+            Err("unsafe or malformed provider archive ZIP: entry \"file4\" decompresses to more than 2 bytes (entry limit 4294967296, total limit 30)".to_owned())
+        );
+        assert_eq!(check(ArchiveLimits::DEFAULT), Ok(()));
+    }
+}
