@@ -140,8 +140,10 @@ mod tests {
     fn zip_with_names(names: &[String]) -> Vec<u8> {
         let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
         for name in names {
-            writer.start_file(name.as_str(), zip::write::SimpleFileOptions::default()).unwrap();
-            writer.write_all(b"content").unwrap();
+            // The writer refuses some names (duplicates); the archive is simply built without them.
+            if writer.start_file(name.as_str(), zip::write::SimpleFileOptions::default()).is_ok() {
+                writer.write_all(b"content").unwrap();
+            }
         }
         writer.finish().unwrap().into_inner()
     }

@@ -5,10 +5,39 @@
 
 use std::path::{Path, PathBuf};
 
+use aws_lc_rs::digest;
 use base64::Engine;
-use sha2::{Digest, Sha256};
 
 use super::error::Error;
+
+/// Streaming SHA-256. aws-lc-rs (already our TLS crypto) is used rather than a pure-Rust
+/// hash because provider archives run to hundreds of megabytes and are hashed three times.
+pub(crate) struct Sha256Hasher(digest::Context);
+
+impl Sha256Hasher {
+    pub(crate) fn new() -> Sha256Hasher {
+        Sha256Hasher(digest::Context::new(&digest::SHA256))
+    }
+
+    pub(crate) fn update(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+
+    pub(crate) fn finish(self) -> Vec<u8> {
+        self.0.finish().as_ref().to_vec()
+    }
+}
+
+impl std::io::Write for Sha256Hasher {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.update(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
 
 /// Lowercase hex of a SHA-256 digest.
 pub(crate) fn to_hex(bytes: &[u8]) -> String {
@@ -18,9 +47,9 @@ pub(crate) fn to_hex(bytes: &[u8]) -> String {
 /// SHA-256 of a whole file, as lowercase hex.
 pub(crate) fn sha256_file(path: &Path) -> Result<String, Error> {
     let mut file = std::fs::File::open(path).map_err(Error::io("cannot open", path))?;
-    let mut hasher = Sha256::new();
+    let mut hasher = Sha256Hasher::new();
     std::io::copy(&mut file, &mut hasher).map_err(Error::io("cannot read", path))?;
-    Ok(to_hex(&hasher.finalize()))
+    Ok(to_hex(&hasher.finish()))
 }
 
 /// `zh:` hash of a zip archive.
@@ -31,14 +60,14 @@ pub(crate) fn zip_hash(zip_path: &Path) -> Result<String, Error> {
 /// Builds the `h1:` hash from `(relative name, content sha256 hex)` pairs.
 fn hash1_from_summaries(mut files: Vec<(String, String)>) -> Result<String, String> {
     files.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut summary = Sha256::new();
+    let mut summary = Sha256Hasher::new();
     for (name, content_hex) in &files {
         if name.contains('\n') {
             return Err(format!("file name {name:?} contains a newline"));
         }
         summary.update(format!("{content_hex}  {name}\n").as_bytes());
     }
-    Ok(format!("h1:{}", base64::engine::general_purpose::STANDARD.encode(summary.finalize())))
+    Ok(format!("h1:{}", base64::engine::general_purpose::STANDARD.encode(summary.finish())))
 }
 
 /// `h1:` hash of an unpacked package directory. A symlinked package directory is resolved
@@ -81,7 +110,7 @@ pub(crate) fn zip_hash1(zip_path: &Path) -> Result<String, Error> {
             continue;
         }
         let name = entry.name().map_err(|error| unsafe_archive(error.to_string()))?.into_owned();
-        let mut hasher = Sha256::new();
+        let mut hasher = Sha256Hasher::new();
         let mut buffer = [0u8; 64 * 1024];
         loop {
             let n_read = entry.read(&mut buffer).map_err(|error| unsafe_archive(format!("{name}: {error}")))?;
@@ -90,7 +119,7 @@ pub(crate) fn zip_hash1(zip_path: &Path) -> Result<String, Error> {
             }
             hasher.update(&buffer[..n_read]);
         }
-        files.push((name, to_hex(&hasher.finalize())));
+        files.push((name, to_hex(&hasher.finish())));
     }
     hash1_from_summaries(files).map_err(unsafe_archive)
 }
@@ -98,6 +127,8 @@ pub(crate) fn zip_hash1(zip_path: &Path) -> Result<String, Error> {
 #[cfg(test)]
 mod tests {
     use std::io::Write;
+
+    use sha2::{Digest, Sha256};
 
     use super::*;
 

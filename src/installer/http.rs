@@ -6,7 +6,6 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 use std::time::Duration;
 
-use sha2::{Digest, Sha256};
 use tokio::io::AsyncWriteExt;
 use url::Url;
 
@@ -140,7 +139,7 @@ impl HttpClient {
             return Err(Error::ResponseTooLarge { url: final_url.to_string(), limit });
         }
         let mut file = tokio::fs::File::create_new(dest).await.map_err(Error::io("cannot create", dest))?;
-        let mut hasher = Sha256::new();
+        let mut hasher = super::hash::Sha256Hasher::new();
         let mut received: u64 = 0;
         let mut last_reported: u64 = 0;
         let display_url = url.to_string();
@@ -164,7 +163,7 @@ impl HttpClient {
         file.flush().await.map_err(Error::io("cannot write", dest))?;
         file.sync_all().await.map_err(Error::io("cannot sync", dest))?;
         progress.download(&display_url, received, total);
-        Ok(super::hash::to_hex(&hasher.finalize()))
+        Ok(super::hash::to_hex(&hasher.finish()))
     }
 
     async fn send_following_redirects(

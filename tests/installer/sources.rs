@@ -305,7 +305,8 @@ fn publish_random(server: &TestServer, key: &TestSigningKey, binary: &[u8]) {
         "/.well-known/terraform.json",
         server::Reply::json(serde_json::json!({"providers.v1": "/v1/providers/"})),
     );
-    let zip = zips::build(&[("terraform-provider-random_v3.9.0_x5", binary, 0o755), ("LICENSE", b"MPL-2.0\n", 0o644)]);
+    let zip =
+        zips::build_stored(&[("terraform-provider-random_v3.9.0_x5", binary, 0o755), ("LICENSE", b"MPL-2.0\n", 0o644)]);
     let filename = format!("terraform-provider-random_3.9.0_{platform}.zip");
     let shasums = format!("{}  {filename}\n", sha256_hex(&zip));
     server.route(

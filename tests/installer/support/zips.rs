@@ -3,13 +3,21 @@
 
 use std::io::Write;
 
-/// A well-formed zip of `(name, content, unix mode)` entries.
+/// A well-formed, deflated zip of `(name, content, unix mode)` entries.
 pub fn build(entries: &[(&str, &[u8], u32)]) -> Vec<u8> {
+    build_with(entries, zip::CompressionMethod::Deflated)
+}
+
+/// Like [`build`] without compression: compressing a real 18 MB provider in a debug build
+/// takes seconds, and the installer treats both methods alike.
+pub fn build_stored(entries: &[(&str, &[u8], u32)]) -> Vec<u8> {
+    build_with(entries, zip::CompressionMethod::Stored)
+}
+
+fn build_with(entries: &[(&str, &[u8], u32)], method: zip::CompressionMethod) -> Vec<u8> {
     let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     for (name, content, mode) in entries {
-        let options = zip::write::SimpleFileOptions::default()
-            .compression_method(zip::CompressionMethod::Deflated)
-            .unix_permissions(*mode);
+        let options = zip::write::SimpleFileOptions::default().compression_method(method).unix_permissions(*mode);
         writer.start_file(*name, options).unwrap();
         writer.write_all(content).unwrap();
     }
