@@ -1,4 +1,6 @@
 //! Provider source addresses (`HOSTNAME/NAMESPACE/TYPE`) and target platforms (`OS_ARCH`).
+//!
+//! Architecture invariant: pure parsing and formatting, no I/O.
 
 use std::fmt;
 

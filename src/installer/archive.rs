@@ -2,6 +2,9 @@
 //! refuses entries that would land outside the target directory, symlinks, absurd entry
 //! counts, and entries larger than the limits, and it enforces the limits on the bytes actually
 //! decompressed, not only on the sizes the headers claim.
+//!
+//! Architecture invariant: never writes outside the directory it is given; knows nothing about
+//! providers beyond zip files.
 
 use std::io::{Read, Write};
 use std::path::Path;

@@ -3,6 +3,10 @@
 //! it filled keeps working. Installs are staged in `<cache>/.staging/` and renamed into place,
 //! so a package directory is either complete or absent; a per-provider file lock in
 //! `<cache>/.locks/` serialises installs of the same provider across processes.
+//!
+//! Architecture invariant: the only module that lays out, commits or removes anything in the
+//! cache (others only write inside a staging directory it hands out); it does not know where
+//! packages come from.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -2,6 +2,9 @@
 //! `provider_installation` (dev_overrides, filesystem_mirror, network_mirror, direct, with
 //! include/exclude patterns), `plugin_cache_dir` and `credentials "<host>" { token = ... }`.
 //! Everything else in the file is ignored, as Terraform ignores settings it does not use.
+//!
+//! Architecture invariant: reads only the configuration file; knows nothing about registries,
+//! the network or the cache.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

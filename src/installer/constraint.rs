@@ -2,6 +2,8 @@
 //! conjunctions), which differ from Cargo's: missing version parts are zero (`= 1.2` means
 //! exactly `1.2.0`), `~>` lets only the rightmost given part grow, and a prerelease version is
 //! only ever selected when an exact (`=` or bare) clause names it.
+//!
+//! Architecture invariant: pure; knows nothing about where versions come from.
 
 use std::cmp::Ordering;
 use std::fmt;

@@ -1,5 +1,8 @@
 //! The one error type of the installer: one variant per failure class, each carrying what a
 //! user needs to act on it (the provider address, the URL or path, and the cause).
+//!
+//! Architecture invariant: messages name the provider, URL or path and the cause; no variant
+//! carries Pulumi notions.
 
 use std::path::PathBuf;
 

@@ -2,6 +2,8 @@
 //! (`<base>/<host>/<ns>/<type>/<version>/<os>_<arch>/`) used by caches and mirrors, the packed
 //! layout (`<base>/<host>/<ns>/<type>/terraform-provider-<type>_<version>_<os>_<arch>.zip`) used
 //! by mirrors, and Terraform's rule for picking the executable inside a package directory.
+//!
+//! Architecture invariant: read-only; installing into a directory is `cache`'s job.
 
 use std::path::{Path, PathBuf};
 

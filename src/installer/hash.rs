@@ -2,6 +2,8 @@
 //! SHA256SUMS) and `h1:` (Go's dirhash "Hash1": base64 SHA-256 over a summary of the files,
 //! sorted by slash-separated relative name). `h1:` gives the same result for a zip and for the
 //! directory it extracts to, which is what lets a lock file verify both.
+//!
+//! Architecture invariant: knows nothing about where a package came from or what it is for.
 
 use std::path::{Path, PathBuf};
 

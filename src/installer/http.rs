@@ -1,6 +1,9 @@
 //! The installer's HTTP client: rustls (aws-lc-rs) with the platform's roots plus any extra
 //! roots from the configuration, bounded retries, size limits, and redirects followed by hand
 //! so that a host's credentials are only ever sent to that same host over https.
+//!
+//! Architecture invariant: the only module that talks HTTP; it knows no registry or mirror
+//! document format.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;

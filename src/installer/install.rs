@@ -1,5 +1,8 @@
 //! The installation flow: dev overrides, local caches, then the configured installation methods;
 //! version selection; and the staged, verified install of an archive into our cache.
+//!
+//! Architecture invariant: the only module that knows the order of sources and ties the others
+//! together; it holds no protocol or format details of its own.
 
 use std::path::{Path, PathBuf};
 

@@ -2,6 +2,8 @@
 //! the provider, that entry's version is the only acceptable one and the package must match
 //! one of its hashes. We never write the file: installing for Pulumi must not change a
 //! Terraform working directory.
+//!
+//! Architecture invariant: read-only.
 
 use std::path::{Path, PathBuf};
 

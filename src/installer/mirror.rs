@@ -1,5 +1,7 @@
 //! The provider network mirror protocol: `<base>/<host>/<ns>/<type>/index.json` lists versions
 //! and `<base>/<host>/<ns>/<type>/<version>.json` gives each platform's archive URL and hashes.
+//!
+//! Architecture invariant: protocol only; no file system access and no policy about versions.
 
 use std::collections::BTreeMap;
 

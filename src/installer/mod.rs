@@ -278,6 +278,11 @@ mod tests {
             config.request_timeout,
         ));
         assert_eq!(config.tokens["a.example.com"].expose(), "env", "environment tokens win");
+        assert!(config.extra_root_certificates_pem.is_empty());
+        let pem = temp.path().join("corporate-ca.pem");
+        std::fs::write(&pem, "-----BEGIN CERTIFICATE-----\n").unwrap();
+        let with_ssl_cert_file = config_for(&[("SSL_CERT_FILE", &pem.to_string_lossy())]);
+        assert_eq!(with_ssl_cert_file.extra_root_certificates_pem, [b"-----BEGIN CERTIFICATE-----\n".to_vec()]);
         assert_eq!(config.tokens["b.example.com"].expose(), "config");
         let with_env_cache = config_for(&[("TF_CLI_CONFIG_FILE", &rc), ("TF_PLUGIN_CACHE_DIR", "/from/env")]);
         assert_eq!(with_env_cache.terraform_plugin_cache_dir, Some(PathBuf::from("/from/env")));

@@ -1,5 +1,7 @@
 //! The provider registry protocol: service discovery (`/.well-known/terraform.json`,
 //! `providers.v1`), the versions list and the per-platform download metadata.
+//!
+//! Architecture invariant: protocol only; no file system access and no policy about versions.
 
 use semver::Version;
 use serde::Deserialize;

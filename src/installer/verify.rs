@@ -3,6 +3,8 @@
 //! must have that hash, and the detached binary OpenPGP signature over SHA256SUMS must verify
 //! with one of the signing keys the registry lists for the provider. Also the check of a
 //! package's `h1:`/`zh:` hashes against a list of acceptable hashes (lock file, mirror).
+//!
+//! Architecture invariant: pure checks over bytes and hashes; no network, no file system.
 
 use pgp::composed::{Deserializable, DetachedSignature, SignedPublicKey};
 use pgp::types::KeyDetails;
