@@ -98,6 +98,19 @@ pub(crate) async fn discover_providers_service(http: &HttpClient, hostname: &str
     if response.status == 404 {
         return Err(Error::NoProviderService { host: hostname.to_owned(), url: discovery_url.to_string() });
     }
+    // Like Terraform, discovery insists on a JSON content type, so that an HTML login or error
+    // page answered with 200 is reported as such. Other documents are often static files
+    // (network mirrors on object storage) whose content type is unreliable, so only their
+    // content is checked.
+    if response.status == 200 && !response.content_type.starts_with("application/json") {
+        return Err(Error::InvalidResponse {
+            url: response.final_url.to_string(),
+            reason: format!(
+                "expected a JSON service discovery document but got content type {:?}",
+                response.content_type
+            ),
+        });
+    }
     let document: serde_json::Map<String, serde_json::Value> =
         parse_json(&response, http, "a service discovery document")?;
     let Some(service) = document.get("providers.v1") else {
@@ -229,12 +242,6 @@ pub(crate) fn parse_json<T: serde::de::DeserializeOwned>(
             body,
             http.has_credentials_for(&response.final_url),
         ));
-    }
-    if !response.content_type.is_empty() && !response.content_type.contains("json") {
-        return Err(Error::InvalidResponse {
-            url: response.final_url.to_string(),
-            reason: format!("expected {what} as JSON but got content type {:?}", response.content_type),
-        });
     }
     serde_json::from_slice(&response.body).map_err(|error| Error::InvalidResponse {
         url: response.final_url.to_string(),

@@ -442,3 +442,18 @@ async fn silent_server_times_out() {
     assert!(elapsed < std::time::Duration::from_secs(4), "took {elapsed:?}");
     holder.abort();
 }
+
+#[tokio::test]
+async fn discovery_answered_with_an_html_page() {
+    let setup = Setup::new().await;
+    setup.server.route(
+        "/.well-known/terraform.json",
+        Reply::Body { status: 200, content_type: "text/html", body: b"<html>Please log in</html>".to_vec() },
+    );
+    setup
+        .check_fails(
+            "",
+            expect![[r#"invalid response from https://REGISTRY/.well-known/terraform.json: expected a JSON service discovery document but got content type "text/html""#]],
+        )
+        .await;
+}

@@ -81,6 +81,11 @@ async fn network_mirror_serves_when_the_registry_is_unreachable() {
     let mirror = TestServer::start(&ca, "127.0.0.2").await;
     let registry_host = format!("127.0.0.1:{}", closed_port());
     publish_mirror(&mirror, &registry_host, &[Package::new("3.0.0"), Package::new("3.1.0")]);
+    // Mirrors are often static files on object storage, served with a generic content type.
+    mirror.route(
+        &format!("/mirror/{registry_host}/{NAMESPACE}/{TYPE_NAME}/index.json"),
+        server::Reply::bytes(br#"{"versions": {"3.0.0": {}, "3.1.0": {}}}"#.to_vec()),
+    );
     let cache = tempfile::tempdir().unwrap();
     let mut config = test_config(cache.path(), &ca.ca_pem);
     config.cli_config = cli_config(
