@@ -44,7 +44,8 @@ struct ArchiveEntry {
 }
 
 fn provider_url(base: &Url, address: &ProviderAddress, file: &str) -> Result<Url, Error> {
-    resolve(base, &format!("{}/{}/{}/{file}", address.hostname, address.namespace, address.type_name))
+    // The leading "./" keeps a hostname with a port ("localhost:8443") from reading as a scheme.
+    resolve(base, &format!("./{}/{}/{}/{file}", address.hostname, address.namespace, address.type_name))
 }
 
 /// The versions the mirror holds; a mirror that does not know the provider (404) holds none.
@@ -88,4 +89,17 @@ pub(crate) async fn archive(
         });
     };
     Ok(MirrorArchive { url: resolve(&response.final_url, &entry.url)?, hashes: entry.hashes.clone() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn provider_urls_keep_hosts_with_ports_in_the_path() {
+        let base = Url::parse("https://mirror.example.com/providers/").unwrap();
+        let address = ProviderAddress::parse("localhost:8443/acme/thing").unwrap();
+        let url = provider_url(&base, &address, "index.json").unwrap();
+        assert_eq!(url.as_str(), "https://mirror.example.com/providers/localhost:8443/acme/thing/index.json");
+    }
 }
