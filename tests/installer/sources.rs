@@ -354,3 +354,44 @@ async fn implicit_local_mirrors_keep_the_registry_out_of_it() {
     expect!["acme/testprov 2.0.0 from the filesystem mirror at WORK/terraform.d/plugins"]
         .assert_eq(&normalize(&installed.source, &[(&work.path().to_string_lossy(), "WORK")]));
 }
+
+#[tokio::test]
+async fn install_waits_for_another_process_holding_the_provider_lock() {
+    let ca = TestCa::generate();
+    let key = TestSigningKey::generate("Test Registry <registry@example.com>");
+    let server = TestServer::start(&ca, "127.0.0.1").await;
+    publish_registry(&server, &key, &[Package::new("1.0.0")]);
+    let cache = tempfile::tempdir().unwrap();
+    let config = test_config(cache.path(), &ca.ca_pem);
+    let lock_dir = cache.path().join(".locks").join(server.host()).join(NAMESPACE);
+    std::fs::create_dir_all(&lock_dir).unwrap();
+    let lock_file = lock_dir.join(format!("{TYPE_NAME}.lock"));
+    // Another process (util-linux flock(1), the same flock(2) lock) holds the lock for a while.
+    let mut holder = std::process::Command::new("flock")
+        .arg(&lock_file)
+        .args(["sleep", "1.5"])
+        .spawn()
+        .unwrap_or_else(|error| panic!("this test needs flock(1) from util-linux: {error}"));
+    // Give it time to take the lock before we try.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while std::process::Command::new("flock")
+        .args(["--nonblock", "--shared"])
+        .arg(&lock_file)
+        .arg("true")
+        .status()
+        .unwrap()
+        .success()
+    {
+        assert!(std::time::Instant::now() < deadline, "the other process never took the lock");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let progress = RecordingProgress::default();
+    let started = std::time::Instant::now();
+    let installed = install(&request(&server.host(), ""), &config, &progress).await.unwrap();
+    let waited = started.elapsed();
+    assert_eq!(run(&installed.executable), "testprov 1.0.0\n");
+    assert!(holder.wait().unwrap().success());
+    let steps = progress.steps.lock().unwrap().clone();
+    assert!(steps.iter().any(|step| step.starts_with("waiting for another process installing")), "{steps:?}");
+    assert!(waited >= std::time::Duration::from_millis(500), "install did not wait for the lock: {waited:?}");
+}
