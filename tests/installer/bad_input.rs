@@ -438,8 +438,8 @@ async fn silent_server_times_out() {
     let message = normalize(&error.to_string(), &[(&host, "SILENT")]);
     assert!(message.starts_with("request to https://SILENT/.well-known/terraform.json failed"), "{message}");
     assert!(message.contains("timed out") || message.contains("timeout"), "{message}");
-    // Two attempts of 0.5 s plus one 0.25 s pause between them, with some slack.
-    assert!(elapsed < std::time::Duration::from_secs(4), "took {elapsed:?}");
+    // Two attempts of 0.5 s plus one 0.25 s pause between them, with slack for a busy machine.
+    assert!(elapsed < std::time::Duration::from_secs(10), "took {elapsed:?}");
     holder.abort();
 }
 

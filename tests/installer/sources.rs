@@ -369,7 +369,7 @@ async fn install_waits_for_another_process_holding_the_provider_lock() {
     // Another process (util-linux flock(1), the same flock(2) lock) holds the lock for a while.
     let mut holder = std::process::Command::new("flock")
         .arg(&lock_file)
-        .args(["sleep", "1.5"])
+        .args(["sleep", "3"])
         .spawn()
         .unwrap_or_else(|error| panic!("this test needs flock(1) from util-linux: {error}"));
     // Give it time to take the lock before we try.
