@@ -89,7 +89,7 @@ fn find_in_local_caches(
     request: &InstallRequest,
     config: &InstallerConfig,
     locked: Option<&LockedProvider>,
-    acceptable: &dyn Fn(&Version) -> bool,
+    acceptable: &(dyn Fn(&Version) -> bool + Sync),
     progress: &dyn Progress,
 ) -> Result<Option<InstalledProvider>, Error> {
     let address = &request.address;
@@ -164,7 +164,7 @@ async fn install_from_methods(
     request: &InstallRequest,
     config: &InstallerConfig,
     locked: Option<&LockedProvider>,
-    acceptable: &dyn Fn(&Version) -> bool,
+    acceptable: &(dyn Fn(&Version) -> bool + Sync),
     progress: &dyn Progress,
 ) -> Result<InstalledProvider, Error> {
     let address = &request.address;

@@ -395,3 +395,13 @@ async fn install_waits_for_another_process_holding_the_provider_lock() {
     assert!(steps.iter().any(|step| step.starts_with("waiting for another process installing")), "{steps:?}");
     assert!(waited >= std::time::Duration::from_millis(500), "install did not wait for the lock: {waited:?}");
 }
+
+/// The server runs installs on a multi-threaded runtime, so the future must be `Send`.
+#[test]
+fn install_future_is_send() {
+    fn assert_send<T: Send>(_: &T) {}
+    let config = test_config(std::path::Path::new("/nonexistent"), "");
+    let request = request("example.com", "");
+    let future = install(&request, &config, &NoProgress);
+    assert_send(&future);
+}
