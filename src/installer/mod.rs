@@ -21,6 +21,12 @@
 //! when it pins the provider, extracted safely into a staging directory and renamed into the
 //! cache under a per-provider file lock. Progress goes to the caller's [`Progress`].
 //!
+//! Not supported yet: `credentials_helper`, `host` blocks (service discovery overrides),
+//! OpenTofu's `oci_mirror`, extra `*.tfrc` files in the CLI configuration directory, the
+//! official/partner/community classification of signatures (`trust_signature`), OpenPGP key
+//! expiry (tolerated, as Terraform does), writing `.terraform.lock.hcl` (deliberately: we must
+//! not change a Terraform working directory), and file locking on non-Unix systems.
+//!
 //! Architecture invariant: knows nothing about Pulumi's protocol or about running providers;
 //! the only Pulumi notion here is the location of the cache directory.
 
