@@ -457,3 +457,29 @@ async fn discovery_answered_with_an_html_page() {
         )
         .await;
 }
+
+#[tokio::test]
+async fn registry_without_signing_keys() {
+    let setup = Setup::new().await;
+    let platform = Platform::current();
+    let zip = provider_zip("1.0.0");
+    let filename = zip_file_name("1.0.0", &platform);
+    setup.server.route(
+        &setup.meta_path(),
+        Reply::json(serde_json::json!({
+            "protocols": ["5.0"], "os": platform.os, "arch": platform.arch, "filename": filename,
+            "download_url": format!("/files/{filename}"),
+            "shasums_url": setup.files_path("SHA256SUMS"),
+            "shasums_signature_url": setup.files_path("SHA256SUMS.sig"),
+            "shasum": sha256_hex(&zip),
+            "signing_keys": {"gpg_public_keys": []},
+        })),
+    );
+    // Only OpenTofu's own registry may skip signatures; any other host must provide keys.
+    setup
+        .check_fails(
+            "",
+            expect!["the registry lists no signing keys for REGISTRY/acme/testprov 1.0.0, so its package cannot be authenticated"],
+        )
+        .await;
+}
