@@ -483,3 +483,23 @@ async fn registry_without_signing_keys() {
         )
         .await;
 }
+
+#[tokio::test]
+async fn lock_file_version_outside_the_constraint() {
+    let mut setup = Setup::new().await;
+    let lock_file = setup.cache.path().join("lock.hcl");
+    std::fs::write(
+        &lock_file,
+        format!("provider \"{}/{NAMESPACE}/{TYPE_NAME}\" {{\n  version = \"1.0.0\"\n}}\n", setup.server.host()),
+    )
+    .unwrap();
+    setup.config.lock_file = Some(lock_file);
+    let request = InstallRequest::parse(&format!("{}/{NAMESPACE}/{TYPE_NAME}", setup.server.host()), ">= 2.0").unwrap();
+    let error = install(&request, &setup.config, &NoProgress).await.unwrap_err();
+    expect![[r#"locked provider REGISTRY/acme/testprov 1.0.0 (from CACHE/lock.hcl) does not match the version constraint ">= 2.0.0""#]]
+        .assert_eq(&normalize(
+            &error.to_string(),
+            &[(&setup.server.host(), "REGISTRY"), (&setup.cache.path().to_string_lossy(), "CACHE")],
+        ));
+    assert!(setup.server.requests().is_empty(), "decided before any network access");
+}
