@@ -1,0 +1,183 @@
+//! The one error type of the installer: one variant per failure class, each carrying what a
+//! user needs to act on it (the provider address, the URL or path, and the cause).
+//!
+//! Architecture invariant: messages name the provider, URL or path and the cause; no variant
+//! carries Pulumi notions.
+
+use std::path::PathBuf;
+
+use semver::Version;
+
+use super::address::ProviderAddress;
+
+/// Everything that can go wrong while resolving, downloading, verifying or caching a provider.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The provider source address (`type`, `namespace/type` or `host/namespace/type`) is malformed.
+    #[error("invalid provider source address {given:?}: {reason}")]
+    InvalidAddress { given: String, reason: String },
+
+    /// The version constraint string does not follow Terraform's constraint syntax.
+    #[error("invalid version constraint {given:?}: {reason}")]
+    InvalidConstraint { given: String, reason: String },
+
+    /// The Terraform CLI configuration file could not be read or understood.
+    #[error("CLI configuration file {path}: {reason}")]
+    CliConfig { path: PathBuf, reason: String },
+
+    /// The dependency lock file (`.terraform.lock.hcl`) could not be read or understood.
+    #[error("dependency lock file {path}: {reason}")]
+    LockFile { path: PathBuf, reason: String },
+
+    /// The lock file selects a version that the requested constraint excludes.
+    #[error(
+        "locked provider {address} {locked} (from {lock_file}) does not match the version constraint {constraint:?}"
+    )]
+    LockedVersionExcluded { address: ProviderAddress, locked: Version, constraint: String, lock_file: PathBuf },
+
+    /// A package's hashes match none of the hashes the lock file records for that version.
+    #[error(
+        "{address} {version} from {origin} does not match any checksum in the dependency lock file {lock_file} (package has {actual:?}, lock file allows {locked:?})"
+    )]
+    LockedHashMismatch {
+        address: ProviderAddress,
+        version: Version,
+        origin: String,
+        lock_file: PathBuf,
+        locked: Vec<String>,
+        actual: Vec<String>,
+    },
+
+    /// A package directory (dev override, cache, mirror or fresh install) holds no provider executable.
+    #[error("no executable named terraform-provider-{type_name}[_*|.*] in {dir}")]
+    NoExecutable { type_name: String, dir: PathBuf },
+
+    /// A downloaded or mirrored package holds no provider executable.
+    #[error("the package {package} holds no executable named terraform-provider-{type_name}[_*|.*]")]
+    PackageWithoutExecutable { type_name: String, package: String },
+
+    /// The CLI configuration's `provider_installation` block has no method that covers the provider.
+    #[error("no provider installation method in the CLI configuration covers {address}")]
+    NoInstallationMethod { address: ProviderAddress },
+
+    /// No source offers a version that satisfies the constraint.
+    #[error("no available release of {address} matches the constraint {constraint:?} (available: {})", render_versions(.available))]
+    NoMatchingVersion { address: ProviderAddress, constraint: String, available: Vec<Version> },
+
+    /// The registry host does not advertise a provider registry (`providers.v1`) in service discovery.
+    #[error("host {host} does not offer a Terraform provider registry (service discovery at {url})")]
+    NoProviderService { host: String, url: String },
+
+    /// The registry does not know the provider at all (404 on its versions list).
+    #[error("provider {address} was not found in the registry at {url}")]
+    ProviderNotFound { address: ProviderAddress, url: String },
+
+    /// The selected version has no package for the platform we run on.
+    #[error("{address} {version} is not available for {platform}")]
+    PlatformNotSupported { address: ProviderAddress, version: Version, platform: String },
+
+    /// The selected version only speaks plugin protocols we cannot speak (we need 5.x or 6.x).
+    #[error(
+        "{address} {version} supports plugin protocols {protocols:?}, but only protocol versions 5 and 6 are supported{}",
+        match .suggestion { Some(v) => format!("; the newest compatible version matching the constraint is {v}"), None => String::new() }
+    )]
+    IncompatibleProtocol {
+        address: ProviderAddress,
+        version: Version,
+        protocols: Vec<String>,
+        suggestion: Option<Version>,
+    },
+
+    /// The server refused our credentials (401/403).
+    #[error("{url} answered {status} (unauthorized){}", if *.had_credentials { "; check the token configured for this host" } else { "; no credentials are configured for this host (set TF_TOKEN_<host> or a credentials block in the CLI configuration)" })]
+    Unauthorized { url: String, status: u16, had_credentials: bool },
+
+    /// The server answered with an unexpected HTTP status.
+    #[error("{url} answered HTTP {status}{}", if .body.is_empty() { String::new() } else { format!(": {}", .body) })]
+    HttpStatus { url: String, status: u16, body: String },
+
+    /// The request failed below HTTP (DNS, connection, TLS, timeout, truncated body).
+    #[error("request to {url} failed: {}", render_source_chain(.source))]
+    Transport { url: String, source: reqwest::Error },
+
+    /// Following redirects led back to a URL already visited.
+    #[error("redirect loop at {url}")]
+    RedirectLoop { url: String },
+
+    /// Following redirects went on for longer than the limit.
+    #[error("more than {limit} redirects starting from {url}")]
+    TooManyRedirects { url: String, limit: usize },
+
+    /// The server answered something other than what the protocol describes.
+    #[error("invalid response from {url}: {reason}")]
+    InvalidResponse { url: String, reason: String },
+
+    /// A response or download is larger than the configured limit.
+    #[error("{url} sent more than {limit} bytes")]
+    ResponseTooLarge { url: String, limit: u64 },
+
+    /// The signed SHA256SUMS document does not list the package's file name with the expected hash.
+    #[error("{url} does not list {filename} with checksum {expected}")]
+    ChecksumNotListed { url: String, filename: String, expected: String },
+
+    /// A downloaded file's SHA-256 is not the one the source promised.
+    #[error("checksum mismatch for {what}: expected {expected}, got {actual}")]
+    ChecksumMismatch { what: String, expected: String, actual: String },
+
+    /// A package's hashes match none of the hashes its network mirror lists.
+    #[error("{what} matches none of the hashes its source lists (package has {actual:?}, source lists {expected:?})")]
+    HashMismatch { what: String, expected: Vec<String>, actual: Vec<String> },
+
+    /// The detached OpenPGP signature over SHA256SUMS is malformed or does not verify.
+    #[error("signature {url} is not valid: {reason}")]
+    SignatureInvalid { url: String, reason: String },
+
+    /// The signature was made by a key the registry did not list for this provider.
+    #[error(
+        "signature {url} was made by key {issuers:?}, which is not among the signing keys the registry lists for this provider ({known:?})"
+    )]
+    UnknownSigningKey { url: String, issuers: Vec<String>, known: Vec<String> },
+
+    /// The registry returned no signing keys, so the package cannot be authenticated.
+    #[error("the registry lists no signing keys for {address} {version}, so its package cannot be authenticated")]
+    MissingSigningKeys { address: ProviderAddress, version: Version },
+
+    /// A provider archive is malformed or tries something unsafe (path escape, symlink, size bomb).
+    #[error("unsafe or malformed provider archive {archive}: {reason}")]
+    UnsafeArchive { archive: PathBuf, reason: String },
+
+    /// The extra root certificates (configuration or `SSL_CERT_FILE`) are not valid PEM.
+    #[error("cannot use the extra root certificates (from the configuration or SSL_CERT_FILE): {reason}")]
+    InvalidRootCertificates { reason: String },
+
+    /// A file system operation failed.
+    #[error("{action} {path}: {source}")]
+    Io { action: &'static str, path: PathBuf, source: std::io::Error },
+}
+
+impl Error {
+    pub(crate) fn io(action: &'static str, path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Error {
+        let path = path.into();
+        move |source| Error::Io { action, path, source }
+    }
+}
+
+fn render_versions(versions: &[Version]) -> String {
+    if versions.is_empty() {
+        return "none".to_owned();
+    }
+    let rendered: Vec<String> = versions.iter().map(Version::to_string).collect();
+    rendered.join(", ")
+}
+
+/// reqwest's top-level message is often just "error sending request"; the cause sits deeper.
+fn render_source_chain(error: &reqwest::Error) -> String {
+    let mut rendered = error.to_string();
+    let mut cause = std::error::Error::source(error);
+    while let Some(inner) = cause {
+        rendered.push_str(": ");
+        rendered.push_str(&inner.to_string());
+        cause = inner.source();
+    }
+    rendered
+}

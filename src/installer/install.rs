@@ -1,0 +1,503 @@
+//! The installation flow: dev overrides, local caches, then the configured installation methods;
+//! version selection; and the staged, verified install of an archive into our cache.
+//!
+//! Architecture invariant: the only module that knows the order of sources and ties the others
+//! together; it holds no protocol or format details of its own.
+
+use std::path::{Path, PathBuf};
+
+use semver::Version;
+use url::Url;
+
+use super::address::{DEFAULT_REGISTRY_HOST, ProviderAddress};
+use super::archive::{extract_zip, make_executable};
+use super::cache::{Staging, lock_provider};
+use super::cliconfig::{InstallationMethod, MethodLocation};
+use super::error::Error;
+use super::filesystem::{LocalLocation, find_executable, scan, unpacked_package_dir};
+use super::hash::{directory_hash1, zip_hash};
+use super::http::{HttpClient, HttpSettings, status_error};
+use super::lockfile::{LockedProvider, read_locked_provider};
+use super::verify::{Authentication, check_shasums_lists, matches_any_hash, verify_signature};
+use super::{InstallRequest, InstalledProvider, InstallerConfig, Progress, VersionConstraints, mirror, registry};
+
+/// Largest SHA256SUMS or signature document we read.
+const SMALL_DOCUMENT_LIMIT: u64 = 1 << 20;
+
+/// Resolves, downloads if needed, verifies and caches the provider; see the module docs of
+/// [`crate::installer`] for the order of sources.
+pub async fn install(
+    request: &InstallRequest,
+    config: &InstallerConfig,
+    progress: &dyn Progress,
+) -> Result<InstalledProvider, Error> {
+    let address = &request.address;
+    if let Some(dir) = config.cli_config.dev_overrides.get(address) {
+        let executable = find_executable(dir, &address.type_name)
+            .ok_or_else(|| Error::NoExecutable { type_name: address.type_name.clone(), dir: dir.clone() })?;
+        progress.step(&format!(
+            "using {address} from the dev_overrides directory {}; version constraints and checksums are not checked",
+            dir.display()
+        ));
+        return Ok(InstalledProvider {
+            address: address.clone(),
+            version: Version::new(0, 0, 0),
+            executable,
+            package_dir: dir.clone(),
+            source: format!("{} from the dev_overrides directory {}", address.short_name(), dir.display()),
+        });
+    }
+
+    let locked = match &config.lock_file {
+        Some(path) => read_locked_provider(path, address)?,
+        None => None,
+    };
+    if let Some(locked) = &locked
+        && !request.constraints.allows(&locked.version)
+    {
+        return Err(Error::LockedVersionExcluded {
+            address: address.clone(),
+            locked: locked.version.clone(),
+            constraint: request.constraints.to_string(),
+            lock_file: locked.lock_file.clone(),
+        });
+    }
+    let acceptable = |version: &Version| match &locked {
+        Some(locked) => *version == locked.version,
+        None => request.constraints.allows(version),
+    };
+
+    if let Some(found) = find_in_local_caches(request, config, locked.as_ref(), &acceptable, progress)? {
+        return Ok(found);
+    }
+    let wanted = match &locked {
+        Some(locked) => format!("the locked version {}", locked.version),
+        None if request.constraints == VersionConstraints::any() => "any version".to_owned(),
+        None => format!("\"{}\"", request.constraints),
+    };
+    progress.step(&format!(
+        "no cached version of {} matches {wanted} in {}",
+        address.short_name(),
+        config.cache_dir.display()
+    ));
+    install_from_methods(request, config, locked.as_ref(), &acceptable, progress).await
+}
+
+/// Step 2: our cache and Terraform's plugin cache, newest acceptable version first, without
+/// any network access.
+fn find_in_local_caches(
+    request: &InstallRequest,
+    config: &InstallerConfig,
+    locked: Option<&LockedProvider>,
+    acceptable: &(dyn Fn(&Version) -> bool + Sync),
+    progress: &dyn Progress,
+) -> Result<Option<InstalledProvider>, Error> {
+    let address = &request.address;
+    let mut caches = vec![(config.cache_dir.clone(), "the plugin cache")];
+    if let Some(dir) = &config.terraform_plugin_cache_dir {
+        caches.push((dir.clone(), "the Terraform plugin cache"));
+    }
+    let mut candidates = Vec::new();
+    for (cache_idx, (dir, label)) in caches.iter().enumerate() {
+        for package in scan(dir, address, &config.platform) {
+            if let LocalLocation::Unpacked(package_dir) = package.location
+                && acceptable(&package.version)
+            {
+                candidates.push((package.version, cache_idx, package_dir, *label, dir.clone()));
+            }
+        }
+    }
+    // Newest first; on a tie our own cache wins over Terraform's.
+    candidates.sort_by(|a, b| b.0.cmp_precedence(&a.0).then(a.1.cmp(&b.1)));
+    for (version, _, package_dir, label, cache_root) in candidates {
+        if let Some(locked) = locked.filter(|locked| !locked.hashes.is_empty()) {
+            let hash1 = directory_hash1(&package_dir)?;
+            if !matches_any_hash(std::slice::from_ref(&hash1), &locked.hashes) {
+                progress.step(&format!(
+                    "ignoring {} {version} in {label} at {}: it does not match the lock file's checksums",
+                    address.short_name(),
+                    cache_root.display()
+                ));
+                continue;
+            }
+        }
+        let Some(executable) = find_executable(&package_dir, &address.type_name) else { continue };
+        progress.step(&format!("using {} {version} from {label} at {}", address.short_name(), cache_root.display()));
+        return Ok(Some(InstalledProvider {
+            address: address.clone(),
+            source: format!("{} {version} from {label} at {}", address.short_name(), cache_root.display()),
+            version,
+            executable,
+            package_dir,
+        }));
+    }
+    Ok(None)
+}
+
+/// Where a candidate version can be had.
+enum Origin {
+    /// An unpacked package in a filesystem mirror, used in place.
+    LocalDirectory { package_dir: PathBuf, mirror: PathBuf },
+    /// A zip archive to bring into our cache.
+    Archive(ArchiveOrigin),
+}
+
+/// Where a zip archive comes from, which decides how it is authenticated.
+enum ArchiveOrigin {
+    LocalArchive { zip: PathBuf, mirror: PathBuf },
+    Registry { base: Url, protocols: Vec<String> },
+    NetworkMirror { base: Url },
+}
+
+impl Origin {
+    /// The protocol versions the registry's versions list announced, if this is the registry.
+    fn registry_protocols(&self) -> Option<&[String]> {
+        match self {
+            Origin::Archive(ArchiveOrigin::Registry { protocols, .. }) => Some(protocols),
+            _ => None,
+        }
+    }
+}
+
+/// Step 3: query the installation methods, select the newest acceptable version, install it.
+async fn install_from_methods(
+    request: &InstallRequest,
+    config: &InstallerConfig,
+    locked: Option<&LockedProvider>,
+    acceptable: &(dyn Fn(&Version) -> bool + Sync),
+    progress: &dyn Progress,
+) -> Result<InstalledProvider, Error> {
+    let address = &request.address;
+    let (methods, implicit) = match &config.cli_config.installation_methods {
+        Some(methods) => (methods.iter().filter(|method| method.covers(address)).cloned().collect(), false),
+        None => {
+            let mut methods: Vec<InstallationMethod> = config
+                .implicit_mirror_dirs
+                .iter()
+                .map(|dir| InstallationMethod {
+                    location: MethodLocation::FilesystemMirror(dir.clone()),
+                    include: Vec::new(),
+                    exclude: Vec::new(),
+                })
+                .collect();
+            methods.push(InstallationMethod {
+                location: MethodLocation::Direct,
+                include: Vec::new(),
+                exclude: Vec::new(),
+            });
+            (methods, true)
+        }
+    };
+    if methods.is_empty() {
+        return Err(Error::NoInstallationMethod { address: address.clone() });
+    }
+    let http = HttpClient::new(&HttpSettings {
+        extra_root_certificates_pem: &config.extra_root_certificates_pem,
+        tokens: &config.tokens,
+        terraform_version: &config.terraform_version,
+        request_timeout: config.request_timeout,
+        retries: config.retries,
+    })?;
+
+    let mut candidates: Vec<(Version, Origin)> = Vec::new();
+    for method in &methods {
+        match &method.location {
+            MethodLocation::FilesystemMirror(dir) => {
+                for package in scan(dir, address, &config.platform) {
+                    let origin = match package.location {
+                        LocalLocation::Unpacked(package_dir) => {
+                            Origin::LocalDirectory { package_dir, mirror: dir.clone() }
+                        }
+                        LocalLocation::Packed(zip) => {
+                            Origin::Archive(ArchiveOrigin::LocalArchive { zip, mirror: dir.clone() })
+                        }
+                    };
+                    candidates.push((package.version, origin));
+                }
+            }
+            MethodLocation::NetworkMirror(base) => {
+                progress.step(&format!("querying network mirror {base} for versions of {address}"));
+                for version in mirror::available_versions(&http, base, address).await? {
+                    candidates.push((version, Origin::Archive(ArchiveOrigin::NetworkMirror { base: base.clone() })));
+                }
+            }
+            MethodLocation::Direct => {
+                // Without an explicit configuration Terraform consults the registry only for
+                // providers none of the implicit local mirrors has.
+                if implicit && !candidates.is_empty() {
+                    continue;
+                }
+                progress.step(&format!(
+                    "querying registry {} for versions of {}",
+                    address.hostname,
+                    address.short_name()
+                ));
+                let base = registry::discover_providers_service(&http, &address.hostname).await?;
+                let (versions, warnings) = registry::list_versions(&http, &base, address).await?;
+                for warning in warnings {
+                    progress.step(&format!("warning from registry {}: {warning}", address.hostname));
+                }
+                for entry in versions {
+                    candidates.push((
+                        entry.version,
+                        Origin::Archive(ArchiveOrigin::Registry { base: base.clone(), protocols: entry.protocols }),
+                    ));
+                }
+            }
+        }
+    }
+
+    // The newest acceptable version; among equal versions the earliest method wins.
+    let mut best: Option<&(Version, Origin)> = None;
+    for candidate in candidates.iter().filter(|(version, _)| acceptable(version)) {
+        if best.is_none_or(|(best_version, _)| candidate.0.cmp_precedence(best_version).is_gt()) {
+            best = Some(candidate);
+        }
+    }
+    let Some((selected, origin)) = best else {
+        let mut available: Vec<Version> = candidates.iter().map(|(version, _)| version.clone()).collect();
+        available.sort_by(|a, b| b.cmp_precedence(a));
+        available.dedup();
+        available.truncate(10);
+        let constraint = match locked {
+            Some(locked) => format!("= {} (from the lock file {})", locked.version, locked.lock_file.display()),
+            None => request.constraints.to_string(),
+        };
+        return Err(Error::NoMatchingVersion { address: address.clone(), constraint, available });
+    };
+    let selected = selected.clone();
+
+    if let Some(protocols) = origin.registry_protocols()
+        && !protocols.is_empty()
+        && !registry::protocols_compatible(protocols)
+    {
+        let suggestion = candidates
+            .iter()
+            .filter(|(version, origin)| {
+                acceptable(version) && origin.registry_protocols().is_some_and(registry::protocols_compatible)
+            })
+            .map(|(version, _)| version)
+            .max_by(|a, b| a.cmp_precedence(b))
+            .cloned();
+        return Err(Error::IncompatibleProtocol {
+            address: address.clone(),
+            version: selected,
+            protocols: protocols.to_vec(),
+            suggestion,
+        });
+    }
+
+    let archive_origin = match origin {
+        Origin::Archive(archive_origin) => archive_origin,
+        Origin::LocalDirectory { package_dir, mirror } => {
+            let label = format!("the filesystem mirror at {}", mirror.display());
+            check_locked_hashes(address, &selected, &label, locked, &[directory_hash1(package_dir)?])?;
+            let executable = find_executable(package_dir, &address.type_name).ok_or_else(|| Error::NoExecutable {
+                type_name: address.type_name.clone(),
+                dir: package_dir.clone(),
+            })?;
+            progress.step(&format!("using {} {selected} from {label}", address.short_name()));
+            return Ok(InstalledProvider {
+                address: address.clone(),
+                source: format!("{} {selected} from {label}", address.short_name()),
+                version: selected,
+                executable,
+                package_dir: package_dir.clone(),
+            });
+        }
+    };
+    install_archive(address, &selected, archive_origin, config, &http, locked, progress).await
+}
+
+/// Brings the archive of `version` into our cache: under the provider lock, into a staging
+/// directory, verified, extracted, then renamed into place.
+async fn install_archive(
+    address: &ProviderAddress,
+    version: &Version,
+    origin: &ArchiveOrigin,
+    config: &InstallerConfig,
+    http: &HttpClient,
+    locked: Option<&LockedProvider>,
+    progress: &dyn Progress,
+) -> Result<InstalledProvider, Error> {
+    let final_dir = unpacked_package_dir(&config.cache_dir, address, version, &config.platform);
+    let _lock = lock_provider(&config.cache_dir, address, progress).await?;
+    if let Some(executable) = find_executable(&final_dir, &address.type_name) {
+        // Another process installed it while we were resolving or waiting for the lock.
+        let label = "the plugin cache";
+        check_locked_hashes(address, version, label, locked, &[directory_hash1(&final_dir)?])?;
+        return Ok(InstalledProvider {
+            address: address.clone(),
+            version: version.clone(),
+            executable,
+            package_dir: final_dir,
+            source: format!("{} {version} from {label} at {}", address.short_name(), config.cache_dir.display()),
+        });
+    }
+    let staging = Staging::begin(&config.cache_dir, address, version, &config.platform)?;
+    let zip_path = staging.zip_path();
+    let fetched = fetch_archive(address, version, origin, config, http, &zip_path, progress).await?;
+
+    progress.step(&format!("extracting {} {version}", address.short_name()));
+    let package_dir = staging.package_dir();
+    let limits = config.archive_limits;
+    let (zip_for_task, dir_for_task) = (zip_path.clone(), package_dir.clone());
+    let hashes = tokio::task::spawn_blocking(move || -> Result<Vec<String>, Error> {
+        extract_zip(&zip_for_task, &dir_for_task, limits)?;
+        Ok(vec![directory_hash1(&dir_for_task)?, zip_hash(&zip_for_task)?])
+    })
+    .await
+    .map_err(|error| Error::Io {
+        action: "extraction task failed for",
+        path: zip_path.clone(),
+        source: std::io::Error::other(error.to_string()),
+    })??;
+    if !fetched.acceptable_hashes.is_empty() && !matches_any_hash(&hashes, &fetched.acceptable_hashes) {
+        return Err(Error::HashMismatch {
+            what: format!("{} {version} from {}", address.short_name(), fetched.origin),
+            expected: fetched.acceptable_hashes,
+            actual: hashes,
+        });
+    }
+    check_locked_hashes(address, version, &fetched.origin, locked, &hashes)?;
+    let executable_in_staging =
+        find_executable(&package_dir, &address.type_name).ok_or_else(|| Error::PackageWithoutExecutable {
+            type_name: address.type_name.clone(),
+            package: format!("{} {version} from {}", address.short_name(), fetched.origin),
+        })?;
+    make_executable(&executable_in_staging)?;
+    let executable_name = executable_in_staging.file_name().map(ToOwned::to_owned).unwrap_or_default();
+    staging.commit(&final_dir)?;
+    progress.step(&format!("installed {} {version} into {}", address.short_name(), final_dir.display()));
+    Ok(InstalledProvider {
+        address: address.clone(),
+        version: version.clone(),
+        executable: final_dir.join(executable_name),
+        package_dir: final_dir,
+        source: format!("{} {version} {}", address.short_name(), fetched.description),
+    })
+}
+
+struct FetchedArchive {
+    /// Hashes the package must match one of (network mirrors, OpenTofu's registry); empty when
+    /// the source lists none.
+    acceptable_hashes: Vec<String>,
+    /// Short origin for error messages, e.g. `network mirror https://...`.
+    origin: String,
+    /// How the final description continues after "namespace/type version".
+    description: String,
+}
+
+/// Puts the archive at `zip_path` and authenticates it as its source allows.
+async fn fetch_archive(
+    address: &ProviderAddress,
+    version: &Version,
+    origin: &ArchiveOrigin,
+    config: &InstallerConfig,
+    http: &HttpClient,
+    zip_path: &Path,
+    progress: &dyn Progress,
+) -> Result<FetchedArchive, Error> {
+    match origin {
+        ArchiveOrigin::LocalArchive { zip, mirror } => {
+            progress.step(&format!("copying {} from the filesystem mirror", zip.display()));
+            std::fs::copy(zip, zip_path).map_err(Error::io("cannot copy", zip))?;
+            Ok(FetchedArchive {
+                acceptable_hashes: Vec::new(),
+                origin: format!("the filesystem mirror at {}", mirror.display()),
+                description: format!("from the filesystem mirror at {}", mirror.display()),
+            })
+        }
+        ArchiveOrigin::NetworkMirror { base } => {
+            let archive = mirror::archive(http, base, address, version, &config.platform).await?;
+            progress.step(&format!("downloading {}", archive.url));
+            http.download(&archive.url, zip_path, config.max_download_bytes, progress).await?;
+            Ok(FetchedArchive {
+                acceptable_hashes: archive.hashes,
+                origin: format!("network mirror {base}"),
+                description: format!("from network mirror {base}"),
+            })
+        }
+        ArchiveOrigin::Registry { base, .. } => {
+            let meta = registry::package_meta(http, base, address, version, &config.platform).await?;
+            if !meta.protocols.is_empty() && !registry::protocols_compatible(&meta.protocols) {
+                return Err(Error::IncompatibleProtocol {
+                    address: address.clone(),
+                    version: version.clone(),
+                    protocols: meta.protocols,
+                    suggestion: None,
+                });
+            }
+            progress.step(&format!("downloading {}", meta.download_url));
+            let actual = http.download(&meta.download_url, zip_path, config.max_download_bytes, progress).await?;
+            if actual != meta.shasum {
+                return Err(Error::ChecksumMismatch {
+                    what: format!("{} from {}", meta.filename, meta.download_url),
+                    expected: meta.shasum,
+                    actual,
+                });
+            }
+            let shasums = fetch_document(http, &meta.shasums_url).await?;
+            let signature = fetch_document(http, &meta.shasums_signature_url).await?;
+            let authentication = if meta.signing_keys.is_empty() {
+                if config.allow_unsigned_from_default_registry && address.hostname == DEFAULT_REGISTRY_HOST {
+                    progress.step(&format!(
+                        "skipping signature verification of {} {version}: the registry provided no signing keys",
+                        address.short_name()
+                    ));
+                    Authentication::Unsigned
+                } else {
+                    return Err(Error::MissingSigningKeys { address: address.clone(), version: version.clone() });
+                }
+            } else {
+                verify_signature(&shasums, &signature, meta.shasums_signature_url.as_str(), &meta.signing_keys)?
+            };
+            check_shasums_lists(&shasums, meta.shasums_url.as_str(), &meta.filename, &meta.shasum)?;
+            let signed = match &authentication {
+                Authentication::SignedBy(key_id) => format!("signed by key {key_id}"),
+                Authentication::Unsigned => "unsigned".to_owned(),
+            };
+            progress.step(&format!("verified {} ({signed})", meta.filename));
+            Ok(FetchedArchive {
+                acceptable_hashes: meta.hashes,
+                origin: format!("registry {}", address.hostname),
+                description: format!("from registry {} ({signed})", address.hostname),
+            })
+        }
+    }
+}
+
+async fn fetch_document(http: &HttpClient, url: &Url) -> Result<Vec<u8>, Error> {
+    let response = http.get_small(url, "*/*", SMALL_DOCUMENT_LIMIT).await?;
+    if response.status != 200 {
+        let body = String::from_utf8_lossy(&response.body).into_owned();
+        return Err(status_error(
+            &response.final_url,
+            response.status,
+            body,
+            http.has_credentials_for(&response.final_url),
+        ));
+    }
+    Ok(response.body)
+}
+
+fn check_locked_hashes(
+    address: &ProviderAddress,
+    version: &Version,
+    origin: &str,
+    locked: Option<&LockedProvider>,
+    actual: &[String],
+) -> Result<(), Error> {
+    let Some(locked) = locked.filter(|locked| !locked.hashes.is_empty()) else { return Ok(()) };
+    if matches_any_hash(actual, &locked.hashes) {
+        return Ok(());
+    }
+    Err(Error::LockedHashMismatch {
+        address: address.clone(),
+        version: version.clone(),
+        origin: origin.to_owned(),
+        lock_file: locked.lock_file.clone(),
+        locked: locked.hashes.clone(),
+        actual: actual.to_vec(),
+    })
+}

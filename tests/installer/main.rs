@@ -1,0 +1,6 @@
+//! Installer tests against loopback HTTPS registries and network mirrors started inside the
+//! test process, serving real zips signed with throwaway OpenPGP keys.
+
+mod bad_input;
+mod sources;
+mod support;
