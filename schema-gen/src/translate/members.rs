@@ -9,8 +9,8 @@
 
 use std::collections::BTreeMap;
 
-use super::names::{PropertyNames, ProviderNames};
-use super::objects::{DocStyle, Object, Position, TypeBuilder, TypeTable, doc_comment, nested_type_name};
+use super::names::{PropertyName, PropertyNames, ProviderNames};
+use super::objects::{DocStyle, Field, Object, Position, TypeBuilder, TypeTable, doc_comment, nested_type_name};
 use super::{TranslateConfig, Warning, functions, package};
 use crate::pulumi::{
     ConfigSpec, FunctionInputs, FunctionOutputs, FunctionSpec, ObjectTypeSpec, PackageSpec, PropertySpec, ResourceSpec,
@@ -99,61 +99,55 @@ fn resource(
         ty: "object".to_owned(),
         ..ObjectTypeSpec::default()
     };
-    for position in [Pass::Inputs, Pass::Outputs, Pass::State] {
-        let mut builder = TypeBuilder {
-            table: &mut *table,
-            warnings: &mut *warnings,
-            package,
-            module: "index",
-            position: position.position(),
-        };
-        for name in fixed.names.iter() {
-            let Some(field) = object.field(&name.tf_name) else { continue };
-            if !visible(&name.pulumi_name) || (position == Pass::Inputs && !field.is_input()) {
-                continue;
+    // Go declares nested types from the inputs, then the outputs, then the state; the
+    // state (an input position holding every property) comes last and decides `required`.
+    // The inputs' declarations are all superseded by the state's, so we build every spec
+    // once at the output position, copy it to the inputs and the state, and then walk the
+    // state's types again to record their input-position required fields.
+    let mut builder = TypeBuilder {
+        table: &mut *table,
+        warnings: &mut *warnings,
+        package,
+        module: "index",
+        position: Position::Output,
+    };
+    for name in fixed.names.iter() {
+        let Some(field) = object.field(&name.tf_name) else { continue };
+        if !visible(&name.pulumi_name) {
+            continue;
+        }
+        let autonamed = fixed.autonamed && name.tf_name == "name";
+        let (type_name, field_origin) = top_level_names(class_name, &origin, name, field);
+        let property = builder.property(field, &type_name, &field_origin, DocStyle::Raw, 0);
+        // An auto-named `name` is optional as an input and always present as an output.
+        if autonamed || !field.optional(Position::Output) {
+            spec.required.push(name.pulumi_name.clone());
+        }
+        if field.is_input() {
+            if !autonamed && !field.optional(Position::Input) {
+                spec.required_inputs.push(name.pulumi_name.clone());
             }
-            let autonamed = fixed.autonamed && name.tf_name == "name";
-            let type_name = nested_type_name(class_name, &name.pulumi_name, field);
-            let field_origin = format!("{origin}: {}", name.tf_name);
-            let property = builder.property(field, &type_name, &field_origin, DocStyle::Raw, 0);
-            let optional = if autonamed { position != Pass::Outputs } else { field.optional(position.position()) };
-            match position {
-                Pass::Inputs => {
-                    if !optional {
-                        spec.required_inputs.push(name.pulumi_name.clone());
-                    }
-                    spec.input_properties.insert(name.pulumi_name.clone(), property);
-                }
-                Pass::Outputs => {
-                    if !optional {
-                        spec.required.push(name.pulumi_name.clone());
-                    }
-                    spec.properties.insert(name.pulumi_name.clone(), property);
-                }
-                Pass::State => {
-                    state.properties.insert(name.pulumi_name.clone(), property);
-                }
-            }
+            spec.input_properties.insert(name.pulumi_name.clone(), property.clone());
+        }
+        state.properties.insert(name.pulumi_name.clone(), property.clone());
+        spec.properties.insert(name.pulumi_name.clone(), property);
+    }
+    let mut builder = TypeBuilder {
+        table: &mut *table,
+        warnings: &mut *warnings,
+        package,
+        module: "index",
+        position: Position::Input,
+    };
+    for name in fixed.names.iter() {
+        let Some(field) = object.field(&name.tf_name) else { continue };
+        if visible(&name.pulumi_name) && field.needs_names() {
+            let (type_name, field_origin) = top_level_names(class_name, &origin, name, field);
+            builder.refresh_field(field, &type_name, &field_origin, 0, true);
         }
     }
     spec.state_inputs = Some(state);
     spec
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Pass {
-    Inputs,
-    Outputs,
-    State,
-}
-
-impl Pass {
-    fn position(self) -> Position {
-        match self {
-            Pass::Inputs | Pass::State => Position::Input,
-            Pass::Outputs => Position::Output,
-        }
-    }
 }
 
 fn data_source(
@@ -171,28 +165,47 @@ fn data_source(
     let object = Object::Block(block);
     let origin = format!("data source {tf_name}");
 
-    let mut groups = Vec::new();
-    for position in [Position::Input, Position::Output] {
-        let mut builder =
-            TypeBuilder { table: &mut *table, warnings: &mut *warnings, package, module: "index", position };
-        let mut group = ObjectTypeSpec { ty: "object".to_owned(), ..ObjectTypeSpec::default() };
-        for name in names.iter() {
-            let Some(field) = object.field(&name.tf_name) else { continue };
-            if position == Position::Input && !field.is_input() {
-                continue;
-            }
-            let type_name = nested_type_name(function_name, &name.pulumi_name, field);
-            let field_origin = format!("{origin}: {}", name.tf_name);
-            let property = builder.property(field, &type_name, &field_origin, DocStyle::Raw, 0);
-            if !field.optional(position) {
-                group.required.push(name.pulumi_name.clone());
-            }
-            group.properties.insert(name.pulumi_name.clone(), property);
+    // Go declares nested types from the arguments, then from the results, which decide
+    // `required`. We build every spec once at the output position and then walk the
+    // arguments' types to record their input-position required fields.
+    let mut inputs = ObjectTypeSpec { ty: "object".to_owned(), ..ObjectTypeSpec::default() };
+    let mut outputs = ObjectTypeSpec { ty: "object".to_owned(), ..ObjectTypeSpec::default() };
+    let mut builder = TypeBuilder {
+        table: &mut *table,
+        warnings: &mut *warnings,
+        package,
+        module: "index",
+        position: Position::Output,
+    };
+    for name in names.iter() {
+        let Some(field) = object.field(&name.tf_name) else { continue };
+        let (type_name, field_origin) = top_level_names(function_name, &origin, name, field);
+        let property = builder.property(field, &type_name, &field_origin, DocStyle::Raw, 0);
+        if !field.optional(Position::Output) {
+            outputs.required.push(name.pulumi_name.clone());
         }
-        groups.push(group);
+        if field.is_input() {
+            if !field.optional(Position::Input) {
+                inputs.required.push(name.pulumi_name.clone());
+            }
+            inputs.properties.insert(name.pulumi_name.clone(), property.clone());
+        }
+        outputs.properties.insert(name.pulumi_name.clone(), property);
     }
-    let mut outputs = groups.pop().unwrap_or_default();
-    let mut inputs = groups.pop().unwrap_or_default();
+    let mut builder = TypeBuilder {
+        table: &mut *table,
+        warnings: &mut *warnings,
+        package,
+        module: "index",
+        position: Position::Input,
+    };
+    for name in names.iter() {
+        let Some(field) = object.field(&name.tf_name) else { continue };
+        if field.is_input() && field.needs_names() {
+            let (type_name, field_origin) = top_level_names(function_name, &origin, name, field);
+            builder.refresh_field(field, &type_name, &field_origin, 0, false);
+        }
+    }
     inputs.description = format!("A collection of arguments for invoking {function_name}.\n");
     outputs.description = format!("A collection of values returned by {function_name}.\n");
 
@@ -285,7 +298,7 @@ fn terraform_config_method(package: &str) -> (String, FunctionSpec) {
         properties: BTreeMap::from([(
             "__self__".to_owned(),
             PropertySpec {
-                ty: TypeSpec { ty: "ref".to_owned(), ..TypeSpec::reference("#/provider") },
+                ty: TypeSpec { ty: "ref".into(), ..TypeSpec::reference("#/provider") },
                 ..PropertySpec::default()
             },
         )]),
@@ -311,6 +324,16 @@ fn terraform_config_method(package: &str) -> (String, FunctionSpec) {
         ..FunctionSpec::default()
     };
     (token, spec)
+}
+
+/// The type name and origin of a top-level property; empty when its type holds no
+/// object, where they are never used.
+fn top_level_names(parent: &str, origin: &str, name: &PropertyName, field: Field) -> (String, String) {
+    if field.needs_names() {
+        (nested_type_name(parent, &name.pulumi_name, field), format!("{origin}: {}", name.tf_name))
+    } else {
+        (String::new(), String::new())
+    }
 }
 
 fn report_collisions(names: &PropertyNames, path: &str, warnings: &mut Vec<Warning>) {

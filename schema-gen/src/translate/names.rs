@@ -93,13 +93,7 @@ pub struct ResourceProperties {
 impl PropertyNames {
     /// The properties of a block: its attributes and nested blocks.
     pub fn of_block(block: &Block) -> PropertyNames {
-        let attributes = block.attributes.iter().map(|(name, attr)| {
-            let plural = match &attr.ty {
-                AttributeType::Type(ty) => matches!(ty, Type::List(_) | Type::Set(_)),
-                AttributeType::Nested(nested) => matches!(nested.nesting, ObjectNesting::List | ObjectNesting::Set),
-            };
-            (name.as_str(), plural, false)
-        });
+        let attributes = block.attributes.iter().map(|(name, attr)| (name.as_str(), attribute_is_array(attr), false));
         let blocks = block.block_types.iter().map(|(name, nested)| {
             let is_list = matches!(nested.nesting, BlockNesting::List | BlockNesting::Set);
             let max_items_one = is_list && nested.max_items == 1;
@@ -110,12 +104,9 @@ impl PropertyNames {
 
     /// The properties of a protocol-6 nested attribute object.
     pub fn of_nested_object(object: &NestedObject) -> PropertyNames {
-        PropertyNames::of_attributes(&object.attributes)
-    }
-
-    fn of_attributes(attributes: &BTreeMap<String, crate::tf::Attribute>) -> PropertyNames {
-        let block = Block { attributes: attributes.clone(), ..Block::default() };
-        PropertyNames::of_block(&block)
+        PropertyNames::build(
+            object.attributes.iter().map(|(name, attr)| (name.as_str(), attribute_is_array(attr), false)).collect(),
+        )
     }
 
     /// The properties of a cty object type. Lists and sets are pluralized (attributes never
@@ -159,6 +150,14 @@ impl PropertyNames {
     /// Gives every property a distinct Pulumi name: the first (in Terraform order) keeps
     /// its natural name, later ones get `2`, `3`, ... appended.
     fn resolve_collisions(&mut self) {
+        // Almost every object has distinct names: check that cheaply with a sorted index
+        // first, and only then take the slow path.
+        let mut by_pulumi: Vec<usize> = (0..self.entries.len()).collect();
+        by_pulumi.sort_by(|&a, &b| self.entries[a].pulumi_name.cmp(&self.entries[b].pulumi_name));
+        if by_pulumi.windows(2).all(|w| self.entries[w[0]].pulumi_name != self.entries[w[1]].pulumi_name) {
+            self.by_pulumi = by_pulumi;
+            return;
+        }
         let mut taken: HashMap<String, usize> = HashMap::new();
         for idx in 0..self.entries.len() {
             let natural = self.entries[idx].pulumi_name.clone();
@@ -429,6 +428,14 @@ impl ProviderNames {
             (attr.optional || attr.required) && matches!(attr.ty, AttributeType::Type(Type::String))
         });
         ResourceProperties { names, id, autonamed, warnings }
+    }
+}
+
+/// Whether an attribute is a list or set (and so gets a plural name).
+fn attribute_is_array(attr: &crate::tf::Attribute) -> bool {
+    match &attr.ty {
+        AttributeType::Type(ty) => matches!(ty, Type::List(_) | Type::Set(_)),
+        AttributeType::Nested(nested) => matches!(nested.nesting, ObjectNesting::List | ObjectNesting::Set),
     }
 }
 
