@@ -186,3 +186,46 @@ fn facts(spec: &serde_json::Value) -> String {
     }
     lines.join("\n") + "\n"
 }
+
+/// Hostile or odd schemas give warnings and a valid schema, never a panic: blocks nested
+/// 200 deep, a name that is only the prefix plus `_`, a name with characters tokens cannot
+/// hold.
+#[test]
+fn odd_schemas_give_warnings_not_panics() {
+    use schema_gen::tf::{Attribute, Block, BlockNesting, NestedBlock, Schema, Type};
+    let mut block =
+        Block { attributes: [("leaf".to_owned(), Attribute::new(Type::String))].into(), ..Block::default() };
+    for _ in 0..200 {
+        let nested = NestedBlock { nesting: BlockNesting::List, block, min_items: 0, max_items: 0 };
+        block = Block { block_types: [("level".to_owned(), nested)].into(), ..Block::default() };
+    }
+    let mut schema = ProviderSchema::default();
+    schema.resources.insert("odd_deep".to_owned(), Schema { version: 0, block });
+    schema.resources.insert("odd_".to_owned(), Schema::default());
+    schema.resources.insert("odd_dots.and.more".to_owned(), Schema::default());
+    let config = TranslateConfig {
+        schema: &schema,
+        package_name: "odd",
+        package_version: "not-semver",
+        terraform_name: "odd",
+        source_address: None,
+        parameter_value: br#"{"local":{"path":"./terraform-provider-odd"}}"#,
+        plugin_version: "1.2.0",
+        filter: TokenFilter { include: &[], exclude: &[] },
+    };
+    let (spec, warnings) = translate(&config);
+    let warnings: String = warnings.iter().map(|w| format!("{w}\n")).collect();
+    let json: serde_json::Value = serde_json::from_str(&spec.to_json()).expect("valid JSON");
+    let tokens: Vec<&String> = json["resources"].as_object().unwrap().keys().collect();
+    let deepest_types = json["types"].as_object().unwrap().len();
+    expect_test::expect![[r#"
+        odd_: nothing is left of the name after removing the prefix; using `Odd`
+        odd_dots.and.more: the name holds characters a Pulumi token cannot; using `Dotsandmore`
+        resource odd_deep: level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level.level: nested too deeply; typed as pulumi.json#/Any
+        the package version "not-semver" is not a semantic version
+    "#]]
+    .assert_eq(&warnings);
+    assert_eq!(tokens, ["odd:index/deep:Deep", "odd:index/dotsandmore:Dotsandmore", "odd:index/odd:Odd"]);
+    assert_eq!(deepest_types, 48, "one named type per level up to the depth bound");
+    assert_eq!(json["repository"], serde_json::Value::Null, "a local binary has no repository");
+}
