@@ -2,6 +2,11 @@
 //! `tests/data/` go in, the Pulumi schema, the warnings and the naming decisions the
 //! runtime reuses come out. Refresh with `UPDATE_EXPECT=1 cargo test -p schema-gen --test
 //! translate`.
+//!
+//! Still to come (needs the tool builds in progress): goldens from real providers
+//! (random 3.9.0, null, local, tfcoremock, time) built by `scripts/test-tools.sh`, a
+//! comparison with the Go implementation's `GetSchema` output for the same binaries, and an
+//! SDK generation check with the real Pulumi CLI (`pulumi package gen-sdk`).
 
 use expect_test::{ExpectFile, expect_file};
 use schema_gen::pulumi::PackageSpec;

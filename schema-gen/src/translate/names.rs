@@ -9,6 +9,13 @@
 //! runtime's value translation, calling the same functions, can never disagree with the
 //! schema.
 //!
+//! How the runtime uses it: compute [`ProviderNames::new`] once per parameterized provider
+//! (it is cheap next to the schema itself), take [`ProviderNames::resource_properties`] for a
+//! resource's top level and [`PropertyNames::of_block`] / [`PropertyNames::of_nested_object`]
+//! / [`PropertyNames::of_object_type`] for each nested object it descends into, and cache
+//! them per object if values are converted often. A property with `max_items_one` holds a
+//! Terraform list or set of at most one element that Pulumi sees as the element itself.
+//!
 //! Architecture invariant: names only; nothing here builds Pulumi schema JSON.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
