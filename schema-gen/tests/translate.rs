@@ -132,8 +132,8 @@ fn random_case() -> Case {
     }
 }
 
-/// Tokens, property names, types, required lists, secrets and deprecations must equal the
-/// Go implementation's. `random-3.3.0.go-facts.txt` was extracted from the Go golden (same
+/// Tokens, property names, types, required lists, secrets, deprecations and descriptions
+/// (with their per-language name spans) must equal the Go implementation's. `random-3.3.0.go-facts.txt` was extracted from the Go golden (same
 /// rendering as [`facts`]); it is not refreshed by `UPDATE_EXPECT`.
 #[test]
 fn random_provider_matches_go_facts() {
@@ -175,6 +175,9 @@ fn facts(spec: &serde_json::Value) -> String {
                 let deprecated =
                     p["deprecationMessage"].as_str().map(|m| format!(" deprecated={m}")).unwrap_or_default();
                 lines.push(format!("  {section} {name}: {}{secret}{deprecated}", type_of(p)));
+                if let Some(description) = p["description"].as_str() {
+                    lines.push(format!("    description {}", serde_json::to_string(description).unwrap()));
+                }
             }
         }
         lines.push(format!("  required {}", names(&resource["required"])));

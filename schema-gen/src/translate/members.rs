@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 
+use super::docs::reformat_text;
 use super::names::{PropertyName, PropertyNames, ProviderNames};
 use super::objects::{DocStyle, Field, Object, Position, TypeBuilder, TypeTable, doc_comment, nested_type_name};
 use super::{TranslateConfig, Warning, functions, package};
@@ -30,8 +31,8 @@ pub(super) fn package(config: &TranslateConfig, names: &ProviderNames, warnings:
         warnings.push(Warning::ListResourceSkipped { tf_name: tf_name.clone() });
     }
 
-    let config_spec = config_variables(&schema.provider.block, package_name, &mut table, warnings);
-    let provider = provider_resource(&schema.provider.block, package_name, &mut table, warnings);
+    let config_spec = config_variables(&schema.provider.block, names, &mut table, warnings);
+    let provider = provider_resource(&schema.provider.block, names, &mut table, warnings);
 
     let mut resources = BTreeMap::new();
     for (tf_name, token) in names.resources() {
@@ -42,10 +43,8 @@ pub(super) fn package(config: &TranslateConfig, names: &ProviderNames, warnings:
     let mut functions = BTreeMap::new();
     for (tf_name, token) in names.data_sources() {
         let data_source_schema = &schema.data_sources[tf_name];
-        functions.insert(
-            token.to_owned(),
-            data_source(tf_name, token, data_source_schema, package_name, &mut table, warnings),
-        );
+        functions
+            .insert(token.to_owned(), data_source(tf_name, token, data_source_schema, names, &mut table, warnings));
     }
     for (tf_name, token) in names.functions() {
         let function = &schema.functions[tf_name];
@@ -85,7 +84,8 @@ fn resource(
     // fixups rename every `id` that is not the ID).
     let visible = |pulumi_name: &str| pulumi_name != "id";
 
-    let mut spec = ResourceSpec { description: doc_comment(&block.description), ..ResourceSpec::default() };
+    let mut spec =
+        ResourceSpec { description: doc_comment(&reformat_text(names, &block.description)), ..ResourceSpec::default() };
     if block.deprecated || !block.deprecation_message.is_empty() {
         spec.deprecation_message = if block.deprecation_message.is_empty() {
             "Deprecated".to_owned()
@@ -105,6 +105,7 @@ fn resource(
     // once at the output position, copy it to the inputs and the state, and then walk the
     // state's types again to record their input-position required fields.
     let mut builder = TypeBuilder {
+        names,
         table: &mut *table,
         warnings: &mut *warnings,
         package,
@@ -133,6 +134,7 @@ fn resource(
         spec.properties.insert(name.pulumi_name.clone(), property);
     }
     let mut builder = TypeBuilder {
+        names,
         table: &mut *table,
         warnings: &mut *warnings,
         package,
@@ -154,14 +156,15 @@ fn data_source(
     tf_name: &str,
     token: &str,
     schema: &Schema,
-    package: &str,
+    names: &ProviderNames,
     table: &mut TypeTable,
     warnings: &mut Vec<Warning>,
 ) -> FunctionSpec {
     let block = &schema.block;
     let function_name = token_name(token);
-    let names = PropertyNames::of_block(block);
-    report_collisions(&names, &format!("data source {tf_name}"), warnings);
+    let package = names.package_name();
+    let properties = PropertyNames::of_block(block);
+    report_collisions(&properties, &format!("data source {tf_name}"), warnings);
     let object = Object::Block(block);
     let origin = format!("data source {tf_name}");
 
@@ -171,13 +174,14 @@ fn data_source(
     let mut inputs = ObjectTypeSpec { ty: "object".to_owned(), ..ObjectTypeSpec::default() };
     let mut outputs = ObjectTypeSpec { ty: "object".to_owned(), ..ObjectTypeSpec::default() };
     let mut builder = TypeBuilder {
+        names,
         table: &mut *table,
         warnings: &mut *warnings,
         package,
         module: "index",
         position: Position::Output,
     };
-    for name in names.iter() {
+    for name in properties.iter() {
         let Some(field) = object.field(&name.tf_name) else { continue };
         let (type_name, field_origin) = top_level_names(function_name, &origin, name, field);
         let property = builder.property(field, &type_name, &field_origin, DocStyle::Raw, 0);
@@ -193,13 +197,14 @@ fn data_source(
         outputs.properties.insert(name.pulumi_name.clone(), property);
     }
     let mut builder = TypeBuilder {
+        names,
         table: &mut *table,
         warnings: &mut *warnings,
         package,
         module: "index",
         position: Position::Input,
     };
-    for name in names.iter() {
+    for name in properties.iter() {
         let Some(field) = object.field(&name.tf_name) else { continue };
         if field.is_input() && field.needs_names() {
             let (type_name, field_origin) = top_level_names(function_name, &origin, name, field);
@@ -209,7 +214,8 @@ fn data_source(
     inputs.description = format!("A collection of arguments for invoking {function_name}.\n");
     outputs.description = format!("A collection of values returned by {function_name}.\n");
 
-    let mut spec = FunctionSpec { description: doc_comment(&block.description), ..FunctionSpec::default() };
+    let mut spec =
+        FunctionSpec { description: doc_comment(&reformat_text(names, &block.description)), ..FunctionSpec::default() };
     if block.deprecated || !block.deprecation_message.is_empty() {
         spec.deprecation_message = if block.deprecation_message.is_empty() {
             "Deprecated".to_owned()
@@ -229,13 +235,19 @@ fn data_source(
 /// The provider's configuration as `config.variables`: every attribute and block, typed
 /// as an output (computed values are present), nested types in module `config` named after
 /// the variable.
-fn config_variables(block: &Block, package: &str, table: &mut TypeTable, warnings: &mut Vec<Warning>) -> ConfigSpec {
-    let names = PropertyNames::of_block(block);
-    report_collisions(&names, "provider configuration", warnings);
+fn config_variables(
+    block: &Block,
+    names: &ProviderNames,
+    table: &mut TypeTable,
+    warnings: &mut Vec<Warning>,
+) -> ConfigSpec {
+    let package = names.package_name();
+    let properties = PropertyNames::of_block(block);
+    report_collisions(&properties, "provider configuration", warnings);
     let object = Object::Block(block);
-    let mut builder = TypeBuilder { table, warnings, package, module: "config", position: Position::Output };
+    let mut builder = TypeBuilder { names, table, warnings, package, module: "config", position: Position::Output };
     let mut spec = ConfigSpec::default();
-    for name in names.iter() {
+    for name in properties.iter() {
         let Some(field) = object.field(&name.tf_name) else { continue };
         let origin = format!("provider configuration: {}", name.tf_name);
         let property = builder.property(field, &name.pulumi_name, &origin, DocStyle::Raw, 0);
@@ -247,8 +259,14 @@ fn config_variables(block: &Block, package: &str, table: &mut TypeTable, warning
     spec
 }
 
-fn provider_resource(block: &Block, package: &str, table: &mut TypeTable, warnings: &mut Vec<Warning>) -> ResourceSpec {
-    let names = PropertyNames::of_block(block);
+fn provider_resource(
+    block: &Block,
+    names: &ProviderNames,
+    table: &mut TypeTable,
+    warnings: &mut Vec<Warning>,
+) -> ResourceSpec {
+    let package = names.package_name();
+    let properties = PropertyNames::of_block(block);
     let object = Object::Block(block);
     let mut spec = ResourceSpec {
         description: format!(
@@ -262,8 +280,8 @@ fn provider_resource(block: &Block, package: &str, table: &mut TypeTable, warnin
     let mut reserved = Vec::new();
     {
         let mut builder =
-            TypeBuilder { table, warnings: &mut *warnings, package, module: "index", position: Position::Input };
-        for name in names.iter() {
+            TypeBuilder { names, table, warnings: &mut *warnings, package, module: "index", position: Position::Input };
+        for name in properties.iter() {
             let Some(field) = object.field(&name.tf_name) else { continue };
             if !field.is_input() {
                 continue;

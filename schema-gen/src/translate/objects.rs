@@ -14,7 +14,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::Warning;
-use super::names::PropertyNames;
+use super::docs::{fix_up_references, reformat_text};
+use super::names::{PropertyNames, ProviderNames};
 use crate::naming::{singularize, title};
 use crate::pulumi::{NodejsObjectLanguage, ObjectLanguage, ObjectTypeSpec, PropertySpec, TypeSpec};
 use crate::tf::{
@@ -263,6 +264,8 @@ impl TypeTable {
 
 /// Builds property specs for one position, declaring nested types into a [`TypeTable`].
 pub(crate) struct TypeBuilder<'t> {
+    /// For the per-language name spans in descriptions.
+    pub(crate) names: &'t ProviderNames,
     pub(crate) table: &'t mut TypeTable,
     pub(crate) warnings: &'t mut Vec<Warning>,
     pub(crate) package: &'t str,
@@ -341,7 +344,7 @@ impl TypeBuilder<'_> {
         depth: usize,
     ) -> PropertySpec {
         let ty = self.field_type(field, type_name, origin, depth);
-        let mut description = field.description().to_owned();
+        let mut description = reformat_text(self.names, field.description());
         if field.write_only() {
             description = format!("{WRITE_ONLY_NOTE}{description}");
         }
@@ -351,7 +354,7 @@ impl TypeBuilder<'_> {
         PropertySpec {
             ty,
             description,
-            deprecation_message: field.deprecation(),
+            deprecation_message: fix_up_references(self.names, &field.deprecation()),
             secret: field.sensitive() || field.write_only(),
         }
     }
