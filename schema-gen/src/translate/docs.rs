@@ -10,6 +10,7 @@
 //! Architecture invariant: text in, text out; only [`ProviderNames`] tells it which words are
 //! resources and data sources.
 
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use regex::{Captures, Regex};
@@ -39,6 +40,10 @@ pub(crate) fn reformat_text(names: &ProviderNames, text: &str) -> String {
     if text.is_empty() {
         return String::new();
     }
+    // Most descriptions hold no fenced code; skip the search for it then.
+    if !text.contains("```") {
+        return clean_up(names, text).trim().to_owned();
+    }
     let mut out = String::with_capacity(text.len() + 64);
     let mut start = 0;
     for block in CODE_BLOCK.find_iter(text) {
@@ -53,9 +58,18 @@ pub(crate) fn reformat_text(names: &ProviderNames, text: &str) -> String {
 }
 
 fn clean_up(names: &ProviderNames, text: &str) -> String {
-    let text = text.replace("-> ", "> ").replace("~> ", "> ").replace("!> ", "> ");
+    // Each step is skipped when its marker is absent: big providers have tens of thousands
+    // of descriptions and most need only the name spans.
+    let text = if text.contains("> ") {
+        Cow::Owned(text.replace("-> ", "> ").replace("~> ", "> ").replace("!> ", "> "))
+    } else {
+        Cow::Borrowed(text)
+    };
     let text = text.strip_prefix("\n(Required)\n").unwrap_or(&text);
     let text = text.strip_prefix("\n(Optional)\n").unwrap_or(text);
+    if !text.contains('[') {
+        return fix_up_references(names, text);
+    }
     let text = PAGE_REFERENCE_LINK.replace_all(text, |caps: &Captures| {
         let link = &caps[0];
         let (label, path) = link.split_once(' ').unwrap_or((link, ""));
@@ -78,6 +92,9 @@ fn clean_up(names: &ProviderNames, text: &str) -> String {
 /// Rewrites references to resources, data sources and properties into per-language spans.
 /// Also applied to deprecation messages.
 pub(crate) fn fix_up_references(names: &ProviderNames, text: &str) -> String {
+    if !text.contains(['`', '_']) {
+        return text.to_owned();
+    }
     CODE_LIKE_WORD
         .replace_all(text, |caps: &Captures| {
             let whole = &caps[0];
