@@ -237,3 +237,72 @@ fn odd_schemas_give_warnings_not_panics() {
     assert_eq!(deepest_types, 48, "one named type per level up to the depth bound");
     assert_eq!(json["repository"], serde_json::Value::Null, "a local binary has no repository");
 }
+
+/// Backblaze/b2 0.8.9 (an SDKv2 provider: optional+computed `id`s, MaxItems=1 blocks,
+/// computed lists of objects, data sources), its Terraform schema reconstructed from the
+/// public golden of the Go implementation
+/// (`dynamic/testdata/TestSchemaGeneration/Backblaze/b2-0.8.9.golden`).
+#[test]
+fn b2_provider_schema() {
+    check(
+        b2_case(),
+        expect_file!["data/b2-0.8.9.pulumi.json"],
+        expect_file!["data/b2-0.8.9.warnings.txt"],
+        expect_file!["data/b2-0.8.9.names.txt"],
+    );
+}
+
+fn b2_case() -> Case {
+    Case {
+        file: "b2-0.8.9.tf.json",
+        package_name: "b2",
+        version: "0.8.9",
+        parameter: r#"{"remote":{"url":"registry.opentofu.org/backblaze/b2","version":"0.8.9"}}"#,
+    }
+}
+
+/// The whole b2 schema must equal the Go implementation's golden as JSON values, every
+/// leaf of it: `b2-0.8.9.go-schema-facts.txt` lists the golden's leaves as sorted
+/// `path = value` lines (the base provider's version replaced by `<plugin>`); it is not
+/// refreshed by `UPDATE_EXPECT`.
+#[test]
+fn b2_provider_matches_go_golden() {
+    let case = b2_case();
+    let (address, schema) = load(case.file);
+    let (spec, _) = run(&case, &schema, &address);
+    let mut json = serde_json::to_value(&spec).unwrap();
+    json["parameterization"]["baseProvider"]["version"] = "<plugin>".into();
+    let mut lines = Vec::new();
+    leaves(&json, String::new(), &mut lines);
+    lines.sort();
+    let ours = lines.join("\n") + "\n";
+    let go = include_str!("data/b2-0.8.9.go-schema-facts.txt");
+    if ours != go {
+        let missing: Vec<&str> = go.lines().filter(|l| !ours.lines().any(|o| o == *l)).take(20).collect();
+        let extra: Vec<&str> = ours.lines().filter(|l| !go.lines().any(|o| o == *l)).take(20).collect();
+        panic!(
+            "the b2 schema differs from the Go golden\nonly in Go:\n{}\nonly ours:\n{}",
+            missing.join("\n"),
+            extra.join("\n")
+        );
+    }
+}
+
+/// Every leaf of a JSON value as `path = value`, object keys with `/` written `~1`.
+fn leaves(value: &serde_json::Value, path: String, out: &mut Vec<String>) {
+    match value {
+        serde_json::Value::Object(map) if map.is_empty() => out.push(format!("{path} = {{}}")),
+        serde_json::Value::Object(map) => {
+            for (key, child) in map {
+                leaves(child, format!("{path}/{}", key.replace('/', "~1")), out);
+            }
+        }
+        serde_json::Value::Array(items) if items.is_empty() => out.push(format!("{path} = []")),
+        serde_json::Value::Array(items) => {
+            for (idx, child) in items.iter().enumerate() {
+                leaves(child, format!("{path}/{idx}"), out);
+            }
+        }
+        leaf => out.push(format!("{path} = {leaf}")),
+    }
+}
