@@ -146,6 +146,12 @@ impl PropertyNames {
                         base = candidate;
                     }
                 }
+                // Pulumi reserves `pulumi` as a property name everywhere. Go renames it to
+                // `pulumiInfo` on resources only (elsewhere its schema fails to bind); we
+                // rename it in every object.
+                if tf_name == "pulumi" && !tf_names.contains("pulumi_info") {
+                    base = "pulumi_info".to_owned();
+                }
                 PropertyName { tf_name: tf_name.to_owned(), pulumi_name: property_name(&base), max_items_one }
             })
             .collect();
