@@ -262,12 +262,31 @@ fn b2_case() -> Case {
 }
 
 /// The whole b2 schema must equal the Go implementation's golden as JSON values, every
-/// leaf of it: `b2-0.8.9.go-schema-facts.txt` lists the golden's leaves as sorted
-/// `path = value` lines (the base provider's version replaced by `<plugin>`); it is not
-/// refreshed by `UPDATE_EXPECT`.
+/// leaf of it. See [`assert_matches_go_golden`].
 #[test]
 fn b2_provider_matches_go_golden() {
-    let case = b2_case();
+    assert_matches_go_golden(b2_case(), include_str!("data/b2-0.8.9.go-schema-facts.txt"));
+}
+
+/// BunnyWay/bunnynet 0.5.1 (a Plugin Framework provider: computed-only ids, nested
+/// attributes that are optional and computed, provider functions are absent), reconstructed
+/// like b2.
+#[test]
+fn bunnynet_provider_matches_go_golden() {
+    let case = Case {
+        file: "bunnynet-0.5.1.tf.json",
+        package_name: "bunnynet",
+        version: "0.5.1",
+        parameter: r#"{"remote":{"url":"registry.opentofu.org/bunnyway/bunnynet","version":"0.5.1"}}"#,
+    };
+    assert_matches_go_golden(case, include_str!("data/bunnynet-0.5.1.go-schema-facts.txt"));
+}
+
+/// `go_facts` lists the Go golden's leaves as sorted `path = value` lines (the base
+/// provider's version replaced by `<plugin>`), as written by
+/// `data/reconstruct_from_golden.py`; these files are not refreshed by `UPDATE_EXPECT`.
+#[track_caller]
+fn assert_matches_go_golden(case: Case, go_facts: &str) {
     let (address, schema) = load(case.file);
     let (spec, _) = run(&case, &schema, &address);
     let mut json = serde_json::to_value(&spec).unwrap();
@@ -276,12 +295,12 @@ fn b2_provider_matches_go_golden() {
     leaves(&json, String::new(), &mut lines);
     lines.sort();
     let ours = lines.join("\n") + "\n";
-    let go = include_str!("data/b2-0.8.9.go-schema-facts.txt");
-    if ours != go {
-        let missing: Vec<&str> = go.lines().filter(|l| !ours.lines().any(|o| o == *l)).take(20).collect();
-        let extra: Vec<&str> = ours.lines().filter(|l| !go.lines().any(|o| o == *l)).take(20).collect();
+    if ours != go_facts {
+        let missing: Vec<&str> = go_facts.lines().filter(|l| !ours.lines().any(|o| o == *l)).take(20).collect();
+        let extra: Vec<&str> = ours.lines().filter(|l| !go_facts.lines().any(|o| o == *l)).take(20).collect();
         panic!(
-            "the b2 schema differs from the Go golden\nonly in Go:\n{}\nonly ours:\n{}",
+            "{} differs from the Go golden\nonly in Go:\n{}\nonly ours:\n{}",
+            case.file,
             missing.join("\n"),
             extra.join("\n")
         );
