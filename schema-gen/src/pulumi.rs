@@ -11,6 +11,7 @@
 //! Architecture invariant: this module knows nothing about Terraform; it is plain data plus
 //! its JSON form.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -152,8 +153,10 @@ pub struct BaseProviderSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TypeSpec {
-    #[serde(rename = "type", skip_serializing_if = "String::is_empty")]
-    pub ty: String,
+    /// `string`, `number`, `array`, ... Borrowed for the fixed names, so that the tens of
+    /// thousands of properties of a big provider do not each allocate their type name.
+    #[serde(rename = "type", skip_serializing_if = "str::is_empty")]
+    pub ty: Cow<'static, str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub items: Option<Box<TypeSpec>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -163,16 +166,16 @@ pub struct TypeSpec {
 }
 
 impl TypeSpec {
-    pub fn primitive(ty: &str) -> TypeSpec {
-        TypeSpec { ty: ty.to_owned(), ..TypeSpec::default() }
+    pub fn primitive(ty: &'static str) -> TypeSpec {
+        TypeSpec { ty: Cow::Borrowed(ty), ..TypeSpec::default() }
     }
 
     pub fn array(items: TypeSpec) -> TypeSpec {
-        TypeSpec { ty: "array".to_owned(), items: Some(Box::new(items)), ..TypeSpec::default() }
+        TypeSpec { ty: Cow::Borrowed("array"), items: Some(Box::new(items)), ..TypeSpec::default() }
     }
 
     pub fn map(values: TypeSpec) -> TypeSpec {
-        TypeSpec { ty: "object".to_owned(), additional_properties: Some(Box::new(values)), ..TypeSpec::default() }
+        TypeSpec { ty: Cow::Borrowed("object"), additional_properties: Some(Box::new(values)), ..TypeSpec::default() }
     }
 
     pub fn reference(target: impl Into<String>) -> TypeSpec {

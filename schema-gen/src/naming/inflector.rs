@@ -12,7 +12,8 @@
 //!
 //! Architecture invariant: pure string functions; no knowledge of schemas.
 
-use std::sync::LazyLock;
+use std::collections::HashMap;
+use std::sync::{LazyLock, Mutex};
 
 use regex::Regex;
 
@@ -254,8 +255,10 @@ const SINGULAR_IRREGULAR: &[(&str, &str)] = &[
     ("feet", "foot"),
 ];
 
-/// One direction of inflection, compiled.
+/// One direction of inflection, compiled, with a cache of results: a big provider asks
+/// for the same few hundred words tens of thousands of times.
 struct Inflector {
+    cache: Mutex<HashMap<String, String>>,
     irregular: Regex,
     irregular_map: &'static [(&'static str, &'static str)],
     uninflected: Regex,
@@ -272,6 +275,7 @@ impl Inflector {
         let uninflected: Vec<&str> = UNINFLECTED.iter().chain(extra_uninflected).copied().collect();
         let compile = |pattern: &str| Regex::new(pattern).expect("the inflector's rule table is valid regex syntax");
         Inflector {
+            cache: Mutex::new(HashMap::new()),
             irregular: compile(&format!(r"(?i)(.*)\b((?:{}))$", words.join("|"))),
             irregular_map: irregular,
             uninflected: compile(&format!("(?i)(^(?:{}))$", uninflected.join("|"))),
@@ -280,6 +284,18 @@ impl Inflector {
     }
 
     fn inflect(&self, word: &str) -> String {
+        // A poisoned lock only means another thread panicked mid-insert; the map is still
+        // a valid cache.
+        let mut cache = self.cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(hit) = cache.get(word) {
+            return hit.clone();
+        }
+        let result = self.inflect_uncached(word);
+        cache.insert(word.to_owned(), result.clone());
+        result
+    }
+
+    fn inflect_uncached(&self, word: &str) -> String {
         if let Some(captures) = self.irregular.captures(word) {
             let before = captures.get(1).map_or("", |m| m.as_str());
             let matched = captures.get(2).map_or("", |m| m.as_str()).to_lowercase();

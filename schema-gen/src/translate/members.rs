@@ -9,8 +9,9 @@
 
 use std::collections::BTreeMap;
 
-use super::names::{PropertyNames, ProviderNames};
-use super::objects::{DocStyle, Object, Position, TypeBuilder, TypeTable, doc_comment, nested_type_name};
+use super::docs::reformat_text;
+use super::names::{PropertyName, PropertyNames, ProviderNames};
+use super::objects::{DocStyle, Field, Object, Position, TypeBuilder, TypeTable, doc_comment, nested_type_name};
 use super::{TranslateConfig, Warning, functions, package};
 use crate::pulumi::{
     ConfigSpec, FunctionInputs, FunctionOutputs, FunctionSpec, ObjectTypeSpec, PackageSpec, PropertySpec, ResourceSpec,
@@ -30,8 +31,8 @@ pub(super) fn package(config: &TranslateConfig, names: &ProviderNames, warnings:
         warnings.push(Warning::ListResourceSkipped { tf_name: tf_name.clone() });
     }
 
-    let config_spec = config_variables(&schema.provider.block, package_name, &mut table, warnings);
-    let provider = provider_resource(&schema.provider.block, package_name, &mut table, warnings);
+    let config_spec = config_variables(&schema.provider.block, names, &mut table, warnings);
+    let provider = provider_resource(&schema.provider.block, names, &mut table, warnings);
 
     let mut resources = BTreeMap::new();
     for (tf_name, token) in names.resources() {
@@ -42,10 +43,8 @@ pub(super) fn package(config: &TranslateConfig, names: &ProviderNames, warnings:
     let mut functions = BTreeMap::new();
     for (tf_name, token) in names.data_sources() {
         let data_source_schema = &schema.data_sources[tf_name];
-        functions.insert(
-            token.to_owned(),
-            data_source(tf_name, token, data_source_schema, package_name, &mut table, warnings),
-        );
+        functions
+            .insert(token.to_owned(), data_source(tf_name, token, data_source_schema, names, &mut table, warnings));
     }
     for (tf_name, token) in names.functions() {
         let function = &schema.functions[tf_name];
@@ -85,7 +84,8 @@ fn resource(
     // fixups rename every `id` that is not the ID).
     let visible = |pulumi_name: &str| pulumi_name != "id";
 
-    let mut spec = ResourceSpec { description: doc_comment(&block.description), ..ResourceSpec::default() };
+    let mut spec =
+        ResourceSpec { description: doc_comment(&reformat_text(names, &block.description)), ..ResourceSpec::default() };
     if block.deprecated || !block.deprecation_message.is_empty() {
         spec.deprecation_message = if block.deprecation_message.is_empty() {
             "Deprecated".to_owned()
@@ -99,104 +99,123 @@ fn resource(
         ty: "object".to_owned(),
         ..ObjectTypeSpec::default()
     };
-    for position in [Pass::Inputs, Pass::Outputs, Pass::State] {
-        let mut builder = TypeBuilder {
-            table: &mut *table,
-            warnings: &mut *warnings,
-            package,
-            module: "index",
-            position: position.position(),
-        };
-        for name in fixed.names.iter() {
-            let Some(field) = object.field(&name.tf_name) else { continue };
-            if !visible(&name.pulumi_name) || (position == Pass::Inputs && !field.is_input()) {
-                continue;
+    // Go declares nested types from the inputs, then the outputs, then the state; the
+    // state (an input position holding every property) comes last and decides `required`.
+    // The inputs' declarations are all superseded by the state's, so we build every spec
+    // once at the output position, copy it to the inputs and the state, and then walk the
+    // state's types again to record their input-position required fields.
+    let mut builder = TypeBuilder {
+        names,
+        table: &mut *table,
+        warnings: &mut *warnings,
+        package,
+        module: "index",
+        position: Position::Output,
+    };
+    for name in fixed.names.iter() {
+        let Some(field) = object.field(&name.tf_name) else { continue };
+        if !visible(&name.pulumi_name) {
+            continue;
+        }
+        let autonamed = fixed.autonamed && name.tf_name == "name";
+        let (type_name, field_origin) = top_level_names(class_name, &origin, name, field);
+        let property = builder.property(field, &type_name, &field_origin, DocStyle::Raw, 0);
+        // An auto-named `name` is optional as an input and always present as an output.
+        if autonamed || !field.optional(Position::Output) {
+            spec.required.push(name.pulumi_name.clone());
+        }
+        if field.is_input() {
+            if !autonamed && !field.optional(Position::Input) {
+                spec.required_inputs.push(name.pulumi_name.clone());
             }
-            let autonamed = fixed.autonamed && name.tf_name == "name";
-            let type_name = nested_type_name(class_name, &name.pulumi_name, field);
-            let field_origin = format!("{origin}: {}", name.tf_name);
-            let property = builder.property(field, &type_name, &field_origin, DocStyle::Raw, 0);
-            let optional = if autonamed { position != Pass::Outputs } else { field.optional(position.position()) };
-            match position {
-                Pass::Inputs => {
-                    if !optional {
-                        spec.required_inputs.push(name.pulumi_name.clone());
-                    }
-                    spec.input_properties.insert(name.pulumi_name.clone(), property);
-                }
-                Pass::Outputs => {
-                    if !optional {
-                        spec.required.push(name.pulumi_name.clone());
-                    }
-                    spec.properties.insert(name.pulumi_name.clone(), property);
-                }
-                Pass::State => {
-                    state.properties.insert(name.pulumi_name.clone(), property);
-                }
-            }
+            spec.input_properties.insert(name.pulumi_name.clone(), property.clone());
+        }
+        state.properties.insert(name.pulumi_name.clone(), property.clone());
+        spec.properties.insert(name.pulumi_name.clone(), property);
+    }
+    let mut builder = TypeBuilder {
+        names,
+        table: &mut *table,
+        warnings: &mut *warnings,
+        package,
+        module: "index",
+        position: Position::Input,
+    };
+    for name in fixed.names.iter() {
+        let Some(field) = object.field(&name.tf_name) else { continue };
+        if visible(&name.pulumi_name) && field.needs_names() {
+            let (type_name, field_origin) = top_level_names(class_name, &origin, name, field);
+            builder.refresh_field(field, &type_name, &field_origin, 0, true);
         }
     }
     spec.state_inputs = Some(state);
     spec
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Pass {
-    Inputs,
-    Outputs,
-    State,
-}
-
-impl Pass {
-    fn position(self) -> Position {
-        match self {
-            Pass::Inputs | Pass::State => Position::Input,
-            Pass::Outputs => Position::Output,
-        }
-    }
-}
-
 fn data_source(
     tf_name: &str,
     token: &str,
     schema: &Schema,
-    package: &str,
+    names: &ProviderNames,
     table: &mut TypeTable,
     warnings: &mut Vec<Warning>,
 ) -> FunctionSpec {
     let block = &schema.block;
     let function_name = token_name(token);
-    let names = PropertyNames::of_block(block);
-    report_collisions(&names, &format!("data source {tf_name}"), warnings);
+    let package = names.package_name();
+    let properties = PropertyNames::of_block(block);
+    report_collisions(&properties, &format!("data source {tf_name}"), warnings);
     let object = Object::Block(block);
     let origin = format!("data source {tf_name}");
 
-    let mut groups = Vec::new();
-    for position in [Position::Input, Position::Output] {
-        let mut builder =
-            TypeBuilder { table: &mut *table, warnings: &mut *warnings, package, module: "index", position };
-        let mut group = ObjectTypeSpec { ty: "object".to_owned(), ..ObjectTypeSpec::default() };
-        for name in names.iter() {
-            let Some(field) = object.field(&name.tf_name) else { continue };
-            if position == Position::Input && !field.is_input() {
-                continue;
-            }
-            let type_name = nested_type_name(function_name, &name.pulumi_name, field);
-            let field_origin = format!("{origin}: {}", name.tf_name);
-            let property = builder.property(field, &type_name, &field_origin, DocStyle::Raw, 0);
-            if !field.optional(position) {
-                group.required.push(name.pulumi_name.clone());
-            }
-            group.properties.insert(name.pulumi_name.clone(), property);
+    // Go declares nested types from the arguments, then from the results, which decide
+    // `required`. We build every spec once at the output position and then walk the
+    // arguments' types to record their input-position required fields.
+    let mut inputs = ObjectTypeSpec { ty: "object".to_owned(), ..ObjectTypeSpec::default() };
+    let mut outputs = ObjectTypeSpec { ty: "object".to_owned(), ..ObjectTypeSpec::default() };
+    let mut builder = TypeBuilder {
+        names,
+        table: &mut *table,
+        warnings: &mut *warnings,
+        package,
+        module: "index",
+        position: Position::Output,
+    };
+    for name in properties.iter() {
+        let Some(field) = object.field(&name.tf_name) else { continue };
+        let (type_name, field_origin) = top_level_names(function_name, &origin, name, field);
+        let property = builder.property(field, &type_name, &field_origin, DocStyle::Raw, 0);
+        if !field.optional(Position::Output) {
+            outputs.required.push(name.pulumi_name.clone());
         }
-        groups.push(group);
+        if field.is_input() {
+            if !field.optional(Position::Input) {
+                inputs.required.push(name.pulumi_name.clone());
+            }
+            inputs.properties.insert(name.pulumi_name.clone(), property.clone());
+        }
+        outputs.properties.insert(name.pulumi_name.clone(), property);
     }
-    let mut outputs = groups.pop().unwrap_or_default();
-    let mut inputs = groups.pop().unwrap_or_default();
+    let mut builder = TypeBuilder {
+        names,
+        table: &mut *table,
+        warnings: &mut *warnings,
+        package,
+        module: "index",
+        position: Position::Input,
+    };
+    for name in properties.iter() {
+        let Some(field) = object.field(&name.tf_name) else { continue };
+        if field.is_input() && field.needs_names() {
+            let (type_name, field_origin) = top_level_names(function_name, &origin, name, field);
+            builder.refresh_field(field, &type_name, &field_origin, 0, false);
+        }
+    }
     inputs.description = format!("A collection of arguments for invoking {function_name}.\n");
     outputs.description = format!("A collection of values returned by {function_name}.\n");
 
-    let mut spec = FunctionSpec { description: doc_comment(&block.description), ..FunctionSpec::default() };
+    let mut spec =
+        FunctionSpec { description: doc_comment(&reformat_text(names, &block.description)), ..FunctionSpec::default() };
     if block.deprecated || !block.deprecation_message.is_empty() {
         spec.deprecation_message = if block.deprecation_message.is_empty() {
             "Deprecated".to_owned()
@@ -216,13 +235,19 @@ fn data_source(
 /// The provider's configuration as `config.variables`: every attribute and block, typed
 /// as an output (computed values are present), nested types in module `config` named after
 /// the variable.
-fn config_variables(block: &Block, package: &str, table: &mut TypeTable, warnings: &mut Vec<Warning>) -> ConfigSpec {
-    let names = PropertyNames::of_block(block);
-    report_collisions(&names, "provider configuration", warnings);
+fn config_variables(
+    block: &Block,
+    names: &ProviderNames,
+    table: &mut TypeTable,
+    warnings: &mut Vec<Warning>,
+) -> ConfigSpec {
+    let package = names.package_name();
+    let properties = PropertyNames::of_block(block);
+    report_collisions(&properties, "provider configuration", warnings);
     let object = Object::Block(block);
-    let mut builder = TypeBuilder { table, warnings, package, module: "config", position: Position::Output };
+    let mut builder = TypeBuilder { names, table, warnings, package, module: "config", position: Position::Output };
     let mut spec = ConfigSpec::default();
-    for name in names.iter() {
+    for name in properties.iter() {
         let Some(field) = object.field(&name.tf_name) else { continue };
         let origin = format!("provider configuration: {}", name.tf_name);
         let property = builder.property(field, &name.pulumi_name, &origin, DocStyle::Raw, 0);
@@ -234,8 +259,14 @@ fn config_variables(block: &Block, package: &str, table: &mut TypeTable, warning
     spec
 }
 
-fn provider_resource(block: &Block, package: &str, table: &mut TypeTable, warnings: &mut Vec<Warning>) -> ResourceSpec {
-    let names = PropertyNames::of_block(block);
+fn provider_resource(
+    block: &Block,
+    names: &ProviderNames,
+    table: &mut TypeTable,
+    warnings: &mut Vec<Warning>,
+) -> ResourceSpec {
+    let package = names.package_name();
+    let properties = PropertyNames::of_block(block);
     let object = Object::Block(block);
     let mut spec = ResourceSpec {
         description: format!(
@@ -249,8 +280,8 @@ fn provider_resource(block: &Block, package: &str, table: &mut TypeTable, warnin
     let mut reserved = Vec::new();
     {
         let mut builder =
-            TypeBuilder { table, warnings: &mut *warnings, package, module: "index", position: Position::Input };
-        for name in names.iter() {
+            TypeBuilder { names, table, warnings: &mut *warnings, package, module: "index", position: Position::Input };
+        for name in properties.iter() {
             let Some(field) = object.field(&name.tf_name) else { continue };
             if !field.is_input() {
                 continue;
@@ -285,7 +316,7 @@ fn terraform_config_method(package: &str) -> (String, FunctionSpec) {
         properties: BTreeMap::from([(
             "__self__".to_owned(),
             PropertySpec {
-                ty: TypeSpec { ty: "ref".to_owned(), ..TypeSpec::reference("#/provider") },
+                ty: TypeSpec { ty: "ref".into(), ..TypeSpec::reference("#/provider") },
                 ..PropertySpec::default()
             },
         )]),
@@ -311,6 +342,16 @@ fn terraform_config_method(package: &str) -> (String, FunctionSpec) {
         ..FunctionSpec::default()
     };
     (token, spec)
+}
+
+/// The type name and origin of a top-level property; empty when its type holds no
+/// object, where they are never used.
+fn top_level_names(parent: &str, origin: &str, name: &PropertyName, field: Field) -> (String, String) {
+    if field.needs_names() {
+        (nested_type_name(parent, &name.pulumi_name, field), format!("{origin}: {}", name.tf_name))
+    } else {
+        (String::new(), String::new())
+    }
 }
 
 fn report_collisions(names: &PropertyNames, path: &str, warnings: &mut Vec<Warning>) {

@@ -11,11 +11,13 @@
 //! - `objects`: property specs and named object types;
 //! - `members`: resources, data sources, the provider and its configuration;
 //! - `functions`: provider-defined functions;
+//! - `docs`: the clean-up of description text;
 //! - `package`: package-level fields (language sections, parameterization).
 //!
 //! Architecture invariant: pure and deterministic (the same input gives the same bytes);
 //! no I/O, no knowledge of how the schema was obtained or where it is sent.
 
+mod docs;
 mod functions;
 mod members;
 pub mod names;

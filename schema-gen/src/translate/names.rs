@@ -9,6 +9,13 @@
 //! runtime's value translation, calling the same functions, can never disagree with the
 //! schema.
 //!
+//! How the runtime uses it: compute [`ProviderNames::new`] once per parameterized provider
+//! (it is cheap next to the schema itself), take [`ProviderNames::resource_properties`] for a
+//! resource's top level and [`PropertyNames::of_block`] / [`PropertyNames::of_nested_object`]
+//! / [`PropertyNames::of_object_type`] for each nested object it descends into, and cache
+//! them per object if values are converted often. A property with `max_items_one` holds a
+//! Terraform list or set of at most one element that Pulumi sees as the element itself.
+//!
 //! Architecture invariant: names only; nothing here builds Pulumi schema JSON.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -93,13 +100,7 @@ pub struct ResourceProperties {
 impl PropertyNames {
     /// The properties of a block: its attributes and nested blocks.
     pub fn of_block(block: &Block) -> PropertyNames {
-        let attributes = block.attributes.iter().map(|(name, attr)| {
-            let plural = match &attr.ty {
-                AttributeType::Type(ty) => matches!(ty, Type::List(_) | Type::Set(_)),
-                AttributeType::Nested(nested) => matches!(nested.nesting, ObjectNesting::List | ObjectNesting::Set),
-            };
-            (name.as_str(), plural, false)
-        });
+        let attributes = block.attributes.iter().map(|(name, attr)| (name.as_str(), attribute_is_array(attr), false));
         let blocks = block.block_types.iter().map(|(name, nested)| {
             let is_list = matches!(nested.nesting, BlockNesting::List | BlockNesting::Set);
             let max_items_one = is_list && nested.max_items == 1;
@@ -110,12 +111,9 @@ impl PropertyNames {
 
     /// The properties of a protocol-6 nested attribute object.
     pub fn of_nested_object(object: &NestedObject) -> PropertyNames {
-        PropertyNames::of_attributes(&object.attributes)
-    }
-
-    fn of_attributes(attributes: &BTreeMap<String, crate::tf::Attribute>) -> PropertyNames {
-        let block = Block { attributes: attributes.clone(), ..Block::default() };
-        PropertyNames::of_block(&block)
+        PropertyNames::build(
+            object.attributes.iter().map(|(name, attr)| (name.as_str(), attribute_is_array(attr), false)).collect(),
+        )
     }
 
     /// The properties of a cty object type. Lists and sets are pluralized (attributes never
@@ -148,6 +146,12 @@ impl PropertyNames {
                         base = candidate;
                     }
                 }
+                // Pulumi reserves `pulumi` as a property name everywhere. Go renames it to
+                // `pulumiInfo` on resources only (elsewhere its schema fails to bind); we
+                // rename it in every object.
+                if tf_name == "pulumi" && !tf_names.contains("pulumi_info") {
+                    base = "pulumi_info".to_owned();
+                }
                 PropertyName { tf_name: tf_name.to_owned(), pulumi_name: property_name(&base), max_items_one }
             })
             .collect();
@@ -159,6 +163,14 @@ impl PropertyNames {
     /// Gives every property a distinct Pulumi name: the first (in Terraform order) keeps
     /// its natural name, later ones get `2`, `3`, ... appended.
     fn resolve_collisions(&mut self) {
+        // Almost every object has distinct names: check that cheaply with a sorted index
+        // first, and only then take the slow path.
+        let mut by_pulumi: Vec<usize> = (0..self.entries.len()).collect();
+        by_pulumi.sort_by(|&a, &b| self.entries[a].pulumi_name.cmp(&self.entries[b].pulumi_name));
+        if by_pulumi.windows(2).all(|w| self.entries[w[0]].pulumi_name != self.entries[w[1]].pulumi_name) {
+            self.by_pulumi = by_pulumi;
+            return;
+        }
         let mut taken: HashMap<String, usize> = HashMap::new();
         for idx in 0..self.entries.len() {
             let natural = self.entries[idx].pulumi_name.clone();
@@ -429,6 +441,14 @@ impl ProviderNames {
             (attr.optional || attr.required) && matches!(attr.ty, AttributeType::Type(Type::String))
         });
         ResourceProperties { names, id, autonamed, warnings }
+    }
+}
+
+/// Whether an attribute is a list or set (and so gets a plural name).
+fn attribute_is_array(attr: &crate::tf::Attribute) -> bool {
+    match &attr.ty {
+        AttributeType::Type(ty) => matches!(ty, Type::List(_) | Type::Set(_)),
+        AttributeType::Nested(nested) => matches!(nested.nesting, ObjectNesting::List | ObjectNesting::Set),
     }
 }
 

@@ -11,10 +11,11 @@
 //! Architecture invariant: knows Terraform schema shapes and Pulumi specs, not tokens of
 //! resources; names of properties come from [`PropertyNames`] only.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::Warning;
-use super::names::PropertyNames;
+use super::docs::{fix_up_references, reformat_text};
+use super::names::{PropertyNames, ProviderNames};
 use crate::naming::{singularize, title};
 use crate::pulumi::{NodejsObjectLanguage, ObjectLanguage, ObjectTypeSpec, PropertySpec, TypeSpec};
 use crate::tf::{
@@ -108,6 +109,26 @@ impl<'a> Field<'a> {
         matches!(self, Field::Attribute(attr) if attr.sensitive)
     }
 
+    /// Whether the field's type holds an object (which becomes a named type) or a tuple
+    /// (which is reported): only then do type names and origins matter.
+    pub(crate) fn needs_names(self) -> bool {
+        fn cty_needs(ty: &Type) -> bool {
+            match ty {
+                Type::Object(_) | Type::Tuple(_) => true,
+                Type::List(e) | Type::Set(e) | Type::Map(e) => cty_needs(e),
+                Type::Bool | Type::Number | Type::String | Type::Dynamic => false,
+            }
+        }
+        match self {
+            Field::Attribute(attr) => match &attr.ty {
+                AttributeType::Type(ty) => cty_needs(ty),
+                AttributeType::Nested(_) => true,
+            },
+            Field::Block(_) => true,
+            Field::ObjectAttribute { ty, .. } => cty_needs(ty),
+        }
+    }
+
     /// Whether Pulumi sees an array (after MaxItems=1 flattening): nested type names are
     /// then singularized.
     fn is_array(self) -> bool {
@@ -172,6 +193,8 @@ struct DeclaredType {
 #[derive(Default)]
 pub(crate) struct TypeTable {
     types: BTreeMap<String, DeclaredType>,
+    /// The token each origin was declared under, for [`TypeBuilder::refresh_field`].
+    by_origin: HashMap<String, String>,
 }
 
 impl TypeTable {
@@ -241,6 +264,8 @@ impl TypeTable {
 
 /// Builds property specs for one position, declaring nested types into a [`TypeTable`].
 pub(crate) struct TypeBuilder<'t> {
+    /// For the per-language name spans in descriptions.
+    pub(crate) names: &'t ProviderNames,
     pub(crate) table: &'t mut TypeTable,
     pub(crate) warnings: &'t mut Vec<Warning>,
     pub(crate) package: &'t str,
@@ -250,6 +275,64 @@ pub(crate) struct TypeBuilder<'t> {
 }
 
 impl TypeBuilder<'_> {
+    /// Walks the object types reached through `field` again, at this builder's position,
+    /// and records which of their fields are required there, without building specs. The
+    /// types must have been declared by an earlier [`TypeBuilder::property`] call.
+    ///
+    /// The Go implementation declares every type once per position and lets the last
+    /// declaration decide `required`; `last` says whether this walk is that last one.
+    /// Walking instead of rebuilding keeps the translation of big providers fast.
+    pub(crate) fn refresh_field(&mut self, field: Field, type_name: &str, origin: &str, depth: usize, last: bool) {
+        match field {
+            Field::Attribute(attr) => match &attr.ty {
+                AttributeType::Type(ty) => self.refresh_cty(ty, type_name, origin, depth, last),
+                AttributeType::Nested(nested) => {
+                    self.refresh_object(Object::Nested(nested), type_name, origin, depth, last)
+                }
+            },
+            Field::Block(block) => self.refresh_object(Object::Block(&block.block), type_name, origin, depth, last),
+            Field::ObjectAttribute { ty, .. } => self.refresh_cty(ty, type_name, origin, depth, last),
+        }
+    }
+
+    fn refresh_cty(&mut self, ty: &Type, type_name: &str, origin: &str, depth: usize, last: bool) {
+        match ty {
+            Type::List(elem) | Type::Set(elem) | Type::Map(elem) => {
+                self.refresh_cty(elem, type_name, origin, depth, last)
+            }
+            Type::Object(object) => self.refresh_object(Object::Type(object), type_name, origin, depth, last),
+            Type::Bool | Type::Number | Type::String | Type::Dynamic | Type::Tuple(_) => {}
+        }
+    }
+
+    fn refresh_object(&mut self, object: Object, type_name: &str, origin: &str, depth: usize, last: bool) {
+        if depth >= MAX_OBJECT_DEPTH {
+            return;
+        }
+        let names = object.names();
+        let mut required = Vec::new();
+        for name in names.iter() {
+            let Some(field) = object.field(&name.tf_name) else { continue };
+            if field.needs_names() {
+                let (child_type_name, child_origin) = child_names(type_name, origin, name, field);
+                self.refresh_field(field, &child_type_name, &child_origin, depth + 1, last);
+            }
+            if !field.optional(self.position) {
+                required.push(name.pulumi_name.clone());
+            }
+        }
+        let Some(token) = self.table.by_origin.get(origin) else { return };
+        let Some(entry) = self.table.types.get_mut(token) else { return };
+        let required_set: BTreeSet<String> = required.iter().cloned().collect();
+        match self.position {
+            Position::Input => entry.required_inputs = Some(required_set),
+            Position::Output => entry.required_outputs = Some(required_set),
+        }
+        if last {
+            entry.required_last = required;
+        }
+    }
+
     /// The spec of one property. `type_name` is the name its object types take (before
     /// the property-specific suffix rules, which [`nested_type_name`] applies).
     pub(crate) fn property(
@@ -261,7 +344,7 @@ impl TypeBuilder<'_> {
         depth: usize,
     ) -> PropertySpec {
         let ty = self.field_type(field, type_name, origin, depth);
-        let mut description = field.description().to_owned();
+        let mut description = reformat_text(self.names, field.description());
         if field.write_only() {
             description = format!("{WRITE_ONLY_NOTE}{description}");
         }
@@ -271,7 +354,7 @@ impl TypeBuilder<'_> {
         PropertySpec {
             ty,
             description,
-            deprecation_message: field.deprecation(),
+            deprecation_message: fix_up_references(self.names, &field.deprecation()),
             secret: field.sensitive() || field.write_only(),
         }
     }
@@ -339,8 +422,7 @@ impl TypeBuilder<'_> {
         let mut required = Vec::new();
         for name in names.iter() {
             let Some(field) = object.field(&name.tf_name) else { continue };
-            let child_origin = format!("{origin}.{}", name.tf_name);
-            let child_type_name = nested_type_name(type_name, &name.pulumi_name, field);
+            let (child_type_name, child_origin) = child_names(type_name, origin, name, field);
             let spec = self.property(field, &child_type_name, &child_origin, DocStyle::DocComment, depth + 1);
             if !field.optional(self.position) {
                 required.push(name.pulumi_name.clone());
@@ -375,6 +457,7 @@ impl TypeBuilder<'_> {
             self.warnings.push(Warning::TypeNameCollision { path: origin.to_owned(), token: token.clone() });
         }
         let required_set: BTreeSet<String> = required.iter().cloned().collect();
+        self.table.by_origin.entry(origin.to_owned()).or_insert_with(|| token.clone());
         let entry = self.table.types.entry(token.clone()).or_insert_with(|| DeclaredType {
             origin: origin.to_owned(),
             spec: ObjectTypeSpec { ty: "object".to_owned(), properties, ..ObjectTypeSpec::default() },
@@ -388,6 +471,16 @@ impl TypeBuilder<'_> {
             Position::Output => entry.required_outputs = Some(required_set),
         }
         token
+    }
+}
+
+/// The type name and origin of a field inside an object; empty for fields without
+/// object types, which never use them.
+fn child_names(type_name: &str, origin: &str, name: &super::names::PropertyName, field: Field) -> (String, String) {
+    if field.needs_names() {
+        (nested_type_name(type_name, &name.pulumi_name, field), format!("{origin}.{}", name.tf_name))
+    } else {
+        (String::new(), String::new())
     }
 }
 
