@@ -77,9 +77,9 @@ func upgradeVersionedV0(_ context.Context, raw map[string]interface{}, _ interfa
 	return raw, nil
 }
 
-func createVersioned(_ context.Context, d *schema.ResourceData, meta interface{}) diag.Diagnostics {
+func createVersioned(ctx context.Context, d *schema.ResourceData, meta interface{}) diag.Diagnostics {
 	d.SetId(d.Get("name").(string))
-	return updateVersioned(context.Background(), d, meta)
+	return updateVersioned(ctx, d, meta)
 }
 
 func updateVersioned(_ context.Context, d *schema.ResourceData, meta interface{}) diag.Diagnostics {
