@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Build the real test peers (Terraform providers, Pulumi CLI + language hosts,
-# the Go anchor pulumi-resource-terraform-provider) from the Go module proxy
-# into a cache keyed by version. See scripts/README.md.
+# the Go anchor pulumi-resource-terraform-provider) from the Go module proxy,
+# and our own test providers from tests/go-providers/, into a cache keyed by
+# version (or, for our own providers, by a hash of their sources). See
+# scripts/README.md.
 #
 # Usage: scripts/test-tools.sh [all|providers|pulumi|anchor|<tool>...]
 #   default: all.  <tool> is one of the names in the table printed by -h.
 #
 # Cache root: ${TFBRIDGE_TOOLS_DIR:-$HOME/.cache/tfbridge-tools}
 #   providers/<name>/<version>/terraform-provider-<name>
+#   providers/<name>/<hash12>/terraform-provider-<name>   our own providers (sdkv2test, framework6test)
+#   providers/<name>/current -> <hash12>                   symlink: the one matching the sources of the last run
 #   pulumi/<version>/bin/{pulumi,pulumi-language-go,pulumi-language-python,pulumi-language-nodejs}
 #   pulumi-yaml/<version>/bin/pulumi-language-yaml
 #   anchor/<bridge-version>/pulumi-resource-terraform-provider
@@ -16,7 +20,8 @@
 #   env.sh                  exports TFBRIDGE_TOOLS_DIR and puts the Pulumi bin dirs on PATH
 #
 # Every leaf is created atomically (built into a temp dir next to it, then
-# renamed). A leaf that exists is never rebuilt, so a warm run takes ~1s.
+# renamed). A leaf that exists is never rebuilt, so a warm run takes a few
+# seconds.
 # Progress goes to stderr ("built <tool> <version> in <N>s" / "cached <tool>
 # <version>"); stdout stays quiet. A failed tool does not stop the others; the
 # script reports every failure at the end and exits 1.
@@ -30,20 +35,33 @@ ROOT=${TFBRIDGE_TOOLS_DIR:-$HOME/.cache/tfbridge-tools}
 # Terraform providers tagged v2+/v3+ keep a module path without /vN, so their
 # tags are not valid Go versions: use the pseudo-version of the tag's commit.
 # (Pseudo-versions, not raw SHAs: a proxy may refuse commit-hash queries.)
-# As of this writing the project's build machine's proxy answers 403 "This
-# module version is not available" for null, tfcoremock, time v0.8.0 and the
-# three untagged language-host modules below; those tools then fail, the rest
-# still build.
+# The project's build machine's proxy answers 403 "This module version is not
+# available" for many versions (null 3.x, tfcoremock, time 0.8.0, the three
+# untagged language-host modules below). The groups hold only tools that
+# build there; the refused ones stay as named tools outside the groups.
 RANDOM_VER=3.9.0    RANDOM_MOD=github.com/terraform-providers/terraform-provider-random
 RANDOM_GOVER=v1.3.2-0.20260513075824-f8d869dc98d9        # f8d869dc98d90785f6c8f7131081fa5ef88f9d95
-NULL_VER=3.3.1      NULL_MOD=github.com/terraform-providers/terraform-provider-null
-NULL_GOVER=v1.0.1-0.20260814132742-cd8ea3464380          # cd8ea3464380be767591b25b7cc09d8a02997073
 LOCAL_VER=2.9.0     LOCAL_MOD=github.com/terraform-providers/terraform-provider-local
 LOCAL_GOVER=v1.4.1-0.20260513075820-3561e410f9fe         # 3561e410f9fe1769a419c23adb8f1a9b89929b66
+# null 2.1.2 (tag v2.1.2 = 8d3d85a60e20) predates terraform-plugin-sdk: it is
+# built on Terraform v0.12's own helper/schema and speaks protocol 4 (netrpc)
+# unless the client offers 5 in PLUGIN_PROTOCOL_VERSIONS. null 3.x is refused.
+NULL_VER=2.1.2      NULL_MOD=github.com/terraform-providers/terraform-provider-null
+NULL_GOVER=v1.0.1-0.20190430203517-8d3d85a60e20
+# tls, http and time: terraform-plugin-framework providers served on protocol 5.
+# tls: a main-branch commit after v4.3.0 (2026-05-12), the newest the proxy has.
+TLS_VER=4.3.0+d044ca7c TLS_MOD=github.com/hashicorp/terraform-provider-tls
+TLS_GOVER=v1.2.1-0.20260819085117-d044ca7c6f52
+# http: the v3.6.1 release commit (CHANGELOG top entry). Its go.mod declares
+# the terraform-providers path but the proxy serves it under hashicorp/.
+HTTP_VER=3.6.1      HTTP_MOD=github.com/terraform-providers/terraform-provider-http
+HTTP_GOVER=v1.2.1-0.20260814132659-be89f04ea469
+HTTP_REPLACES=("$HTTP_MOD=github.com/hashicorp/terraform-provider-http@$HTTP_GOVER")
+TIME_VER=0.14.2     TIME_MOD=github.com/hashicorp/terraform-provider-time
+TIME_GOVER=v0.14.2
+# Refused by the build machine's proxy; a named tool only.
 TFCOREMOCK_VER=0.5.0 TFCOREMOCK_MOD=github.com/hashicorp/terraform-provider-tfcoremock   # protocol 6
 TFCOREMOCK_GOVER=v0.5.0
-TIME_VER=0.8.0      TIME_MOD=github.com/hashicorp/terraform-provider-time                # SDKv2, protocol 5
-TIME_GOVER=v0.8.0
 
 PULUMI_VER=3.259.0
 PULUMI_HOST_GOVER=v3.0.0-20260819165155-0ac56e876614     # untagged host modules @ 0ac56e876614 (= v3.259.0)
@@ -59,8 +77,17 @@ ANCHOR_REPLACES=(
   github.com/hashicorp/terraform-plugin-sdk/v2=github.com/pulumi/terraform-plugin-sdk/v2@v2.0.0-20260318212141-5525259d096b
 )
 
-PROVIDERS=(random null local tfcoremock time)
-PULUMI_TOOLS=(pulumi-cli pulumi-language-go pulumi-language-python pulumi-language-nodejs pulumi-language-yaml)
+# Our own test providers, built from this checkout; cached by source hash.
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+declare -A OWN_PROVIDER_SRC=(
+  [sdkv2test]=$REPO/tests/go-providers/sdkv2
+  [framework6test]=$REPO/tests/go-providers/framework6
+)
+
+PROVIDERS=(random local null tls http time sdkv2test framework6test)
+PULUMI_TOOLS=(pulumi-cli pulumi-language-yaml)
+# Named tools kept out of the groups: the build machine's proxy refuses them.
+UNAVAILABLE_TOOLS=(tfcoremock pulumi-language-go pulumi-language-python pulumi-language-nodejs)
 ALL_TOOLS=("${PROVIDERS[@]}" "${PULUMI_TOOLS[@]}" anchor)
 
 usage() {
@@ -69,6 +96,7 @@ usage: $0 [all|providers|pulumi|anchor|<tool>]...   (default: all)
   providers: ${PROVIDERS[*]}
   pulumi:    ${PULUMI_TOOLS[*]}
   anchor:    anchor (pulumi-terraform-bridge/v3/dynamic v$BRIDGE_VER)
+  in no group (the build machine's proxy refuses them): ${UNAVAILABLE_TOOLS[*]}
 cache root: \$TFBRIDGE_TOOLS_DIR (now: $ROOT)
 EOF
 }
@@ -84,7 +112,7 @@ for arg in "$@"; do
     -h|--help) usage; exit 0 ;;
     *)
       found=
-      for t in "${ALL_TOOLS[@]}"; do [[ $t == "$arg" ]] && found=1; done
+      for t in "${ALL_TOOLS[@]}" "${UNAVAILABLE_TOOLS[@]}"; do [[ $t == "$arg" ]] && found=1; done
       if [[ -z $found ]]; then echo "test-tools: unknown group or tool: $arg" >&2; usage; exit 2; fi
       selected+=("$arg") ;;
   esac
@@ -177,9 +205,10 @@ install_leaf() {
 }
 
 # --- builders (each runs in a subshell; $1 = output dir) ----------------------
-build_provider() { # NAME GOMOD GOVERSION VERSION OUT
+build_provider() { # NAME GOMOD GOVERSION VERSION OUT [REPLACE...]
   local name=$1 mod=$2 gover=$3 ver=$4 out=$5
-  wrapper "terraform-provider-$name-$ver" || return 1
+  shift 5
+  wrapper "terraform-provider-$name-$ver" "$@" || return 1
   run go get "$mod@$gover" || return 1
   check_version "$mod" "$gover" || return 1
   run go build -trimpath -ldflags "-s -w -X main.version=$ver" \
@@ -188,8 +217,38 @@ build_provider() { # NAME GOMOD GOVERSION VERSION OUT
 b_random()     { build_provider random     "$RANDOM_MOD"     "$RANDOM_GOVER"     "$RANDOM_VER"     "$1"; }
 b_null()       { build_provider null       "$NULL_MOD"       "$NULL_GOVER"       "$NULL_VER"       "$1"; }
 b_local()      { build_provider local      "$LOCAL_MOD"      "$LOCAL_GOVER"      "$LOCAL_VER"      "$1"; }
-b_tfcoremock() { build_provider tfcoremock "$TFCOREMOCK_MOD" "$TFCOREMOCK_GOVER" "$TFCOREMOCK_VER" "$1"; }
+b_tls()        { build_provider tls        "$TLS_MOD"        "$TLS_GOVER"        "$TLS_VER"        "$1"; }
+b_http()       { build_provider http       "$HTTP_MOD"       "$HTTP_GOVER"       "$HTTP_VER"       "$1" "${HTTP_REPLACES[@]}"; }
 b_time()       { build_provider time       "$TIME_MOD"       "$TIME_GOVER"       "$TIME_VER"       "$1"; }
+b_tfcoremock() { build_provider tfcoremock "$TFCOREMOCK_MOD" "$TFCOREMOCK_GOVER" "$TFCOREMOCK_VER" "$1"; }
+
+# source_hash DIR: the first 12 hex digits of a SHA-256 over the module's
+# go.mod, go.sum and non-test .go files (names and contents), so any edit
+# that can change the binary gives a new cache leaf.
+source_hash() {
+  (
+    cd "$1" || exit 1
+    find . -type f \( -name go.mod -o -name go.sum -o \( -name '*.go' ! -name '*_test.go' \) \) -print0 |
+      LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12
+  )
+}
+
+# Our own providers: go build inside their module in this checkout (go.sum is
+# committed, so the build is -mod=readonly like any other).
+build_own_provider() { # NAME OUT
+  local name=$1 out=$2
+  cd "${OWN_PROVIDER_SRC[$name]}" || return 1
+  run go build -trimpath -buildvcs=false -ldflags "-s -w" -o "$out/terraform-provider-$name" . || return 1
+}
+b_sdkv2test()      { build_own_provider sdkv2test "$1"; }
+b_framework6test() { build_own_provider framework6test "$1"; }
+
+# point_current NAME HASH: providers/NAME/current -> HASH, replaced atomically.
+point_current() {
+  local dir=$ROOT/providers/$1
+  [[ -d $dir/$2 ]] || return 0
+  ln -sfn "$2" "$dir/.current.$$" && mv -T "$dir/.current.$$" "$dir/current"
+}
 
 PULUMI_LDFLAGS="-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$PULUMI_VER"
 
@@ -250,8 +309,18 @@ for tool in "${selected[@]}"; do
     random)     install_leaf random     "$RANDOM_VER"     "$ROOT/providers/random/$RANDOM_VER"         b_random ;;
     null)       install_leaf null       "$NULL_VER"       "$ROOT/providers/null/$NULL_VER"             b_null ;;
     local)      install_leaf local      "$LOCAL_VER"      "$ROOT/providers/local/$LOCAL_VER"           b_local ;;
-    tfcoremock) install_leaf tfcoremock "$TFCOREMOCK_VER" "$ROOT/providers/tfcoremock/$TFCOREMOCK_VER" b_tfcoremock ;;
+    tls)        install_leaf tls        "$TLS_VER"        "$ROOT/providers/tls/$TLS_VER"               b_tls ;;
+    http)       install_leaf http       "$HTTP_VER"       "$ROOT/providers/http/$HTTP_VER"             b_http ;;
     time)       install_leaf time       "$TIME_VER"       "$ROOT/providers/time/$TIME_VER"             b_time ;;
+    tfcoremock) install_leaf tfcoremock "$TFCOREMOCK_VER" "$ROOT/providers/tfcoremock/$TFCOREMOCK_VER" b_tfcoremock ;;
+    sdkv2test|framework6test)
+      if ! own_hash=$(source_hash "${OWN_PROVIDER_SRC[$tool]}"); then
+        echo "test-tools: FAILED $tool: cannot hash ${OWN_PROVIDER_SRC[$tool]}" >&2
+        failures+=("$tool (cannot hash ${OWN_PROVIDER_SRC[$tool]})")
+        continue
+      fi
+      install_leaf "$tool" "$own_hash" "$ROOT/providers/$tool/$own_hash" "b_$tool"
+      point_current "$tool" "$own_hash" ;;
     pulumi-cli)
       # bin/ is shared, so each binary is its own atomically renamed leaf.
       install_leaf pulumi-cli "$PULUMI_VER" "$ROOT/pulumi/$PULUMI_VER/bin/pulumi" b_pulumi-cli file ;;
