@@ -288,3 +288,18 @@ fn flatmap_states() {
     .assert_debug_eq(&[bad("block.0.x", "x"), bad("enabled", "yes"), bad("list.#", "99999999"), bad("list.#", "-1")]);
     assert_eq!(flatmap::decode(&flat, &Type::String).unwrap_err().to_string(), "object is required, found string");
 }
+
+#[test]
+fn json_nesting_is_bounded() {
+    // Far deeper than any type: reading stops where the type does, one level down.
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let err = json::decode(deep.as_bytes(), &ty(r#"["list","string"]"#)).unwrap_err();
+    assert_eq!(err.to_string(), "[0]: string is required");
+    // Dynamic wrappers nest without a type to bound them; our own limit applies.
+    let mut nested = r#"{"value":true,"type":"bool"}"#.to_owned();
+    for _ in 0..300 {
+        nested = format!(r#"{{"value":{nested},"type":"dynamic"}}"#);
+    }
+    let err = json::decode(nested.as_bytes(), &Type::Dynamic).unwrap_err();
+    assert!(err.to_string().contains("deeper than 256"), "{err}");
+}
