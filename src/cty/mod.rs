@@ -26,7 +26,7 @@ mod proptests;
 #[cfg(test)]
 mod tests;
 
-pub use number::{MAX_DECIMAL_EXPONENT, MAX_NUMBER_TEXT_LEN, Number, NumberError};
+pub use number::{MAX_NUMBER_TEXT_LEN, Number, NumberError};
 pub use path::{Error, ErrorKind, Path, PathStep};
 // The type model lives in schema-gen, which reads it from provider schemas and must not depend
 // on this crate; it is re-exported here because values and types are used together.

@@ -16,14 +16,13 @@ use bigdecimal::BigDecimal;
 use bigdecimal::num_bigint::BigInt;
 use bigdecimal::num_traits::{ToPrimitive, Zero};
 
-/// Numbers whose decimal exponent is beyond this, in either direction, are refused. This
-/// covers every f64 (the smallest subnormal has 1074 fractional digits) and then some, while
-/// keeping the plain-text form of any accepted number bounded.
-pub const MAX_DECIMAL_EXPONENT: i64 = 4096;
-
-/// Number text longer than this is refused before parsing, since parsing long digit strings
-/// costs more than linear time.
-pub const MAX_NUMBER_TEXT_LEN: usize = 4096;
+/// Numbers whose plain decimal text (see [`Number::to_plain_string`]) would be longer than
+/// this are refused, and so is longer input text, before parsing (parsing long digit strings
+/// costs more than linear time). The bound covers every f64 (the smallest subnormal takes
+/// about 1,080 characters) and numbers like `1e4000`, while keeping what one number can cost
+/// bounded. Bounding the output rather than the exponent keeps the set of accepted numbers
+/// closed: the text of any accepted number is itself accepted.
+pub const MAX_NUMBER_TEXT_LEN: usize = 8192;
 
 /// A cty number. Equality, hashing and ordering are by numeric value.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -46,7 +45,7 @@ pub enum NumberError {
     /// The text is not a decimal number.
     #[error("invalid number {0:?}")]
     Invalid(String),
-    /// The number's size is beyond [`MAX_DECIMAL_EXPONENT`] or [`MAX_NUMBER_TEXT_LEN`].
+    /// The number's text, as given or in plain form, is longer than [`MAX_NUMBER_TEXT_LEN`].
     #[error("number {0} is outside the supported range")]
     OutOfRange(String),
 }
@@ -147,7 +146,11 @@ impl Number {
         // hold as digits and scale but not as an integer.
         let decimal = decimal.normalized();
         let (_, scale) = decimal.as_bigint_and_exponent();
-        if !(-MAX_DECIMAL_EXPONENT..=MAX_DECIMAL_EXPONENT).contains(&scale) {
+        let n_digits = decimal.digits();
+        // Sign, digits, and either leading "0." and zeros or trailing zeros.
+        let plain_len =
+            1 + if scale > 0 { n_digits.max(scale as u64 + 1) + 1 } else { n_digits + scale.unsigned_abs() };
+        if plain_len > MAX_NUMBER_TEXT_LEN as u64 {
             return Err(NumberError::OutOfRange(text.to_owned()));
         }
         let number = Number::from_decimal_unchecked(decimal);
@@ -306,9 +309,20 @@ mod tests {
         }
     }
 
+    /// Found by fuzzing: a number accepted from short text must also be accepted from its
+    /// long plain text.
+    #[test]
+    fn accepted_numbers_accept_their_plain_text() {
+        for input in ["3030E4095", "1e8190", "-1e-8188", "5e-324"] {
+            let n = Number::parse(input).unwrap();
+            assert_eq!(Number::parse(&n.to_plain_string()).unwrap(), n, "{input}");
+        }
+        assert!(Number::parse("1e8191").is_err());
+    }
+
     #[test]
     fn bad_text() {
-        for input in ["", "-", ".", "1e", "e5", "0x10", "1.2.3", "Inf", "1e99999999999999999999", "1e5000"] {
+        for input in ["", "-", ".", "1e", "e5", "0x10", "1.2.3", "Inf", "1e99999999999999999999", "1e9000", "1e-9000"] {
             assert!(Number::parse(input).is_err(), "{input:?} was accepted");
         }
     }
