@@ -124,7 +124,7 @@ impl<'a> Reader<'a> {
                     Some(_) => {}
                 }
                 let prefix = format!("{key}.");
-                let mut elems = BTreeMap::new();
+                let mut elems = Vec::new();
                 for full in self.under(&prefix) {
                     let map_key = &full[prefix.len()..];
                     if map_key == "%" {
@@ -132,7 +132,7 @@ impl<'a> Reader<'a> {
                     }
                     let elem =
                         self.value(full, elem_ty).map_err(|err| err.within(PathStep::Key(map_key.to_owned())))?;
-                    elems.insert(map_key.to_owned(), elem);
+                    elems.push((map_key.to_owned(), elem));
                 }
                 Ok(Value::map_unchecked((**elem_ty).clone(), elems))
             }

@@ -21,7 +21,7 @@ use serde_json::value::RawValue;
 use super::MAX_DEPTH;
 use super::number::{Number, NumberError};
 use super::path::{Error, ErrorKind, PathStep};
-use super::value::{Value, View, normalize_string};
+use super::value::{Value, View, check_attribute_names, normalize_string};
 
 /// Writes `value` as JSON text in the shape of `ty`.
 pub fn encode(value: &Value, ty: &Type) -> Result<String, Error> {
@@ -99,14 +99,9 @@ fn encode_value(value: &Value, ty: &Type, out: &mut String, depth: usize) -> Res
             out.push('}');
         }
         (View::Object(attrs), Type::Object(object_ty)) => {
-            if let Some(extra) = attrs.keys().find(|name| !object_ty.attrs.contains_key(*name)) {
-                return Err(Error::new(ErrorKind::UnsupportedAttribute(extra.clone())));
-            }
+            check_attribute_names(attrs, &object_ty.attrs)?;
             out.push('{');
-            for (idx, (name, attr_ty)) in object_ty.attrs.iter().enumerate() {
-                let Some(attr) = attrs.get(name) else {
-                    return Err(Error::new(ErrorKind::MissingAttribute(name.clone())));
-                };
+            for (idx, ((name, attr), attr_ty)) in attrs.iter().zip(object_ty.attrs.values()).enumerate() {
                 if idx > 0 {
                     out.push(',');
                 }
@@ -246,11 +241,11 @@ fn decode_map(text: &str, first: u8, elem_ty: &Type, depth: usize) -> Result<Val
         return required("a map");
     }
     let raw_elems: BTreeMap<String, &RawValue> = serde_json::from_str(text).map_err(malformed)?;
-    let mut elems = BTreeMap::new();
+    let mut elems = Vec::with_capacity(raw_elems.len());
     for (key, raw_elem) in raw_elems {
         let key = normalize_string(key);
         let elem = decode_raw(raw_elem, elem_ty, depth + 1).map_err(|err| err.within(PathStep::Key(key.clone())))?;
-        elems.insert(key, elem);
+        elems.push((key, elem));
     }
     Ok(Value::map_unchecked(elem_ty.clone(), elems))
 }
@@ -263,7 +258,7 @@ fn decode_object(text: &str, first: u8, object_ty: &ObjectType, depth: usize) ->
     if let Some(extra) = raw_attrs.keys().find(|name| !object_ty.attrs.contains_key(*name)) {
         return Err(Error::new(ErrorKind::UnsupportedAttribute(extra.clone())));
     }
-    let mut attrs = BTreeMap::new();
+    let mut attrs = Vec::with_capacity(object_ty.attrs.len());
     for (name, attr_ty) in &object_ty.attrs {
         let attr = match raw_attrs.get(name) {
             Some(raw_attr) => {
@@ -271,7 +266,7 @@ fn decode_object(text: &str, first: u8, object_ty: &ObjectType, depth: usize) ->
             }
             None => Value::null(attr_ty.clone()),
         };
-        attrs.insert(name.clone(), attr);
+        attrs.push((name.clone(), attr));
     }
     Ok(Value::object(attrs))
 }

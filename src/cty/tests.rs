@@ -303,3 +303,10 @@ fn json_nesting_is_bounded() {
     let err = json::decode(nested.as_bytes(), &Type::Dynamic).unwrap_err();
     assert!(err.to_string().contains("deeper than 256"), "{err}");
 }
+
+/// Decoding a large state is dominated by allocation and copying, so the size of a value
+/// matters: a regression here shows up directly in the benchmarks.
+#[test]
+fn values_stay_small() {
+    assert_eq!(std::mem::size_of::<Value>(), 48);
+}

@@ -4,8 +4,6 @@
 //! and payloads itself, so strings are borrowed from the input and every length is checked
 //! against what remains before anything is allocated.
 
-use std::collections::BTreeMap;
-
 use rmp::Marker;
 use schema_gen::tf::{ObjectType, Type};
 
@@ -373,12 +371,12 @@ fn decode_sequence(reader: &mut Reader<'_>, elem_ty: &Type, is_list: bool, depth
 
 fn decode_map(reader: &mut Reader<'_>, elem_ty: &Type, depth: usize) -> Result<Value, Error> {
     let n = reader.map_len()?.ok_or_else(|| required("a map"))?;
-    let mut elems = BTreeMap::new();
+    let mut elems = Vec::with_capacity(reader.capacity_for(n));
     for _ in 0..n {
         let key = reader.str()?.ok_or_else(|| Error::new(ErrorKind::NonStringKey))?;
         let key = normalize_string(key.to_owned());
         let elem = decode_value(reader, elem_ty, depth + 1).map_err(|err| err.within(PathStep::Key(key.clone())))?;
-        elems.insert(key, elem);
+        elems.push((key, elem));
     }
     Ok(Value::map_unchecked(elem_ty.clone(), elems))
 }
@@ -409,18 +407,25 @@ fn decode_object(reader: &mut Reader<'_>, object_ty: &ObjectType, depth: usize) 
     if n != object_ty.attrs.len() {
         return Err(Error::new(ErrorKind::ObjectAttributeCount { expected: object_ty.attrs.len(), given: n }));
     }
-    let mut attrs = BTreeMap::new();
+    let mut attrs = Vec::with_capacity(n);
     for _ in 0..n {
         let name = reader.str()?.ok_or_else(|| Error::new(ErrorKind::NonStringKey))?;
         let Some((name, attr_ty)) = object_ty.attrs.get_key_value(name) else {
             return Err(Error::at(Path::root().attr(name), ErrorKind::UnsupportedAttribute(name.to_owned())));
         };
         let attr = decode_value(reader, attr_ty, depth + 1).map_err(|err| err.within(PathStep::Attr(name.clone())))?;
-        attrs.insert(name.clone(), attr);
+        attrs.push((name.clone(), attr));
     }
-    // With the count right and no unknown names, a shortfall means a repeated name.
-    if let Some(missing) = object_ty.attrs.keys().find(|name| !attrs.contains_key(*name)) {
-        return Err(Error::new(ErrorKind::MissingAttribute(missing.clone())));
+    // Encoders write attributes sorted; others may not.
+    if !attrs.windows(2).all(|pair| pair[0].0 < pair[1].0) {
+        attrs.sort_by(|a, b| a.0.cmp(&b.0));
+    }
+    // With the count right and no unknown names, a repeated name means a missing one.
+    if let Some(pair) = attrs.windows(2).find(|pair| pair[0].0 == pair[1].0) {
+        let repeated = &pair[0].0;
+        let missing = object_ty.attrs.keys().find(|name| attrs.binary_search_by(|(k, _)| k.cmp(name)).is_err());
+        let missing = missing.unwrap_or(repeated).clone();
+        return Err(Error::new(ErrorKind::MissingAttribute(missing)));
     }
     Ok(Value::object(attrs))
 }
