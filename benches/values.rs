@@ -72,7 +72,7 @@ fn state_value() -> Value {
                 ("Environment".to_owned(), Value::string("production")),
                 ("Owner".to_owned(), Value::string("platform-team@example.com")),
             ]);
-            Value::object_from([
+            Value::object([
                 ("id", Value::string(format!("i-{idx:016x}"))),
                 ("name", Value::string(format!("resource number {idx}"))),
                 ("description", Value::string("A realistic description of a cloud resource.")),
@@ -87,7 +87,7 @@ fn state_value() -> Value {
                 ),
                 (
                     "settings",
-                    Value::object_from([
+                    Value::object([
                         ("mode", Value::string("fast")),
                         ("retries", Value::int(3)),
                         ("verbose", Value::bool(false)),
@@ -96,7 +96,7 @@ fn state_value() -> Value {
             ])
         })
         .collect();
-    Value::object_from([("id", Value::string("state")), ("items", Value::list(Type::Dynamic, items).unwrap())])
+    Value::object([("id", Value::string("state")), ("items", Value::list(Type::Dynamic, items).unwrap())])
 }
 
 fn count_allocations<T>(f: impl FnOnce() -> T) -> (T, u64, u64) {

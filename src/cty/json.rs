@@ -21,7 +21,7 @@ use serde_json::value::RawValue;
 use super::MAX_DEPTH;
 use super::number::{Number, NumberError};
 use super::path::{Error, ErrorKind, PathStep};
-use super::value::{Value, View, check_attribute_names, normalize_string};
+use super::value::{Str, Value, View, check_attribute_names, normalize_str};
 
 /// Writes `value` as JSON text in the shape of `ty`.
 pub fn encode(value: &Value, ty: &Type) -> Result<String, Error> {
@@ -94,7 +94,8 @@ fn encode_value(value: &Value, ty: &Type, out: &mut String, depth: usize) -> Res
                 }
                 push_json_string(key, out);
                 out.push(':');
-                encode_value(elem, elem_ty, out, depth + 1).map_err(|err| err.within(PathStep::Key(key.clone())))?;
+                encode_value(elem, elem_ty, out, depth + 1)
+                    .map_err(|err| err.within(PathStep::Key(key.to_string())))?;
             }
             out.push('}');
         }
@@ -107,7 +108,8 @@ fn encode_value(value: &Value, ty: &Type, out: &mut String, depth: usize) -> Res
                 }
                 push_json_string(name, out);
                 out.push(':');
-                encode_value(attr, attr_ty, out, depth + 1).map_err(|err| err.within(PathStep::Attr(name.clone())))?;
+                encode_value(attr, attr_ty, out, depth + 1)
+                    .map_err(|err| err.within(PathStep::Attr(name.to_string())))?;
             }
             out.push('}');
         }
@@ -199,7 +201,9 @@ fn decode_primitive(text: &str, first: u8, ty: &Type) -> Result<Value, Error> {
             }
         }
         _ => match first {
-            b'"' => Ok(Value::string_normalized(normalize_string(serde_json::from_str(text).map_err(malformed)?))),
+            b'"' => {
+                Ok(Value::string_normalized(normalize_str(&serde_json::from_str::<String>(text).map_err(malformed)?)))
+            }
             b't' | b'f' => Ok(Value::string(if first == b't' { "true" } else { "false" })),
             _ if is_number => Ok(Value::string(text)),
             _ => required("string"),
@@ -243,8 +247,9 @@ fn decode_map(text: &str, first: u8, elem_ty: &Type, depth: usize) -> Result<Val
     let raw_elems: BTreeMap<String, &RawValue> = serde_json::from_str(text).map_err(malformed)?;
     let mut elems = Vec::with_capacity(raw_elems.len());
     for (key, raw_elem) in raw_elems {
-        let key = normalize_string(key);
-        let elem = decode_raw(raw_elem, elem_ty, depth + 1).map_err(|err| err.within(PathStep::Key(key.clone())))?;
+        let key = normalize_str(&key);
+        let elem =
+            decode_raw(raw_elem, elem_ty, depth + 1).map_err(|err| err.within(PathStep::Key(key.to_string())))?;
         elems.push((key, elem));
     }
     Ok(Value::map_unchecked(elem_ty.clone(), elems))
@@ -262,11 +267,11 @@ fn decode_object(text: &str, first: u8, object_ty: &ObjectType, depth: usize) ->
     for (name, attr_ty) in &object_ty.attrs {
         let attr = match raw_attrs.get(name) {
             Some(raw_attr) => {
-                decode_raw(raw_attr, attr_ty, depth + 1).map_err(|err| err.within(PathStep::Attr(name.clone())))?
+                decode_raw(raw_attr, attr_ty, depth + 1).map_err(|err| err.within(PathStep::Attr(name.to_string())))?
             }
             None => Value::null(attr_ty.clone()),
         };
-        attrs.push((name.clone(), attr));
+        attrs.push((Str::from(name.as_str()), attr));
     }
     Ok(Value::object(attrs))
 }

@@ -31,7 +31,7 @@ pub use path::{Error, ErrorKind, Path, PathStep};
 // The type model lives in schema-gen, which reads it from provider schemas and must not depend
 // on this crate; it is re-exported here because values and types are used together.
 pub use schema_gen::tf::{ObjectType, Type};
-pub use value::{NumberBound, Refinements, Value, View};
+pub use value::{NumberBound, Refinements, Str, Value, View};
 
 /// Values nesting deeper than this many levels of containers are refused by every decoder
 /// and encoder. Real Terraform schemas nest a few levels; the bound keeps recursion on hostile

@@ -15,6 +15,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use compact_str::CompactString;
 use schema_gen::tf::Type;
 use unicode_normalization::UnicodeNormalization;
 
@@ -24,6 +25,10 @@ use super::path::{Error, ErrorKind, Path, PathStep};
 /// A cty value.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Value(Repr);
+
+/// Text inside values: map keys, attribute names and strings. Text up to 24 bytes (nearly
+/// every attribute name and many values) is held inline, without an allocation of its own.
+pub type Str = CompactString;
 
 /// Maps and objects keep their entries in a vector sorted by key, with unique keys: one
 /// allocation per container instead of B-tree nodes, which matters when decoding states with
@@ -35,11 +40,11 @@ enum Repr {
     Unknown(TypeBox, Option<Box<Refinements>>),
     Bool(bool),
     Number(Number),
-    String(String),
+    String(Str),
     List(TypeBox, Vec<Value>),
     Set(TypeBox, Vec<Value>),
-    Map(TypeBox, Vec<(String, Value)>),
-    Object(Vec<(String, Value)>),
+    Map(TypeBox, Vec<(Str, Value)>),
+    Object(Vec<(Str, Value)>),
     Tuple(Vec<Value>),
 }
 
@@ -82,13 +87,13 @@ impl TypeBox {
 }
 
 /// Sorts entries by key; of entries with the same key, the last one wins.
-fn sorted_entries(entries: impl IntoIterator<Item = (String, Value)>) -> Vec<(String, Value)> {
-    let mut entries: Vec<(String, Value)> = entries.into_iter().collect();
+fn sorted_entries(entries: impl IntoIterator<Item = (Str, Value)>) -> Vec<(Str, Value)> {
+    let mut entries: Vec<(Str, Value)> = entries.into_iter().collect();
     if !entries.windows(2).all(|pair| pair[0].0 < pair[1].0) {
         // A stable sort keeps equal keys in input order, so keeping the last of each run
         // keeps the last one given.
         entries.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut deduped: Vec<(String, Value)> = Vec::with_capacity(entries.len());
+        let mut deduped: Vec<(Str, Value)> = Vec::with_capacity(entries.len());
         for entry in entries {
             match deduped.last_mut() {
                 Some(last) if last.0 == entry.0 => *last = entry,
@@ -100,7 +105,7 @@ fn sorted_entries(entries: impl IntoIterator<Item = (String, Value)>) -> Vec<(St
     entries
 }
 
-fn find_entry<'a>(entries: &'a [(String, Value)], key: &str) -> Option<&'a Value> {
+fn find_entry<'a>(entries: &'a [(Str, Value)], key: &str) -> Option<&'a Value> {
     entries.binary_search_by(|(k, _)| k.as_str().cmp(key)).ok().map(|idx| &entries[idx].1)
 }
 
@@ -168,9 +173,9 @@ pub enum View<'a> {
     List(&'a Type, &'a [Value]),
     Set(&'a Type, &'a [Value]),
     /// Entries sorted by key.
-    Map(&'a Type, &'a [(String, Value)]),
+    Map(&'a Type, &'a [(Str, Value)]),
     /// Attributes sorted by name.
-    Object(&'a [(String, Value)]),
+    Object(&'a [(Str, Value)]),
     Tuple(&'a [Value]),
 }
 
@@ -178,6 +183,11 @@ pub enum View<'a> {
 /// equal bytes. ASCII is always normalized, which keeps the common case cheap.
 pub(crate) fn normalize_string(text: String) -> String {
     if text.is_ascii() || unicode_normalization::is_nfc(&text) { text } else { text.nfc().collect() }
+}
+
+/// [`normalize_string`] for borrowed text, into inline storage when it is short.
+pub(crate) fn normalize_str(text: &str) -> Str {
+    if text.is_ascii() || unicode_normalization::is_nfc(text) { Str::new(text) } else { text.nfc().collect() }
 }
 
 impl Value {
@@ -234,7 +244,7 @@ impl Value {
     }
 
     pub fn string(text: impl Into<String>) -> Value {
-        Value(Repr::String(normalize_string(text.into())))
+        Value(Repr::String(Str::from(normalize_string(text.into()))))
     }
 
     /// A list; every element must conform to `elem_ty`.
@@ -253,26 +263,17 @@ impl Value {
 
     /// A map; every element must conform to `elem_ty`. Keys are strings, so they are
     /// NFC-normalized too; should two keys normalize to the same text, the later one wins.
-    pub fn map(elem_ty: Type, elems: impl IntoIterator<Item = (String, Value)>) -> Result<Value, Error> {
-        let elems = sorted_entries(elems.into_iter().map(|(key, elem)| (normalize_string(key), elem)));
+    pub fn map<K: AsRef<str>>(elem_ty: Type, elems: impl IntoIterator<Item = (K, Value)>) -> Result<Value, Error> {
+        let elems = sorted_entries(elems.into_iter().map(|(key, elem)| (normalize_str(key.as_ref()), elem)));
         for (key, elem) in &elems {
-            elem.conforms_to(&elem_ty).map_err(|err| err.within(PathStep::Key(key.clone())))?;
+            elem.conforms_to(&elem_ty).map_err(|err| err.within(PathStep::Key(key.to_string())))?;
         }
         Ok(Value(Repr::Map(TypeBox::new(elem_ty), elems)))
     }
 
     /// An object; its type is made of its attributes' types. Of attributes given twice, the
     /// last one wins.
-    pub fn object(attrs: impl IntoIterator<Item = (String, Value)>) -> Value {
-        Value(Repr::Object(sorted_entries(attrs)))
-    }
-
-    /// Builds an object from `(name, value)` pairs.
-    pub fn object_from<I, S>(attrs: I) -> Value
-    where
-        I: IntoIterator<Item = (S, Value)>,
-        S: Into<String>,
-    {
+    pub fn object<K: Into<Str>>(attrs: impl IntoIterator<Item = (K, Value)>) -> Value {
         Value(Repr::Object(sorted_entries(attrs.into_iter().map(|(k, v)| (k.into(), v)))))
     }
 
@@ -297,12 +298,12 @@ impl Value {
 
     /// For decoders that checked each element and normalized each key; the entries may come
     /// in any order.
-    pub(crate) fn map_unchecked(elem_ty: Type, elems: Vec<(String, Value)>) -> Value {
+    pub(crate) fn map_unchecked(elem_ty: Type, elems: Vec<(Str, Value)>) -> Value {
         Value(Repr::Map(TypeBox::new(elem_ty), sorted_entries(elems)))
     }
 
     /// For decoders that read a string which must not be normalized again.
-    pub(crate) fn string_normalized(text: String) -> Value {
+    pub(crate) fn string_normalized(text: Str) -> Value {
         Value(Repr::String(text))
     }
 
@@ -396,7 +397,7 @@ impl Value {
     }
 
     /// The attributes of a known object, sorted by name.
-    pub fn attributes(&self) -> Option<&[(String, Value)]> {
+    pub fn attributes(&self) -> Option<&[(Str, Value)]> {
         match &self.0 {
             Repr::Object(attrs) => Some(attrs),
             _ => None,
@@ -412,7 +413,7 @@ impl Value {
     }
 
     /// The entries of a known map, sorted by key.
-    pub fn map_entries(&self) -> Option<&[(String, Value)]> {
+    pub fn map_entries(&self) -> Option<&[(Str, Value)]> {
         match &self.0 {
             Repr::Map(_, elems) => Some(elems),
             _ => None,
@@ -468,7 +469,7 @@ impl Value {
             }
             (Repr::Map(_, elems), Type::Map(elem_ty)) => {
                 for (key, elem) in elems {
-                    elem.conforms_to(elem_ty).map_err(|err| err.within(PathStep::Key(key.clone())))?;
+                    elem.conforms_to(elem_ty).map_err(|err| err.within(PathStep::Key(key.to_string())))?;
                 }
                 Ok(())
             }
@@ -484,7 +485,7 @@ impl Value {
             (Repr::Object(attrs), Type::Object(object_ty)) => {
                 check_attribute_names(attrs, &object_ty.attrs)?;
                 for ((name, attr), attr_ty) in attrs.iter().zip(object_ty.attrs.values()) {
-                    attr.conforms_to(attr_ty).map_err(|err| err.within(PathStep::Attr(name.clone())))?;
+                    attr.conforms_to(attr_ty).map_err(|err| err.within(PathStep::Attr(name.to_string())))?;
                 }
                 Ok(())
             }
@@ -511,12 +512,12 @@ impl Value {
                 }
                 Repr::Map(_, elems) => {
                     for (key, elem) in elems {
-                        descend(PathStep::Key(key.clone()), elem, path);
+                        descend(PathStep::Key(key.to_string()), elem, path);
                     }
                 }
                 Repr::Object(attrs) => {
                     for (name, attr) in attrs {
-                        descend(PathStep::Attr(name.clone()), attr, path);
+                        descend(PathStep::Attr(name.to_string()), attr, path);
                     }
                 }
                 _ => {}
@@ -555,18 +556,20 @@ fn slices_equal_unrefined(a: &[Value], b: &[Value]) -> bool {
 
 /// Checks that an object's attributes are exactly those of its type. Both are sorted by
 /// name, so on success they pair up one to one.
-pub(crate) fn check_attribute_names(attrs: &[(String, Value)], attr_tys: &BTreeMap<String, Type>) -> Result<(), Error> {
-    if attrs.len() == attr_tys.len() && attrs.iter().zip(attr_tys.keys()).all(|((name, _), ty_name)| name == ty_name) {
+pub(crate) fn check_attribute_names(attrs: &[(Str, Value)], attr_tys: &BTreeMap<String, Type>) -> Result<(), Error> {
+    if attrs.len() == attr_tys.len()
+        && attrs.iter().zip(attr_tys.keys()).all(|((name, _), ty_name)| name.as_str() == ty_name.as_str())
+    {
         return Ok(());
     }
-    if let Some((extra, _)) = attrs.iter().find(|(name, _)| !attr_tys.contains_key(name)) {
-        return Err(Error::new(ErrorKind::UnsupportedAttribute(extra.clone())));
+    if let Some((extra, _)) = attrs.iter().find(|(name, _)| !attr_tys.contains_key(name.as_str())) {
+        return Err(Error::new(ErrorKind::UnsupportedAttribute(extra.to_string())));
     }
     let missing = attr_tys.keys().find(|name| find_entry(attrs, name).is_none());
     Err(Error::new(ErrorKind::MissingAttribute(missing.cloned().unwrap_or_default())))
 }
 
-fn maps_equal_unrefined(a: &[(String, Value)], b: &[(String, Value)]) -> bool {
+fn maps_equal_unrefined(a: &[(Str, Value)], b: &[(Str, Value)]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|((ka, a), (kb, b))| ka == kb && a.equals_ignoring_refinements(b))
 }
 

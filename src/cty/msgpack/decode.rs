@@ -14,7 +14,7 @@ use super::{
 use crate::cty::MAX_DEPTH;
 use crate::cty::number::Number;
 use crate::cty::path::{Error, ErrorKind, Path, PathStep};
-use crate::cty::value::{NumberBound, Refinements, Value, normalize_string};
+use crate::cty::value::{NumberBound, Refinements, Str, Value, normalize_str};
 
 /// Reads `bytes` as one msgpack value of type `ty`. The whole input must be that one value.
 pub fn decode(bytes: &[u8], ty: &Type) -> Result<Value, Error> {
@@ -343,7 +343,7 @@ fn decode_value(reader: &mut Reader<'_>, ty: &Type, depth: usize) -> Result<Valu
         Type::Number => reader.number()?.map(Value::number).ok_or_else(|| required("number")),
         Type::String => {
             let text = reader.str()?.ok_or_else(|| required("string"))?;
-            Ok(Value::string_normalized(normalize_string(text.to_owned())))
+            Ok(Value::string_normalized(normalize_str(text)))
         }
         Type::List(elem_ty) => decode_sequence(reader, elem_ty, true, depth),
         Type::Set(elem_ty) => decode_sequence(reader, elem_ty, false, depth),
@@ -374,8 +374,9 @@ fn decode_map(reader: &mut Reader<'_>, elem_ty: &Type, depth: usize) -> Result<V
     let mut elems = Vec::with_capacity(reader.capacity_for(n));
     for _ in 0..n {
         let key = reader.str()?.ok_or_else(|| Error::new(ErrorKind::NonStringKey))?;
-        let key = normalize_string(key.to_owned());
-        let elem = decode_value(reader, elem_ty, depth + 1).map_err(|err| err.within(PathStep::Key(key.clone())))?;
+        let key = normalize_str(key);
+        let elem =
+            decode_value(reader, elem_ty, depth + 1).map_err(|err| err.within(PathStep::Key(key.to_string())))?;
         elems.push((key, elem));
     }
     Ok(Value::map_unchecked(elem_ty.clone(), elems))
@@ -413,8 +414,9 @@ fn decode_object(reader: &mut Reader<'_>, object_ty: &ObjectType, depth: usize) 
         let Some((name, attr_ty)) = object_ty.attrs.get_key_value(name) else {
             return Err(Error::at(Path::root().attr(name), ErrorKind::UnsupportedAttribute(name.to_owned())));
         };
-        let attr = decode_value(reader, attr_ty, depth + 1).map_err(|err| err.within(PathStep::Attr(name.clone())))?;
-        attrs.push((name.clone(), attr));
+        let attr =
+            decode_value(reader, attr_ty, depth + 1).map_err(|err| err.within(PathStep::Attr(name.to_string())))?;
+        attrs.push((Str::from(name.as_str()), attr));
     }
     // Encoders write attributes sorted; others may not.
     if !attrs.windows(2).all(|pair| pair[0].0 < pair[1].0) {
@@ -422,9 +424,10 @@ fn decode_object(reader: &mut Reader<'_>, object_ty: &ObjectType, depth: usize) 
     }
     // With the count right and no unknown names, a repeated name means a missing one.
     if let Some(pair) = attrs.windows(2).find(|pair| pair[0].0 == pair[1].0) {
-        let repeated = &pair[0].0;
-        let missing = object_ty.attrs.keys().find(|name| attrs.binary_search_by(|(k, _)| k.cmp(name)).is_err());
-        let missing = missing.unwrap_or(repeated).clone();
+        let repeated = pair[0].0.to_string();
+        let missing =
+            object_ty.attrs.keys().find(|name| attrs.binary_search_by(|(k, _)| k.as_str().cmp(name.as_str())).is_err());
+        let missing = missing.cloned().unwrap_or(repeated);
         return Err(Error::new(ErrorKind::MissingAttribute(missing)));
     }
     Ok(Value::object(attrs))

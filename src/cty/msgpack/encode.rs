@@ -70,7 +70,8 @@ fn encode_value(value: &Value, ty: &Type, out: &mut ByteBuf, depth: usize) -> Re
             ok(enc::write_map_len(out, len_u32(elems.len())?));
             for (key, elem) in elems {
                 ok(enc::write_str(out, key));
-                encode_value(elem, elem_ty, out, depth + 1).map_err(|err| err.within(PathStep::Key(key.clone())))?;
+                encode_value(elem, elem_ty, out, depth + 1)
+                    .map_err(|err| err.within(PathStep::Key(key.to_string())))?;
             }
         }
         (View::Object(attrs), Type::Object(object_ty)) => {
@@ -80,7 +81,8 @@ fn encode_value(value: &Value, ty: &Type, out: &mut ByteBuf, depth: usize) -> Re
             // order go-cty writes (Go's sort.Strings).
             for ((name, attr), attr_ty) in attrs.iter().zip(object_ty.attrs.values()) {
                 ok(enc::write_str(out, name));
-                encode_value(attr, attr_ty, out, depth + 1).map_err(|err| err.within(PathStep::Attr(name.clone())))?;
+                encode_value(attr, attr_ty, out, depth + 1)
+                    .map_err(|err| err.within(PathStep::Attr(name.to_string())))?;
             }
         }
         _ => return mismatch(),
