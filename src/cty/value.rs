@@ -296,6 +296,12 @@ impl Value {
         Value(Repr::Set(TypeBox::new(elem_ty), elems))
     }
 
+    /// For decoders that checked each attribute against its type and put them in order.
+    pub(crate) fn object_unchecked(attrs: Vec<(Str, Value)>) -> Value {
+        debug_assert!(attrs.windows(2).all(|pair| pair[0].0 < pair[1].0));
+        Value(Repr::Object(attrs))
+    }
+
     /// For decoders that checked each element and normalized each key; the entries may come
     /// in any order.
     pub(crate) fn map_unchecked(elem_ty: Type, elems: Vec<(Str, Value)>) -> Value {

@@ -409,28 +409,37 @@ fn decode_object(reader: &mut Reader<'_>, object_ty: &ObjectType, depth: usize) 
         return Err(Error::new(ErrorKind::ObjectAttributeCount { expected: object_ty.attrs.len(), given: n }));
     }
     let mut attrs = Vec::with_capacity(n);
+    // Encoders write attributes in sorted order, which is the type's order: try the next
+    // attribute of the type first and search only when the input is in another order.
+    let mut expected = object_ty.attrs.iter();
+    let mut in_order = true;
     for _ in 0..n {
         let name = reader.str()?.ok_or_else(|| Error::new(ErrorKind::NonStringKey))?;
-        let Some((name, attr_ty)) = object_ty.attrs.get_key_value(name) else {
+        let next = if in_order { expected.next().filter(|(ty_name, _)| ty_name.as_str() == name) } else { None };
+        let found = next.or_else(|| {
+            in_order = false;
+            object_ty.attrs.get_key_value(name)
+        });
+        let Some((name, attr_ty)) = found else {
             return Err(Error::at(Path::root().attr(name), ErrorKind::UnsupportedAttribute(name.to_owned())));
         };
         let attr =
             decode_value(reader, attr_ty, depth + 1).map_err(|err| err.within(PathStep::Attr(name.to_string())))?;
         attrs.push((Str::from(name.as_str()), attr));
     }
-    // Encoders write attributes sorted; others may not.
-    if !attrs.windows(2).all(|pair| pair[0].0 < pair[1].0) {
+    if !in_order {
         attrs.sort_by(|a, b| a.0.cmp(&b.0));
+        // With the count right and no unknown names, a repeated name means a missing one.
+        if let Some(pair) = attrs.windows(2).find(|pair| pair[0].0 == pair[1].0) {
+            let repeated = pair[0].0.to_string();
+            let missing = object_ty
+                .attrs
+                .keys()
+                .find(|name| attrs.binary_search_by(|(k, _)| k.as_str().cmp(name.as_str())).is_err());
+            return Err(Error::new(ErrorKind::MissingAttribute(missing.cloned().unwrap_or(repeated))));
+        }
     }
-    // With the count right and no unknown names, a repeated name means a missing one.
-    if let Some(pair) = attrs.windows(2).find(|pair| pair[0].0 == pair[1].0) {
-        let repeated = pair[0].0.to_string();
-        let missing =
-            object_ty.attrs.keys().find(|name| attrs.binary_search_by(|(k, _)| k.as_str().cmp(name.as_str())).is_err());
-        let missing = missing.cloned().unwrap_or(repeated);
-        return Err(Error::new(ErrorKind::MissingAttribute(missing)));
-    }
-    Ok(Value::object(attrs))
+    Ok(Value::object_unchecked(attrs))
 }
 
 /// A dynamic slot: nil, or `[type JSON, value]`.
