@@ -46,10 +46,11 @@ fn build(ty: &Type, json: &serde_json::Value) -> Value {
             (Type::Set(elem), J::Array(items)) => {
                 Value::set((**elem).clone(), items.iter().map(|item| build(elem, item)).collect()).unwrap()
             }
-            (Type::Map(elem), J::Object(entries)) => {
-                Value::map((**elem).clone(), entries.iter().map(|(k, item)| (k.clone(), build(elem, item))).collect())
-                    .unwrap()
-            }
+            (Type::Map(elem), J::Object(entries)) => Value::map(
+                (**elem).clone(),
+                entries.iter().map(|(k, item)| (k.clone(), build(elem, item))).collect::<Vec<_>>(),
+            )
+            .unwrap(),
             (Type::Object(object), J::Object(entries)) => {
                 for key in entries.keys() {
                     assert!(object.attrs.contains_key(key), "test value has attribute {key} the type lacks");
@@ -59,7 +60,7 @@ fn build(ty: &Type, json: &serde_json::Value) -> Value {
                         .attrs
                         .iter()
                         .map(|(name, attr_ty)| (name.clone(), build(attr_ty, entries.get(name).unwrap_or(&J::Null))))
-                        .collect(),
+                        .collect::<Vec<_>>(),
                 )
             }
             (Type::Dynamic, J::String(s)) => Value::string(s.clone()),

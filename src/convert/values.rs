@@ -554,7 +554,7 @@ impl FromCty<'_> {
             let Some(attr_value) = value.get_attr(tf_name) else { continue };
             let pulumi_name = pulumi_name(names, tf_name);
             let converted =
-                self.at(PropertyPathStep::Key(pulumi_name.clone()), PathStep::Attr(tf_name.clone()), |w| {
+                self.at(PropertyPathStep::Key(pulumi_name.clone()), PathStep::Attr(tf_name.to_string()), |w| {
                     let converted = match &attr.ty {
                         AttributeType::Type(ty) => w.value(ty, attr_value)?,
                         AttributeType::Nested(nested) => w.nested_object(nested, attr_value)?,
@@ -571,7 +571,7 @@ impl FromCty<'_> {
             let pulumi_name = name.map_or_else(|| tf_name.clone(), |n| n.pulumi_name.clone());
             let max_items_one = name.is_some_and(|n| n.max_items_one);
             let converted =
-                self.at(PropertyPathStep::Key(pulumi_name.clone()), PathStep::Attr(tf_name.clone()), |w| {
+                self.at(PropertyPathStep::Key(pulumi_name.clone()), PathStep::Attr(tf_name.to_string()), |w| {
                     let converted = w.nested_block(nested, max_items_one, block_value)?;
                     Ok::<_, ConvertError>(w.mark(converted, false))
                 })?;
@@ -619,10 +619,11 @@ impl FromCty<'_> {
             View::Map(_, entries) | View::Object(entries) => {
                 let mut out = PropertyMap::new();
                 for (key, elem) in entries {
-                    let converted = self.at(PropertyPathStep::Key(key.clone()), PathStep::Key(key.clone()), |w| {
-                        w.block(&nested.block, &names, elem)
-                    })?;
-                    out.insert(key.clone(), converted);
+                    let converted =
+                        self.at(PropertyPathStep::Key(key.to_string()), PathStep::Key(key.to_string()), |w| {
+                            w.block(&nested.block, &names, elem)
+                        })?;
+                    out.insert(key.to_string(), converted);
                 }
                 Ok(PropertyValue::Object(out))
             }
@@ -649,10 +650,11 @@ impl FromCty<'_> {
             View::Map(_, entries) => {
                 let mut out = PropertyMap::new();
                 for (key, elem) in entries {
-                    let converted = self.at(PropertyPathStep::Key(key.clone()), PathStep::Key(key.clone()), |w| {
-                        w.block(&object_block, &names, elem)
-                    })?;
-                    out.insert(key.clone(), converted);
+                    let converted =
+                        self.at(PropertyPathStep::Key(key.to_string()), PathStep::Key(key.to_string()), |w| {
+                            w.block(&object_block, &names, elem)
+                        })?;
+                    out.insert(key.to_string(), converted);
                 }
                 Ok(PropertyValue::Object(out))
             }
@@ -715,11 +717,12 @@ impl FromCty<'_> {
                 };
                 let mut out = PropertyMap::new();
                 for (key, elem) in entries {
-                    let converted = self.at(PropertyPathStep::Key(key.clone()), PathStep::Key(key.clone()), |w| {
-                        let converted = w.value(&elem_ty, elem)?;
-                        Ok::<_, ConvertError>(w.mark(converted, false))
-                    })?;
-                    out.insert(key.clone(), converted);
+                    let converted =
+                        self.at(PropertyPathStep::Key(key.to_string()), PathStep::Key(key.to_string()), |w| {
+                            let converted = w.value(&elem_ty, elem)?;
+                            Ok::<_, ConvertError>(w.mark(converted, false))
+                        })?;
+                    out.insert(key.to_string(), converted);
                 }
                 PropertyValue::Object(out)
             }
@@ -728,11 +731,11 @@ impl FromCty<'_> {
                     let names = PropertyNames::of_object_type(object);
                     let mut out = PropertyMap::new();
                     for (tf_name, elem) in attrs {
-                        let attr_ty = object.attrs.get(tf_name).cloned().unwrap_or(Type::Dynamic);
+                        let attr_ty = object.attrs.get(tf_name.as_str()).cloned().unwrap_or(Type::Dynamic);
                         let pulumi_name = pulumi_name(&names, tf_name);
                         let converted = self.at(
                             PropertyPathStep::Key(pulumi_name.clone()),
-                            PathStep::Attr(tf_name.clone()),
+                            PathStep::Attr(tf_name.to_string()),
                             |w| {
                                 let converted = w.value(&attr_ty, elem)?;
                                 Ok::<_, ConvertError>(w.mark(converted, false))
@@ -749,11 +752,11 @@ impl FromCty<'_> {
                     let mut out = PropertyMap::new();
                     for (key, elem) in attrs {
                         let converted =
-                            self.at(PropertyPathStep::Key(key.clone()), PathStep::Attr(key.clone()), |w| {
+                            self.at(PropertyPathStep::Key(key.to_string()), PathStep::Attr(key.to_string()), |w| {
                                 let converted = w.value(&Type::Dynamic, elem)?;
                                 Ok::<_, ConvertError>(w.mark(converted, false))
                             })?;
-                        out.insert(key.clone(), converted);
+                        out.insert(key.to_string(), converted);
                     }
                     PropertyValue::Object(out)
                 }

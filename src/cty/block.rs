@@ -21,7 +21,7 @@ pub fn empty_block_value(schema: &Block) -> Result<Value, Error> {
             BlockNesting::List if element_ty.has_dynamic() => Value::tuple(Vec::new()),
             BlockNesting::List => Value::list(element_ty, Vec::new())?,
             BlockNesting::Map if element_ty.has_dynamic() => Value::empty_object(),
-            BlockNesting::Map => Value::map(element_ty, BTreeMap::new())?,
+            BlockNesting::Map => Value::map(element_ty, BTreeMap::<String, Value>::new())?,
             BlockNesting::Set => Value::set(element_ty, Vec::new())?,
         };
         attrs.insert(name.clone(), value);

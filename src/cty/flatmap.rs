@@ -18,7 +18,7 @@ use schema_gen::tf::Type;
 
 use super::number::{Number, NumberError};
 use super::path::{Error, ErrorKind, PathStep};
-use super::value::Value;
+use super::value::{Str, Value};
 
 static DYNAMIC: Type = Type::Dynamic;
 
@@ -35,7 +35,7 @@ pub fn decode(flatmap: &HashMap<String, String>, ty: &Type) -> Result<Value, Err
     let reader = Reader { entries };
     let mut attrs = BTreeMap::new();
     for (name, attr_ty) in &object_ty.attrs {
-        let attr = reader.value(name, attr_ty).map_err(|err| err.within(PathStep::Attr(name.clone())))?;
+        let attr = reader.value(name, attr_ty).map_err(|err| err.within(PathStep::Attr(name.to_string())))?;
         attrs.insert(name.clone(), attr);
     }
     Ok(Value::object(attrs))
@@ -62,7 +62,7 @@ impl<'a> Reader<'a> {
                 for (name, attr_ty) in &object_ty.attrs {
                     let attr = self
                         .value(&format!("{key}.{name}"), attr_ty)
-                        .map_err(|err| err.within(PathStep::Attr(name.clone())))?;
+                        .map_err(|err| err.within(PathStep::Attr(name.to_string())))?;
                     attrs.insert(name.clone(), attr);
                 }
                 Ok(Value::object(attrs))
@@ -124,7 +124,7 @@ impl<'a> Reader<'a> {
                     Some(_) => {}
                 }
                 let prefix = format!("{key}.");
-                let mut elems = BTreeMap::new();
+                let mut elems = Vec::new();
                 for full in self.under(&prefix) {
                     let map_key = &full[prefix.len()..];
                     if map_key == "%" {
@@ -132,7 +132,7 @@ impl<'a> Reader<'a> {
                     }
                     let elem =
                         self.value(full, elem_ty).map_err(|err| err.within(PathStep::Key(map_key.to_owned())))?;
-                    elems.insert(map_key.to_owned(), elem);
+                    elems.push((Str::from(map_key), elem));
                 }
                 Ok(Value::map_unchecked((**elem_ty).clone(), elems))
             }

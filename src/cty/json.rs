@@ -15,13 +15,13 @@
 
 use std::collections::BTreeMap;
 
-use schema_gen::tf::Type;
+use schema_gen::tf::{ObjectType, Type};
 use serde_json::value::RawValue;
 
 use super::MAX_DEPTH;
 use super::number::{Number, NumberError};
 use super::path::{Error, ErrorKind, PathStep};
-use super::value::{Value, View, normalize_string};
+use super::value::{Str, Value, View, check_attribute_names, normalize_str};
 
 /// Writes `value` as JSON text in the shape of `ty`.
 pub fn encode(value: &Value, ty: &Type) -> Result<String, Error> {
@@ -94,25 +94,22 @@ fn encode_value(value: &Value, ty: &Type, out: &mut String, depth: usize) -> Res
                 }
                 push_json_string(key, out);
                 out.push(':');
-                encode_value(elem, elem_ty, out, depth + 1).map_err(|err| err.within(PathStep::Key(key.clone())))?;
+                encode_value(elem, elem_ty, out, depth + 1)
+                    .map_err(|err| err.within(PathStep::Key(key.to_string())))?;
             }
             out.push('}');
         }
         (View::Object(attrs), Type::Object(object_ty)) => {
-            if let Some(extra) = attrs.keys().find(|name| !object_ty.attrs.contains_key(*name)) {
-                return Err(Error::new(ErrorKind::UnsupportedAttribute(extra.clone())));
-            }
+            check_attribute_names(attrs, &object_ty.attrs)?;
             out.push('{');
-            for (idx, (name, attr_ty)) in object_ty.attrs.iter().enumerate() {
-                let Some(attr) = attrs.get(name) else {
-                    return Err(Error::new(ErrorKind::MissingAttribute(name.clone())));
-                };
+            for (idx, ((name, attr), attr_ty)) in attrs.iter().zip(object_ty.attrs.values()).enumerate() {
                 if idx > 0 {
                     out.push(',');
                 }
                 push_json_string(name, out);
                 out.push(':');
-                encode_value(attr, attr_ty, out, depth + 1).map_err(|err| err.within(PathStep::Attr(name.clone())))?;
+                encode_value(attr, attr_ty, out, depth + 1)
+                    .map_err(|err| err.within(PathStep::Attr(name.to_string())))?;
             }
             out.push('}');
         }
@@ -149,24 +146,41 @@ fn decode_raw(raw: &RawValue, ty: &Type, depth: usize) -> Result<Value, Error> {
     if first == b'n' {
         return Ok(Value::null(ty.clone()));
     }
-    let required = |what| Err(Error::new(ErrorKind::Required { required: what }));
+    match ty {
+        Type::Dynamic => decode_dynamic(text, first, depth),
+        Type::Bool | Type::Number | Type::String => decode_primitive(text, first, ty),
+        Type::List(elem_ty) | Type::Set(elem_ty) => decode_sequence(text, first, ty, elem_ty, depth),
+        Type::Tuple(elem_tys) => decode_tuple(text, first, elem_tys, depth),
+        Type::Map(elem_ty) => decode_map(text, first, elem_ty, depth),
+        Type::Object(object_ty) => decode_object(text, first, object_ty, depth),
+    }
+}
+
+// Each kind is read by its own function so that the recursive frame of `decode_raw` stays
+// small: recursion goes as deep as `MAX_DEPTH`, on threads whose stacks may be 2 MiB.
+
+fn required(what: &'static str) -> Result<Value, Error> {
+    Err(Error::new(ErrorKind::Required { required: what }))
+}
+
+fn decode_dynamic(text: &str, first: u8, depth: usize) -> Result<Value, Error> {
+    if first != b'{' {
+        return required("a dynamic value object with \"value\" and \"type\"");
+    }
+    let parts: BTreeMap<String, &RawValue> = serde_json::from_str(text).map_err(malformed)?;
+    if let Some(extra) = parts.keys().find(|key| *key != "value" && *key != "type") {
+        return Err(Error::new(ErrorKind::UnsupportedAttribute(extra.clone())));
+    }
+    let (Some(value), Some(spec)) = (parts.get("value"), parts.get("type")) else {
+        return required("a dynamic value object with \"value\" and \"type\"");
+    };
+    let ty = Type::from_json_bytes(spec.get().as_bytes()).map_err(|err| Error::new(ErrorKind::TypeSpec(err)))?;
+    decode_raw(value, &ty, depth + 1)
+}
+
+fn decode_primitive(text: &str, first: u8, ty: &Type) -> Result<Value, Error> {
     let is_number = first == b'-' || first.is_ascii_digit();
     match ty {
-        Type::Dynamic => {
-            if first != b'{' {
-                return required("a dynamic value object with \"value\" and \"type\"");
-            }
-            let parts: BTreeMap<String, &RawValue> = serde_json::from_str(text).map_err(malformed)?;
-            if let Some(extra) = parts.keys().find(|key| *key != "value" && *key != "type") {
-                return Err(Error::new(ErrorKind::UnsupportedAttribute(extra.clone())));
-            }
-            let (Some(value), Some(spec)) = (parts.get("value"), parts.get("type")) else {
-                return required("a dynamic value object with \"value\" and \"type\"");
-            };
-            let ty =
-                Type::from_json_bytes(spec.get().as_bytes()).map_err(|err| Error::new(ErrorKind::TypeSpec(err)))?;
-            decode_raw(value, &ty, depth + 1)
-        }
         Type::Bool => match first {
             b't' | b'f' => Ok(Value::bool(first == b't')),
             b'"' => match serde_json::from_str::<String>(text).map_err(malformed)?.as_str() {
@@ -186,78 +200,78 @@ fn decode_raw(raw: &RawValue, ty: &Type, depth: usize) -> Result<Value, Error> {
                 required("number")
             }
         }
-        Type::String => match first {
-            b'"' => Ok(Value::string_normalized(normalize_string(serde_json::from_str(text).map_err(malformed)?))),
+        _ => match first {
+            b'"' => {
+                Ok(Value::string_normalized(normalize_str(&serde_json::from_str::<String>(text).map_err(malformed)?)))
+            }
             b't' | b'f' => Ok(Value::string(if first == b't' { "true" } else { "false" })),
             _ if is_number => Ok(Value::string(text)),
             _ => required("string"),
         },
-        Type::List(elem_ty) | Type::Set(elem_ty) => {
-            if first != b'[' {
-                return required(if matches!(ty, Type::List(_)) { "a list" } else { "a set" });
-            }
-            let raw_elems: Vec<&RawValue> = serde_json::from_str(text).map_err(malformed)?;
-            let mut elems = Vec::with_capacity(raw_elems.len());
-            for (idx, raw_elem) in raw_elems.into_iter().enumerate() {
-                elems.push(
-                    decode_raw(raw_elem, elem_ty, depth + 1).map_err(|err| err.within(PathStep::Index(idx as u64)))?,
-                );
-            }
-            let elem_ty = (**elem_ty).clone();
-            Ok(if matches!(ty, Type::List(_)) {
-                Value::list_unchecked(elem_ty, elems)
-            } else {
-                Value::set_unchecked(elem_ty, elems)
-            })
-        }
-        Type::Tuple(elem_tys) => {
-            if first != b'[' {
-                return required("a tuple");
-            }
-            let raw_elems: Vec<&RawValue> = serde_json::from_str(text).map_err(malformed)?;
-            if raw_elems.len() != elem_tys.len() {
-                return Err(Error::new(ErrorKind::TupleLength { expected: elem_tys.len(), given: raw_elems.len() }));
-            }
-            let mut elems = Vec::with_capacity(raw_elems.len());
-            for (idx, (raw_elem, elem_ty)) in raw_elems.into_iter().zip(elem_tys).enumerate() {
-                elems.push(
-                    decode_raw(raw_elem, elem_ty, depth + 1).map_err(|err| err.within(PathStep::Index(idx as u64)))?,
-                );
-            }
-            Ok(Value::tuple(elems))
-        }
-        Type::Map(elem_ty) => {
-            if first != b'{' {
-                return required("a map");
-            }
-            let raw_elems: BTreeMap<String, &RawValue> = serde_json::from_str(text).map_err(malformed)?;
-            let mut elems = BTreeMap::new();
-            for (key, raw_elem) in raw_elems {
-                let key = normalize_string(key);
-                let elem =
-                    decode_raw(raw_elem, elem_ty, depth + 1).map_err(|err| err.within(PathStep::Key(key.clone())))?;
-                elems.insert(key, elem);
-            }
-            Ok(Value::map_unchecked((**elem_ty).clone(), elems))
-        }
-        Type::Object(object_ty) => {
-            if first != b'{' {
-                return required("an object");
-            }
-            let raw_attrs: BTreeMap<String, &RawValue> = serde_json::from_str(text).map_err(malformed)?;
-            if let Some(extra) = raw_attrs.keys().find(|name| !object_ty.attrs.contains_key(*name)) {
-                return Err(Error::new(ErrorKind::UnsupportedAttribute(extra.clone())));
-            }
-            let mut attrs = BTreeMap::new();
-            for (name, attr_ty) in &object_ty.attrs {
-                let attr = match raw_attrs.get(name) {
-                    Some(raw_attr) => decode_raw(raw_attr, attr_ty, depth + 1)
-                        .map_err(|err| err.within(PathStep::Attr(name.clone())))?,
-                    None => Value::null(attr_ty.clone()),
-                };
-                attrs.insert(name.clone(), attr);
-            }
-            Ok(Value::object(attrs))
-        }
     }
+}
+
+fn decode_sequence(text: &str, first: u8, ty: &Type, elem_ty: &Type, depth: usize) -> Result<Value, Error> {
+    let is_list = matches!(ty, Type::List(_));
+    if first != b'[' {
+        return required(if is_list { "a list" } else { "a set" });
+    }
+    let raw_elems: Vec<&RawValue> = serde_json::from_str(text).map_err(malformed)?;
+    let mut elems = Vec::with_capacity(raw_elems.len());
+    for (idx, raw_elem) in raw_elems.into_iter().enumerate() {
+        elems.push(decode_raw(raw_elem, elem_ty, depth + 1).map_err(|err| err.within(PathStep::Index(idx as u64)))?);
+    }
+    let elem_ty = elem_ty.clone();
+    Ok(if is_list { Value::list_unchecked(elem_ty, elems) } else { Value::set_unchecked(elem_ty, elems) })
+}
+
+fn decode_tuple(text: &str, first: u8, elem_tys: &[Type], depth: usize) -> Result<Value, Error> {
+    if first != b'[' {
+        return required("a tuple");
+    }
+    let raw_elems: Vec<&RawValue> = serde_json::from_str(text).map_err(malformed)?;
+    if raw_elems.len() != elem_tys.len() {
+        return Err(Error::new(ErrorKind::TupleLength { expected: elem_tys.len(), given: raw_elems.len() }));
+    }
+    let mut elems = Vec::with_capacity(raw_elems.len());
+    for (idx, (raw_elem, elem_ty)) in raw_elems.into_iter().zip(elem_tys).enumerate() {
+        elems.push(decode_raw(raw_elem, elem_ty, depth + 1).map_err(|err| err.within(PathStep::Index(idx as u64)))?);
+    }
+    Ok(Value::tuple(elems))
+}
+
+fn decode_map(text: &str, first: u8, elem_ty: &Type, depth: usize) -> Result<Value, Error> {
+    if first != b'{' {
+        return required("a map");
+    }
+    let raw_elems: BTreeMap<String, &RawValue> = serde_json::from_str(text).map_err(malformed)?;
+    let mut elems = Vec::with_capacity(raw_elems.len());
+    for (key, raw_elem) in raw_elems {
+        let key = normalize_str(&key);
+        let elem =
+            decode_raw(raw_elem, elem_ty, depth + 1).map_err(|err| err.within(PathStep::Key(key.to_string())))?;
+        elems.push((key, elem));
+    }
+    Ok(Value::map_unchecked(elem_ty.clone(), elems))
+}
+
+fn decode_object(text: &str, first: u8, object_ty: &ObjectType, depth: usize) -> Result<Value, Error> {
+    if first != b'{' {
+        return required("an object");
+    }
+    let raw_attrs: BTreeMap<String, &RawValue> = serde_json::from_str(text).map_err(malformed)?;
+    if let Some(extra) = raw_attrs.keys().find(|name| !object_ty.attrs.contains_key(*name)) {
+        return Err(Error::new(ErrorKind::UnsupportedAttribute(extra.clone())));
+    }
+    let mut attrs = Vec::with_capacity(object_ty.attrs.len());
+    for (name, attr_ty) in &object_ty.attrs {
+        let attr = match raw_attrs.get(name) {
+            Some(raw_attr) => {
+                decode_raw(raw_attr, attr_ty, depth + 1).map_err(|err| err.within(PathStep::Attr(name.to_string())))?
+            }
+            None => Value::null(attr_ty.clone()),
+        };
+        attrs.push((Str::from(name.as_str()), attr));
+    }
+    Ok(Value::object(attrs))
 }

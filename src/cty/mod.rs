@@ -28,14 +28,19 @@ mod proptests;
 mod tests;
 
 pub use block::empty_block_value;
-pub use number::{MAX_DECIMAL_EXPONENT, MAX_NUMBER_TEXT_LEN, Number, NumberError};
+pub use number::{MAX_NUMBER_TEXT_LEN, Number, NumberError};
 pub use path::{Error, ErrorKind, Path, PathStep};
 // The type model lives in schema-gen, which reads it from provider schemas and must not depend
 // on this crate; it is re-exported here because values and types are used together.
 pub use schema_gen::tf::{ObjectType, Type};
-pub use value::{NumberBound, Refinements, Value, View};
+pub use value::{NumberBound, Refinements, Str, Value, View};
 
 /// Values nesting deeper than this many levels of containers are refused by every decoder
 /// and encoder. Real Terraform schemas nest a few levels; the bound keeps recursion on hostile
 /// input far from the stack's limit.
 pub const MAX_DEPTH: usize = 256;
+
+/// The value under `key` in a map's or object's entries (which are sorted by key).
+pub fn entry<'a>(entries: &'a [(Str, Value)], key: &str) -> Option<&'a Value> {
+    entries.binary_search_by(|(k, _)| k.as_str().cmp(key)).ok().map(|idx| &entries[idx].1)
+}

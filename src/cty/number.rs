@@ -16,25 +16,26 @@ use bigdecimal::BigDecimal;
 use bigdecimal::num_bigint::BigInt;
 use bigdecimal::num_traits::{ToPrimitive, Zero};
 
-/// Numbers whose decimal exponent is beyond this, in either direction, are refused. This
-/// covers every f64 (the smallest subnormal has 1074 fractional digits) and then some, while
-/// keeping the plain-text form of any accepted number bounded.
-pub const MAX_DECIMAL_EXPONENT: i64 = 4096;
-
-/// Number text longer than this is refused before parsing, since parsing long digit strings
-/// costs more than linear time.
-pub const MAX_NUMBER_TEXT_LEN: usize = 4096;
+/// Numbers whose plain decimal text (see [`Number::to_plain_string`]) would be longer than
+/// this are refused, and so is longer input text, before parsing (parsing long digit strings
+/// costs more than linear time). The bound covers every f64 (the smallest subnormal takes
+/// about 1,080 characters) and numbers like `1e4000`, while keeping what one number can cost
+/// bounded. Bounding the output rather than the exponent keeps the set of accepted numbers
+/// closed: the text of any accepted number is itself accepted.
+pub const MAX_NUMBER_TEXT_LEN: usize = 8192;
 
 /// A cty number. Equality, hashing and ordering are by numeric value.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Number(Repr);
 
-/// Invariant: `Decimal` is normalized (no trailing zero digits) and is never an integer that
-/// fits `i64`, so that each number has exactly one representation and derived equality is
-/// numeric equality.
+/// Invariant: each number has exactly one representation, so that derived equality is
+/// numeric equality. `Int` holds every integer that fits `i64`; `Float` holds the bits of
+/// every finite non-integer that is exactly an f64 (the common non-integers, kept without
+/// allocating); `Decimal` holds everything else, normalized (no trailing zero digits).
 #[derive(Clone, PartialEq, Eq, Hash)]
 enum Repr {
     Int(i64),
+    Float(u64),
     Decimal(Box<BigDecimal>),
     PositiveInfinity,
     NegativeInfinity,
@@ -46,7 +47,7 @@ pub enum NumberError {
     /// The text is not a decimal number.
     #[error("invalid number {0:?}")]
     Invalid(String),
-    /// The number's size is beyond [`MAX_DECIMAL_EXPONENT`] or [`MAX_NUMBER_TEXT_LEN`].
+    /// The number's text, as given or in plain form, is longer than [`MAX_NUMBER_TEXT_LEN`].
     #[error("number {0} is outside the supported range")]
     OutOfRange(String),
 }
@@ -82,27 +83,10 @@ impl Number {
         if f == f.trunc() && f.abs() < 9.2e18 {
             return Some(Number::from_i64(f as i64));
         }
-        // Split f into an odd integer mantissa times a power of two; a negative power 2^-k is
-        // written exactly in decimal as 5^k / 10^k.
-        let bits = f.to_bits();
-        let negative = bits >> 63 == 1;
-        let biased_exponent = ((bits >> 52) & 0x7ff) as i64;
-        let fraction = bits & ((1u64 << 52) - 1);
-        let (mut mantissa, mut exponent) =
-            if biased_exponent == 0 { (fraction, -1074) } else { (fraction | (1u64 << 52), biased_exponent - 1075) };
-        while mantissa & 1 == 0 && exponent < 0 {
-            mantissa >>= 1;
-            exponent += 1;
+        if f != f.trunc() {
+            return Some(Number(Repr::Float(f.to_bits())));
         }
-        let magnitude = BigInt::from(mantissa);
-        let decimal = if exponent >= 0 {
-            BigDecimal::new(magnitude << exponent, 0)
-        } else {
-            let scale = -exponent;
-            BigDecimal::new(magnitude * BigInt::from(5u8).pow(scale as u32), scale)
-        };
-        let decimal = if negative { -decimal } else { decimal };
-        Some(Number::from_decimal_unchecked(decimal))
+        Some(Number::from_decimal_unchecked(f64_to_decimal(f)))
     }
 
     /// Reads decimal text: an optional sign, digits with an optional fraction, and an optional
@@ -147,7 +131,11 @@ impl Number {
         // hold as digits and scale but not as an integer.
         let decimal = decimal.normalized();
         let (_, scale) = decimal.as_bigint_and_exponent();
-        if !(-MAX_DECIMAL_EXPONENT..=MAX_DECIMAL_EXPONENT).contains(&scale) {
+        let n_digits = decimal.digits();
+        // Sign, digits, and either leading "0." and zeros or trailing zeros.
+        let plain_len =
+            1 + if scale > 0 { n_digits.max(scale as u64 + 1) + 1 } else { n_digits + scale.unsigned_abs() };
+        if plain_len > MAX_NUMBER_TEXT_LEN as u64 {
             return Err(NumberError::OutOfRange(text.to_owned()));
         }
         let number = Number::from_decimal_unchecked(decimal);
@@ -156,10 +144,12 @@ impl Number {
 
     fn from_decimal_unchecked(decimal: BigDecimal) -> Number {
         let decimal = decimal.normalized();
-        if decimal.is_integer()
-            && let Some(n) = decimal.to_i64()
-        {
-            return Number(Repr::Int(n));
+        if decimal.is_integer() {
+            if let Some(n) = decimal.to_i64() {
+                return Number(Repr::Int(n));
+            }
+        } else if let Some(f) = decimal_exact_f64(&decimal) {
+            return Number(Repr::Float(f.to_bits()));
         }
         Number(Repr::Decimal(Box::new(decimal)))
     }
@@ -196,31 +186,17 @@ impl Number {
     /// The f64 equal to this number, if there is one and the number is not an integer: this is
     /// exactly the case in which go-cty's msgpack encoder writes a float64.
     pub fn exact_f64(&self) -> Option<f64> {
-        let Repr::Decimal(d) = &self.0 else { return None };
-        let (digits, scale) = d.as_bigint_and_exponent();
-        // A non-integer is an f64 only if it is an odd integer over a power of two: the
-        // decimal digits must be divisible by 5^scale.
-        if scale <= 0 || scale > 1074 {
-            return None;
+        match self.0 {
+            Repr::Float(bits) => Some(f64::from_bits(bits)),
+            _ => None,
         }
-        let five_to_scale = BigInt::from(5u8).pow(scale as u32);
-        if !(&digits % &five_to_scale).is_zero() {
-            return None;
-        }
-        let mantissa = (digits / five_to_scale).to_i64()?;
-        if mantissa.unsigned_abs() > 1 << 53 {
-            return None;
-        }
-        // Two multiplications keep 2^-scale from underflowing before the mantissa is applied.
-        let half = scale / 2;
-        let f = mantissa as f64 * 2f64.powi(-(half as i32)) * 2f64.powi(-((scale - half) as i32));
-        (Number::from_f64(f).as_ref() == Some(self)).then_some(f)
     }
 
     /// The nearest f64 (the only number Pulumi has).
     pub fn to_f64_lossy(&self) -> f64 {
         match &self.0 {
             Repr::Int(n) => *n as f64,
+            Repr::Float(bits) => f64::from_bits(*bits),
             Repr::Decimal(d) => d.to_plain_string().parse().unwrap_or(f64::NAN),
             Repr::PositiveInfinity => f64::INFINITY,
             Repr::NegativeInfinity => f64::NEG_INFINITY,
@@ -232,6 +208,7 @@ impl Number {
     pub fn to_plain_string(&self) -> String {
         match &self.0 {
             Repr::Int(n) => n.to_string(),
+            Repr::Float(bits) => f64_to_decimal(f64::from_bits(*bits)).to_plain_string(),
             Repr::Decimal(d) => d.to_plain_string(),
             Repr::PositiveInfinity => "+Inf".to_owned(),
             Repr::NegativeInfinity => "-Inf".to_owned(),
@@ -241,10 +218,56 @@ impl Number {
     fn to_big_decimal(&self) -> Option<BigDecimal> {
         match &self.0 {
             Repr::Int(n) => Some(BigDecimal::from(*n)),
+            Repr::Float(bits) => Some(f64_to_decimal(f64::from_bits(*bits))),
             Repr::Decimal(d) => Some((**d).clone()),
             _ => None,
         }
     }
+}
+
+/// The exact decimal value of a finite f64: an odd integer mantissa times a power of two,
+/// where a negative power 2^-k is written exactly as 5^k / 10^k.
+fn f64_to_decimal(f: f64) -> BigDecimal {
+    let bits = f.to_bits();
+    let negative = bits >> 63 == 1;
+    let biased_exponent = ((bits >> 52) & 0x7ff) as i64;
+    let fraction = bits & ((1u64 << 52) - 1);
+    let (mut mantissa, mut exponent) =
+        if biased_exponent == 0 { (fraction, -1074) } else { (fraction | (1u64 << 52), biased_exponent - 1075) };
+    while mantissa != 0 && mantissa & 1 == 0 && exponent < 0 {
+        mantissa >>= 1;
+        exponent += 1;
+    }
+    let magnitude = BigInt::from(mantissa);
+    let decimal = if exponent >= 0 {
+        BigDecimal::new(magnitude << exponent, 0)
+    } else {
+        let scale = -exponent;
+        BigDecimal::new(magnitude * BigInt::from(5u8).pow(scale as u32), scale)
+    };
+    if negative { -decimal } else { decimal }
+}
+
+/// The f64 equal to a normalized non-integer decimal, if there is one.
+fn decimal_exact_f64(d: &BigDecimal) -> Option<f64> {
+    let (digits, scale) = d.as_bigint_and_exponent();
+    // A non-integer is an f64 only if it is an integer over a power of two: the decimal
+    // digits must be divisible by 5^scale.
+    if scale <= 0 || scale > 1074 {
+        return None;
+    }
+    let five_to_scale = BigInt::from(5u8).pow(scale as u32);
+    if !(&digits % &five_to_scale).is_zero() {
+        return None;
+    }
+    let mantissa = (digits / five_to_scale).to_i64()?;
+    if mantissa.unsigned_abs() > 1 << 53 {
+        return None;
+    }
+    // Two multiplications keep 2^-scale from underflowing before the mantissa is applied.
+    let half = scale / 2;
+    let f = mantissa as f64 * 2f64.powi(-(half as i32)) * 2f64.powi(-((scale - half) as i32));
+    (f64_to_decimal(f) == *d).then_some(f)
 }
 
 impl Ord for Number {
@@ -252,6 +275,8 @@ impl Ord for Number {
         use Repr::*;
         match (&self.0, &other.0) {
             (Int(a), Int(b)) => a.cmp(b),
+            // Both finite and neither is -0.0 (an integer), so the total order is the numeric one.
+            (Float(a), Float(b)) => f64::from_bits(*a).total_cmp(&f64::from_bits(*b)),
             (NegativeInfinity, NegativeInfinity) | (PositiveInfinity, PositiveInfinity) => Ordering::Equal,
             (NegativeInfinity, _) | (_, PositiveInfinity) => Ordering::Less,
             (PositiveInfinity, _) | (_, NegativeInfinity) => Ordering::Greater,
@@ -306,9 +331,20 @@ mod tests {
         }
     }
 
+    /// Found by fuzzing: a number accepted from short text must also be accepted from its
+    /// long plain text.
+    #[test]
+    fn accepted_numbers_accept_their_plain_text() {
+        for input in ["3030E4095", "1e8190", "-1e-8188", "5e-324"] {
+            let n = Number::parse(input).unwrap();
+            assert_eq!(Number::parse(&n.to_plain_string()).unwrap(), n, "{input}");
+        }
+        assert!(Number::parse("1e8191").is_err());
+    }
+
     #[test]
     fn bad_text() {
-        for input in ["", "-", ".", "1e", "e5", "0x10", "1.2.3", "Inf", "1e99999999999999999999", "1e5000"] {
+        for input in ["", "-", ".", "1e", "e5", "0x10", "1.2.3", "Inf", "1e99999999999999999999", "1e9000", "1e-9000"] {
             assert!(Number::parse(input).is_err(), "{input:?} was accepted");
         }
     }

@@ -161,8 +161,8 @@ pub enum ErrorKind {
     /// A number could not be read.
     #[error("invalid number {0:?}")]
     InvalidNumber(String),
-    /// A number is outside the range this implementation keeps exactly: a decimal exponent
-    /// beyond ±4096 or more than 4096 characters of text. go-cty would accept it, but no real
+    /// A number is outside the range this implementation keeps exactly: its text would be
+    /// longer than [`crate::cty::MAX_NUMBER_TEXT_LEN`]. go-cty would accept it, but no real
     /// provider sends one and the bound keeps hostile input from costing unbounded memory.
     #[error("number {0} is outside the supported range")]
     NumberOutOfRange(String),

@@ -63,7 +63,7 @@ fn equality_with_and_without_refinements() {
 
 #[test]
 fn accessors_and_predicates() {
-    let value = Value::object_from([
+    let value = Value::object([
         ("id", Value::string("i-1")),
         (
             "tags",
@@ -94,14 +94,14 @@ fn accessors_and_predicates() {
 #[test]
 fn conformance_errors_name_the_path() {
     let spec = r#"["object",{"block":["list",["object",{"x":"number"}]],"tags":["map","string"]}]"#;
-    let block = |x: Value| Value::list(Type::Dynamic, vec![Value::object_from([("x", x)])]).unwrap();
-    let tags = Value::map(Type::String, BTreeMap::new()).unwrap();
+    let block = |x: Value| Value::list(Type::Dynamic, vec![Value::object([("x", x)])]).unwrap();
+    let tags = Value::map(Type::String, BTreeMap::<String, Value>::new()).unwrap();
     let cases = [
-        Value::object_from([("block", block(Value::int(1))), ("tags", tags.clone())]),
-        Value::object_from([("block", block(Value::string("1"))), ("tags", tags.clone())]),
-        Value::object_from([("block", block(Value::int(1)))]),
-        Value::object_from([("block", block(Value::int(1))), ("tags", tags.clone()), ("extra", Value::bool(true))]),
-        Value::object_from([("block", Value::null(ty(r#"["list",["object",{"x":"string"}]]"#))), ("tags", tags)]),
+        Value::object([("block", block(Value::int(1))), ("tags", tags.clone())]),
+        Value::object([("block", block(Value::string("1"))), ("tags", tags.clone())]),
+        Value::object([("block", block(Value::int(1)))]),
+        Value::object([("block", block(Value::int(1))), ("tags", tags.clone()), ("extra", Value::bool(true))]),
+        Value::object([("block", Value::null(ty(r#"["list",["object",{"x":"string"}]]"#))), ("tags", tags)]),
     ];
     let out: Vec<String> = cases
         .iter()
@@ -134,7 +134,7 @@ fn json_encoding() {
         (r#"["list","bool"]"#, Value::list(Type::Bool, vec![Value::bool(true), Value::null(Type::Bool)]).unwrap()),
         (
             r#"["object",{"b":"number","a":["map","string"]}]"#,
-            Value::object_from([
+            Value::object([
                 ("b", Value::int(2)),
                 ("a", Value::map(Type::String, BTreeMap::from([("k".to_owned(), Value::string("v"))])).unwrap()),
             ]),
@@ -287,4 +287,26 @@ fn flatmap_states() {
     "#]]
     .assert_debug_eq(&[bad("block.0.x", "x"), bad("enabled", "yes"), bad("list.#", "99999999"), bad("list.#", "-1")]);
     assert_eq!(flatmap::decode(&flat, &Type::String).unwrap_err().to_string(), "object is required, found string");
+}
+
+#[test]
+fn json_nesting_is_bounded() {
+    // Far deeper than any type: reading stops where the type does, one level down.
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let err = json::decode(deep.as_bytes(), &ty(r#"["list","string"]"#)).unwrap_err();
+    assert_eq!(err.to_string(), "[0]: string is required");
+    // Dynamic wrappers nest without a type to bound them; our own limit applies.
+    let mut nested = r#"{"value":true,"type":"bool"}"#.to_owned();
+    for _ in 0..300 {
+        nested = format!(r#"{{"value":{nested},"type":"dynamic"}}"#);
+    }
+    let err = json::decode(nested.as_bytes(), &Type::Dynamic).unwrap_err();
+    assert!(err.to_string().contains("deeper than 256"), "{err}");
+}
+
+/// Decoding a large state is dominated by allocation and copying, so the size of a value
+/// matters: a regression here shows up directly in the benchmarks.
+#[test]
+fn values_stay_small() {
+    assert_eq!(std::mem::size_of::<Value>(), 48);
 }

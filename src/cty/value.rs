@@ -15,6 +15,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use compact_str::CompactString;
 use schema_gen::tf::Type;
 use unicode_normalization::UnicodeNormalization;
 
@@ -25,18 +26,87 @@ use super::path::{Error, ErrorKind, Path, PathStep};
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Value(Repr);
 
+/// Text inside values: map keys, attribute names and strings. Text up to 24 bytes (nearly
+/// every attribute name and many values) is held inline, without an allocation of its own.
+pub type Str = CompactString;
+
+/// Maps and objects keep their entries in a vector sorted by key, with unique keys: one
+/// allocation per container instead of B-tree nodes, which matters when decoding states with
+/// many small objects. Types are kept in a [`TypeBox`], so that the common primitive types
+/// cost no allocation and a value stays small (48 bytes).
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum Repr {
-    Null(Type),
-    Unknown(Type, Option<Box<Refinements>>),
+    Null(TypeBox),
+    Unknown(TypeBox, Option<Box<Refinements>>),
     Bool(bool),
     Number(Number),
-    String(String),
-    List(Type, Vec<Value>),
-    Set(Type, Vec<Value>),
-    Map(Type, BTreeMap<String, Value>),
-    Object(BTreeMap<String, Value>),
+    String(Str),
+    List(TypeBox, Vec<Value>),
+    Set(TypeBox, Vec<Value>),
+    Map(TypeBox, Vec<(Str, Value)>),
+    Object(Vec<(Str, Value)>),
     Tuple(Vec<Value>),
+}
+
+/// A type, with the primitive ones held inline. Built only by [`TypeBox::new`], so each type
+/// has one representation and derived equality is type equality.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum TypeBox {
+    Bool,
+    Number,
+    String,
+    Dynamic,
+    Other(Box<Type>),
+}
+
+static BOOL: Type = Type::Bool;
+static NUMBER: Type = Type::Number;
+static STRING: Type = Type::String;
+static DYNAMIC: Type = Type::Dynamic;
+
+impl TypeBox {
+    fn new(ty: Type) -> TypeBox {
+        match ty {
+            Type::Bool => TypeBox::Bool,
+            Type::Number => TypeBox::Number,
+            Type::String => TypeBox::String,
+            Type::Dynamic => TypeBox::Dynamic,
+            other => TypeBox::Other(Box::new(other)),
+        }
+    }
+
+    fn get(&self) -> &Type {
+        match self {
+            TypeBox::Bool => &BOOL,
+            TypeBox::Number => &NUMBER,
+            TypeBox::String => &STRING,
+            TypeBox::Dynamic => &DYNAMIC,
+            TypeBox::Other(ty) => ty,
+        }
+    }
+}
+
+/// Sorts entries by key; of entries with the same key, the last one wins.
+fn sorted_entries(entries: impl IntoIterator<Item = (Str, Value)>) -> Vec<(Str, Value)> {
+    let mut entries: Vec<(Str, Value)> = entries.into_iter().collect();
+    if !entries.windows(2).all(|pair| pair[0].0 < pair[1].0) {
+        // A stable sort keeps equal keys in input order, so keeping the last of each run
+        // keeps the last one given.
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut deduped: Vec<(Str, Value)> = Vec::with_capacity(entries.len());
+        for entry in entries {
+            match deduped.last_mut() {
+                Some(last) if last.0 == entry.0 => *last = entry,
+                _ => deduped.push(entry),
+            }
+        }
+        entries = deduped;
+    }
+    entries
+}
+
+fn find_entry<'a>(entries: &'a [(Str, Value)], key: &str) -> Option<&'a Value> {
+    entries.binary_search_by(|(k, _)| k.as_str().cmp(key)).ok().map(|idx| &entries[idx].1)
 }
 
 /// What is known about an unknown value (cty's "refinements"). The default is "nothing".
@@ -102,8 +172,10 @@ pub enum View<'a> {
     String(&'a str),
     List(&'a Type, &'a [Value]),
     Set(&'a Type, &'a [Value]),
-    Map(&'a Type, &'a BTreeMap<String, Value>),
-    Object(&'a BTreeMap<String, Value>),
+    /// Entries sorted by key.
+    Map(&'a Type, &'a [(Str, Value)]),
+    /// Attributes sorted by name.
+    Object(&'a [(Str, Value)]),
     Tuple(&'a [Value]),
 }
 
@@ -113,15 +185,20 @@ pub(crate) fn normalize_string(text: String) -> String {
     if text.is_ascii() || unicode_normalization::is_nfc(&text) { text } else { text.nfc().collect() }
 }
 
+/// [`normalize_string`] for borrowed text, into inline storage when it is short.
+pub(crate) fn normalize_str(text: &str) -> Str {
+    if text.is_ascii() || unicode_normalization::is_nfc(text) { Str::new(text) } else { text.nfc().collect() }
+}
+
 impl Value {
     pub fn null(ty: Type) -> Value {
-        Value(Repr::Null(ty))
+        Value(Repr::Null(TypeBox::new(ty)))
     }
 
     /// An unknown value with nothing known about it. `Value::unknown(Type::Dynamic)` is
     /// cty's `DynamicVal`: not even the type is known.
     pub fn unknown(ty: Type) -> Value {
-        Value(Repr::Unknown(ty, None))
+        Value(Repr::Unknown(TypeBox::new(ty), None))
     }
 
     /// An unknown value refined by `refinements`, which must fit the type.
@@ -151,7 +228,7 @@ impl Value {
         if refinements.is_empty() {
             return Ok(Value::unknown(ty));
         }
-        Ok(Value(Repr::Unknown(ty, Some(Box::new(refinements)))))
+        Ok(Value(Repr::Unknown(TypeBox::new(ty), Some(Box::new(refinements)))))
     }
 
     pub fn bool(b: bool) -> Value {
@@ -167,13 +244,13 @@ impl Value {
     }
 
     pub fn string(text: impl Into<String>) -> Value {
-        Value(Repr::String(normalize_string(text.into())))
+        Value(Repr::String(Str::from(normalize_string(text.into()))))
     }
 
     /// A list; every element must conform to `elem_ty`.
     pub fn list(elem_ty: Type, elems: Vec<Value>) -> Result<Value, Error> {
         check_elements(&elem_ty, elems.iter())?;
-        Ok(Value(Repr::List(elem_ty, elems)))
+        Ok(Value(Repr::List(TypeBox::new(elem_ty), elems)))
     }
 
     /// A set; every element must conform to `elem_ty`. Duplicate wholly-known elements are
@@ -186,34 +263,22 @@ impl Value {
 
     /// A map; every element must conform to `elem_ty`. Keys are strings, so they are
     /// NFC-normalized too; should two keys normalize to the same text, the later one wins.
-    pub fn map(elem_ty: Type, elems: BTreeMap<String, Value>) -> Result<Value, Error> {
+    pub fn map<K: AsRef<str>>(elem_ty: Type, elems: impl IntoIterator<Item = (K, Value)>) -> Result<Value, Error> {
+        let elems = sorted_entries(elems.into_iter().map(|(key, elem)| (normalize_str(key.as_ref()), elem)));
         for (key, elem) in &elems {
-            elem.conforms_to(&elem_ty).map_err(|err| err.within(PathStep::Key(key.clone())))?;
+            elem.conforms_to(&elem_ty).map_err(|err| err.within(PathStep::Key(key.to_string())))?;
         }
-        let elems = if elems.keys().all(|key| key.is_ascii()) {
-            elems
-        } else {
-            elems.into_iter().map(|(key, elem)| (normalize_string(key), elem)).collect()
-        };
-        Ok(Value(Repr::Map(elem_ty, elems)))
+        Ok(Value(Repr::Map(TypeBox::new(elem_ty), elems)))
     }
 
-    /// An object; its type is made of its attributes' types.
-    pub fn object(attrs: BTreeMap<String, Value>) -> Value {
-        Value(Repr::Object(attrs))
-    }
-
-    /// Builds an object from `(name, value)` pairs.
-    pub fn object_from<I, S>(attrs: I) -> Value
-    where
-        I: IntoIterator<Item = (S, Value)>,
-        S: Into<String>,
-    {
-        Value(Repr::Object(attrs.into_iter().map(|(k, v)| (k.into(), v)).collect()))
+    /// An object; its type is made of its attributes' types. Of attributes given twice, the
+    /// last one wins.
+    pub fn object<K: Into<Str>>(attrs: impl IntoIterator<Item = (K, Value)>) -> Value {
+        Value(Repr::Object(sorted_entries(attrs.into_iter().map(|(k, v)| (k.into(), v)))))
     }
 
     pub fn empty_object() -> Value {
-        Value(Repr::Object(BTreeMap::new()))
+        Value(Repr::Object(Vec::new()))
     }
 
     pub fn tuple(elems: Vec<Value>) -> Value {
@@ -222,34 +287,42 @@ impl Value {
 
     /// For decoders that checked each element against `elem_ty` as they read it.
     pub(crate) fn list_unchecked(elem_ty: Type, elems: Vec<Value>) -> Value {
-        Value(Repr::List(elem_ty, elems))
+        Value(Repr::List(TypeBox::new(elem_ty), elems))
     }
 
     pub(crate) fn set_unchecked(elem_ty: Type, mut elems: Vec<Value>) -> Value {
         elems.sort_unstable();
         elems.dedup_by(|later, earlier| later == earlier && later.is_wholly_known());
-        Value(Repr::Set(elem_ty, elems))
+        Value(Repr::Set(TypeBox::new(elem_ty), elems))
     }
 
-    pub(crate) fn map_unchecked(elem_ty: Type, elems: BTreeMap<String, Value>) -> Value {
-        Value(Repr::Map(elem_ty, elems))
+    /// For decoders that checked each attribute against its type and put them in order.
+    pub(crate) fn object_unchecked(attrs: Vec<(Str, Value)>) -> Value {
+        debug_assert!(attrs.windows(2).all(|pair| pair[0].0 < pair[1].0));
+        Value(Repr::Object(attrs))
+    }
+
+    /// For decoders that checked each element and normalized each key; the entries may come
+    /// in any order.
+    pub(crate) fn map_unchecked(elem_ty: Type, elems: Vec<(Str, Value)>) -> Value {
+        Value(Repr::Map(TypeBox::new(elem_ty), sorted_entries(elems)))
     }
 
     /// For decoders that read a string which must not be normalized again.
-    pub(crate) fn string_normalized(text: String) -> Value {
+    pub(crate) fn string_normalized(text: Str) -> Value {
         Value(Repr::String(text))
     }
 
     pub fn view(&self) -> View<'_> {
         match &self.0 {
-            Repr::Null(ty) => View::Null(ty),
-            Repr::Unknown(ty, refinements) => View::Unknown(ty, refinements.as_deref()),
+            Repr::Null(ty) => View::Null(ty.get()),
+            Repr::Unknown(ty, refinements) => View::Unknown(ty.get(), refinements.as_deref()),
             Repr::Bool(b) => View::Bool(*b),
             Repr::Number(n) => View::Number(n),
             Repr::String(s) => View::String(s),
-            Repr::List(ty, elems) => View::List(ty, elems),
-            Repr::Set(ty, elems) => View::Set(ty, elems),
-            Repr::Map(ty, elems) => View::Map(ty, elems),
+            Repr::List(ty, elems) => View::List(ty.get(), elems),
+            Repr::Set(ty, elems) => View::Set(ty.get(), elems),
+            Repr::Map(ty, elems) => View::Map(ty.get(), elems),
             Repr::Object(attrs) => View::Object(attrs),
             Repr::Tuple(elems) => View::Tuple(elems),
         }
@@ -259,13 +332,13 @@ impl Value {
     /// `DynamicVal` it is `Type::Dynamic`.
     pub fn ty(&self) -> Type {
         match &self.0 {
-            Repr::Null(ty) | Repr::Unknown(ty, _) => ty.clone(),
+            Repr::Null(ty) | Repr::Unknown(ty, _) => ty.get().clone(),
             Repr::Bool(_) => Type::Bool,
             Repr::Number(_) => Type::Number,
             Repr::String(_) => Type::String,
-            Repr::List(ty, _) => Type::list(ty.clone()),
-            Repr::Set(ty, _) => Type::set(ty.clone()),
-            Repr::Map(ty, _) => Type::map(ty.clone()),
+            Repr::List(ty, _) => Type::list(ty.get().clone()),
+            Repr::Set(ty, _) => Type::set(ty.get().clone()),
+            Repr::Map(ty, _) => Type::map(ty.get().clone()),
             Repr::Object(attrs) => Type::object(attrs.iter().map(|(k, v)| (k.clone(), v.ty()))),
             Repr::Tuple(elems) => Type::Tuple(elems.iter().map(Value::ty).collect()),
         }
@@ -285,7 +358,7 @@ impl Value {
         match &self.0 {
             Repr::Unknown(..) => false,
             Repr::List(_, elems) | Repr::Set(_, elems) | Repr::Tuple(elems) => elems.iter().all(Value::is_wholly_known),
-            Repr::Map(_, elems) | Repr::Object(elems) => elems.values().all(Value::is_wholly_known),
+            Repr::Map(_, elems) | Repr::Object(elems) => elems.iter().all(|(_, v)| v.is_wholly_known()),
             _ => true,
         }
     }
@@ -321,11 +394,16 @@ impl Value {
 
     /// An attribute of a known object.
     pub fn get_attr(&self, name: &str) -> Option<&Value> {
-        self.attributes()?.get(name)
+        find_entry(self.attributes()?, name)
+    }
+
+    /// An element of a known map.
+    pub fn get_map_entry(&self, key: &str) -> Option<&Value> {
+        find_entry(self.map_entries()?, key)
     }
 
     /// The attributes of a known object, sorted by name.
-    pub fn attributes(&self) -> Option<&BTreeMap<String, Value>> {
+    pub fn attributes(&self) -> Option<&[(Str, Value)]> {
         match &self.0 {
             Repr::Object(attrs) => Some(attrs),
             _ => None,
@@ -341,7 +419,7 @@ impl Value {
     }
 
     /// The entries of a known map, sorted by key.
-    pub fn map_entries(&self) -> Option<&BTreeMap<String, Value>> {
+    pub fn map_entries(&self) -> Option<&[(Str, Value)]> {
         match &self.0 {
             Repr::Map(_, elems) => Some(elems),
             _ => None,
@@ -351,9 +429,8 @@ impl Value {
     /// The element type of a list, set or map (known, null or unknown).
     pub fn element_type(&self) -> Option<&Type> {
         match &self.0 {
-            Repr::List(ty, _) | Repr::Set(ty, _) | Repr::Map(ty, _) => Some(ty),
-            Repr::Null(Type::List(ty) | Type::Set(ty) | Type::Map(ty)) => Some(ty),
-            Repr::Unknown(Type::List(ty) | Type::Set(ty) | Type::Map(ty), _) => Some(ty),
+            Repr::List(ty, _) | Repr::Set(ty, _) | Repr::Map(ty, _) => Some(ty.get()),
+            Repr::Null(ty) | Repr::Unknown(ty, _) => ty.get().element_type(),
             _ => None,
         }
     }
@@ -386,7 +463,7 @@ impl Value {
         match (&self.0, ty) {
             (_, Type::Dynamic) => Ok(()),
             (Repr::Null(own) | Repr::Unknown(own, _), _) => {
-                if type_conforms(own, ty) {
+                if type_conforms(own.get(), ty) {
                     Ok(())
                 } else {
                     mismatch()
@@ -398,7 +475,7 @@ impl Value {
             }
             (Repr::Map(_, elems), Type::Map(elem_ty)) => {
                 for (key, elem) in elems {
-                    elem.conforms_to(elem_ty).map_err(|err| err.within(PathStep::Key(key.clone())))?;
+                    elem.conforms_to(elem_ty).map_err(|err| err.within(PathStep::Key(key.to_string())))?;
                 }
                 Ok(())
             }
@@ -412,14 +489,9 @@ impl Value {
                 Ok(())
             }
             (Repr::Object(attrs), Type::Object(object_ty)) => {
-                for (name, attr) in attrs {
-                    let Some(attr_ty) = object_ty.attrs.get(name) else {
-                        return Err(Error::new(ErrorKind::UnsupportedAttribute(name.clone())));
-                    };
-                    attr.conforms_to(attr_ty).map_err(|err| err.within(PathStep::Attr(name.clone())))?;
-                }
-                if let Some(missing) = object_ty.attrs.keys().find(|name| !attrs.contains_key(*name)) {
-                    return Err(Error::new(ErrorKind::MissingAttribute(missing.clone())));
+                check_attribute_names(attrs, &object_ty.attrs)?;
+                for ((name, attr), attr_ty) in attrs.iter().zip(object_ty.attrs.values()) {
+                    attr.conforms_to(attr_ty).map_err(|err| err.within(PathStep::Attr(name.to_string())))?;
                 }
                 Ok(())
             }
@@ -446,12 +518,12 @@ impl Value {
                 }
                 Repr::Map(_, elems) => {
                     for (key, elem) in elems {
-                        descend(PathStep::Key(key.clone()), elem, path);
+                        descend(PathStep::Key(key.to_string()), elem, path);
                     }
                 }
                 Repr::Object(attrs) => {
                     for (name, attr) in attrs {
-                        descend(PathStep::Attr(name.clone()), attr, path);
+                        descend(PathStep::Attr(name.to_string()), attr, path);
                     }
                 }
                 _ => {}
@@ -488,7 +560,22 @@ fn slices_equal_unrefined(a: &[Value], b: &[Value]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(a, b)| a.equals_ignoring_refinements(b))
 }
 
-fn maps_equal_unrefined(a: &BTreeMap<String, Value>, b: &BTreeMap<String, Value>) -> bool {
+/// Checks that an object's attributes are exactly those of its type. Both are sorted by
+/// name, so on success they pair up one to one.
+pub(crate) fn check_attribute_names(attrs: &[(Str, Value)], attr_tys: &BTreeMap<String, Type>) -> Result<(), Error> {
+    if attrs.len() == attr_tys.len()
+        && attrs.iter().zip(attr_tys.keys()).all(|((name, _), ty_name)| name.as_str() == ty_name.as_str())
+    {
+        return Ok(());
+    }
+    if let Some((extra, _)) = attrs.iter().find(|(name, _)| !attr_tys.contains_key(name.as_str())) {
+        return Err(Error::new(ErrorKind::UnsupportedAttribute(extra.to_string())));
+    }
+    let missing = attr_tys.keys().find(|name| find_entry(attrs, name).is_none());
+    Err(Error::new(ErrorKind::MissingAttribute(missing.cloned().unwrap_or_default())))
+}
+
+fn maps_equal_unrefined(a: &[(Str, Value)], b: &[(Str, Value)]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|((ka, a), (kb, b))| ka == kb && a.equals_ignoring_refinements(b))
 }
 
@@ -506,9 +593,9 @@ impl fmt::Display for Value {
             f.write_str(close)
         }
         match &self.0 {
-            Repr::Null(ty) => write!(f, "null({ty})"),
-            Repr::Unknown(ty, None) => write!(f, "(unknown {ty})"),
-            Repr::Unknown(ty, Some(refinements)) => write!(f, "(unknown {ty} {refinements:?})"),
+            Repr::Null(ty) => write!(f, "null({})", ty.get()),
+            Repr::Unknown(ty, None) => write!(f, "(unknown {})", ty.get()),
+            Repr::Unknown(ty, Some(refinements)) => write!(f, "(unknown {} {refinements:?})", ty.get()),
             Repr::Bool(b) => write!(f, "{b}"),
             Repr::Number(n) => write!(f, "{n}"),
             Repr::String(s) => write!(f, "{s:?}"),

@@ -118,14 +118,14 @@ fn map_blocks_compatible(schema: &Block, planned: &Value, actual: &Value, path: 
         // Object-typed (label-keyed, dynamic content): keys may not vanish or appear.
         (View::Object(planned_attrs), View::Object(actual_attrs)) => {
             for (key, planned_ev) in planned_attrs {
-                let Some(actual_ev) = actual_attrs.get(key) else {
+                let Some(actual_ev) = crate::cty::entry(actual_attrs, key) else {
                     out.push(Violation::new(path, format!("block key {} has vanished", quote(key))));
                     continue;
                 };
                 object_compatible(schema, planned_ev, actual_ev, &path.attr(key), out);
             }
-            for key in actual_attrs.keys() {
-                if !planned_attrs.contains_key(key) {
+            for key in actual_attrs.iter().map(|(k, _)| k) {
+                if crate::cty::entry(planned_attrs, key).is_none() {
                     out.push(Violation::new(path, format!("new block key {} has appeared", quote(key))));
                 }
             }
@@ -139,7 +139,7 @@ fn map_blocks_compatible(schema: &Block, planned: &Value, actual: &Value, path: 
                 return;
             }
             for (key, planned_ev) in planned_entries {
-                if let Some(actual_ev) = actual_entries.get(key) {
+                if let Some(actual_ev) = crate::cty::entry(actual_entries, key) {
                     object_compatible(schema, planned_ev, actual_ev, &path.key(key), out);
                 }
             }
@@ -208,20 +208,20 @@ fn value_compatible(planned: &Value, actual: &Value, path: &Path, out: &mut Vec<
         }
         (View::Map(_, planned_entries), View::Map(_, actual_entries)) => {
             for (key, planned_ev) in planned_entries {
-                match actual_entries.get(key) {
+                match crate::cty::entry(actual_entries, key) {
                     Some(actual_ev) => value_compatible(planned_ev, actual_ev, &path.key(key), out),
                     None => out.push(Violation::new(path, format!("element {} has vanished", quote(key)))),
                 }
             }
-            for key in actual_entries.keys() {
-                if !planned_entries.contains_key(key) {
+            for key in actual_entries.iter().map(|(k, _)| k) {
+                if crate::cty::entry(planned_entries, key).is_none() {
                     out.push(Violation::new(path, format!("new element {} has appeared", quote(key))));
                 }
             }
         }
         (View::Object(planned_attrs), View::Object(actual_attrs)) => {
             for (name, planned_ev) in planned_attrs {
-                if let Some(actual_ev) = actual_attrs.get(name) {
+                if let Some(actual_ev) = crate::cty::entry(actual_attrs, name) {
                     value_compatible(planned_ev, actual_ev, &path.attr(name), out);
                 }
             }

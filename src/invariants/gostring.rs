@@ -116,20 +116,20 @@ fn write_value(v: &Value, out: &mut String) {
             write_elements(elems.iter(), out);
             out.push_str("})");
         }
-        View::Map(elem_ty, entries) if entries.is_empty() => {
+        View::Map(elem_ty, []) => {
             out.push_str("cty.MapValEmpty(");
             write_type(elem_ty, out);
             out.push(')');
         }
         View::Map(_, entries) => {
             out.push_str("cty.MapVal(map[string]cty.Value{");
-            write_entries(entries.iter(), out);
+            write_entries(entries.iter().map(|(k, v)| (k.as_str(), v)), out);
             out.push_str("})");
         }
-        View::Object(attrs) if attrs.is_empty() => out.push_str("cty.EmptyObjectVal"),
+        View::Object([]) => out.push_str("cty.EmptyObjectVal"),
         View::Object(attrs) => {
             out.push_str("cty.ObjectVal(map[string]cty.Value{");
-            write_entries(attrs.iter(), out);
+            write_entries(attrs.iter().map(|(k, v)| (k.as_str(), v)), out);
             out.push_str("})");
         }
     }
@@ -144,7 +144,7 @@ fn write_elements<'a>(elems: impl Iterator<Item = &'a Value>, out: &mut String) 
     }
 }
 
-fn write_entries<'a>(entries: impl Iterator<Item = (&'a String, &'a Value)>, out: &mut String) {
+fn write_entries<'a>(entries: impl Iterator<Item = (&'a str, &'a Value)>, out: &mut String) {
     for (idx, (key, elem)) in entries.enumerate() {
         if idx > 0 {
             out.push_str(", ");

@@ -363,9 +363,9 @@ fn gostring_length(len: Option<usize>) -> String {
 }
 
 /// The entries of a map or map-like object, empty for null or unknown.
-fn entries_of(v: &Value) -> Vec<(&String, &Value)> {
+fn entries_of(v: &Value) -> Vec<(&str, &Value)> {
     match v.view() {
-        View::Map(_, entries) | View::Object(entries) => entries.iter().collect(),
+        View::Map(_, entries) | View::Object(entries) => entries.iter().map(|(k, v)| (k.as_str(), v)).collect(),
         _ => Vec::new(),
     }
 }

@@ -164,7 +164,7 @@ fn by_key(
         let prior_ev = if !prior.is_known() {
             Value::unknown(config_ev.ty())
         } else {
-            match prior_entries.and_then(|entries| entries.get(key)) {
+            match prior_entries.and_then(|entries| crate::cty::entry(entries, key)) {
                 Some(prior_ev) => prior_ev.clone(),
                 None => Value::null(element_ty.clone()),
             }
@@ -281,7 +281,9 @@ fn collection_matches(prior: &Value, config: &Value, each: impl Fn(&Value, &Valu
         (View::List(_, p) | View::Tuple(p), View::List(_, c) | View::Tuple(c)) => {
             p.iter().enumerate().all(|(idx, pe)| c.get(idx).is_some_and(|ce| each(pe, ce)))
         }
-        (View::Map(_, p), View::Map(_, c)) => p.iter().all(|(key, pe)| c.get(key).is_some_and(|ce| each(pe, ce))),
+        (View::Map(_, p), View::Map(_, c)) => {
+            p.iter().all(|(key, pe)| crate::cty::entry(c, key).is_some_and(|ce| each(pe, ce)))
+        }
         (View::Object(_), View::Object(_)) => each(prior, config),
         _ => false,
     }
@@ -311,7 +313,7 @@ fn holds_configured_value(nested: &NestedObject, value: &Value) -> bool {
     match value.view() {
         View::Object(_) => object_holds(value),
         View::List(_, elems) | View::Set(_, elems) | View::Tuple(elems) => elems.iter().any(object_holds),
-        View::Map(_, entries) => entries.values().any(object_holds),
+        View::Map(_, entries) => entries.iter().any(|(_, v)| object_holds(v)),
         _ => false,
     }
 }

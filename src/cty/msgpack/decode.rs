@@ -4,8 +4,6 @@
 //! and payloads itself, so strings are borrowed from the input and every length is checked
 //! against what remains before anything is allocated.
 
-use std::collections::BTreeMap;
-
 use rmp::Marker;
 use schema_gen::tf::{ObjectType, Type};
 
@@ -16,7 +14,7 @@ use super::{
 use crate::cty::MAX_DEPTH;
 use crate::cty::number::Number;
 use crate::cty::path::{Error, ErrorKind, Path, PathStep};
-use crate::cty::value::{NumberBound, Refinements, Value, normalize_string};
+use crate::cty::value::{NumberBound, Refinements, Str, Value, normalize_str};
 
 /// Reads `bytes` as one msgpack value of type `ty`. The whole input must be that one value.
 pub fn decode(bytes: &[u8], ty: &Type) -> Result<Value, Error> {
@@ -345,7 +343,7 @@ fn decode_value(reader: &mut Reader<'_>, ty: &Type, depth: usize) -> Result<Valu
         Type::Number => reader.number()?.map(Value::number).ok_or_else(|| required("number")),
         Type::String => {
             let text = reader.str()?.ok_or_else(|| required("string"))?;
-            Ok(Value::string_normalized(normalize_string(text.to_owned())))
+            Ok(Value::string_normalized(normalize_str(text)))
         }
         Type::List(elem_ty) => decode_sequence(reader, elem_ty, true, depth),
         Type::Set(elem_ty) => decode_sequence(reader, elem_ty, false, depth),
@@ -373,12 +371,13 @@ fn decode_sequence(reader: &mut Reader<'_>, elem_ty: &Type, is_list: bool, depth
 
 fn decode_map(reader: &mut Reader<'_>, elem_ty: &Type, depth: usize) -> Result<Value, Error> {
     let n = reader.map_len()?.ok_or_else(|| required("a map"))?;
-    let mut elems = BTreeMap::new();
+    let mut elems = Vec::with_capacity(reader.capacity_for(n));
     for _ in 0..n {
         let key = reader.str()?.ok_or_else(|| Error::new(ErrorKind::NonStringKey))?;
-        let key = normalize_string(key.to_owned());
-        let elem = decode_value(reader, elem_ty, depth + 1).map_err(|err| err.within(PathStep::Key(key.clone())))?;
-        elems.insert(key, elem);
+        let key = normalize_str(key);
+        let elem =
+            decode_value(reader, elem_ty, depth + 1).map_err(|err| err.within(PathStep::Key(key.to_string())))?;
+        elems.push((key, elem));
     }
     Ok(Value::map_unchecked(elem_ty.clone(), elems))
 }
@@ -409,20 +408,38 @@ fn decode_object(reader: &mut Reader<'_>, object_ty: &ObjectType, depth: usize) 
     if n != object_ty.attrs.len() {
         return Err(Error::new(ErrorKind::ObjectAttributeCount { expected: object_ty.attrs.len(), given: n }));
     }
-    let mut attrs = BTreeMap::new();
+    let mut attrs = Vec::with_capacity(n);
+    // Encoders write attributes in sorted order, which is the type's order: try the next
+    // attribute of the type first and search only when the input is in another order.
+    let mut expected = object_ty.attrs.iter();
+    let mut in_order = true;
     for _ in 0..n {
         let name = reader.str()?.ok_or_else(|| Error::new(ErrorKind::NonStringKey))?;
-        let Some((name, attr_ty)) = object_ty.attrs.get_key_value(name) else {
+        let next = if in_order { expected.next().filter(|(ty_name, _)| ty_name.as_str() == name) } else { None };
+        let found = next.or_else(|| {
+            in_order = false;
+            object_ty.attrs.get_key_value(name)
+        });
+        let Some((name, attr_ty)) = found else {
             return Err(Error::at(Path::root().attr(name), ErrorKind::UnsupportedAttribute(name.to_owned())));
         };
-        let attr = decode_value(reader, attr_ty, depth + 1).map_err(|err| err.within(PathStep::Attr(name.clone())))?;
-        attrs.insert(name.clone(), attr);
+        let attr =
+            decode_value(reader, attr_ty, depth + 1).map_err(|err| err.within(PathStep::Attr(name.to_string())))?;
+        attrs.push((Str::from(name.as_str()), attr));
     }
-    // With the count right and no unknown names, a shortfall means a repeated name.
-    if let Some(missing) = object_ty.attrs.keys().find(|name| !attrs.contains_key(*name)) {
-        return Err(Error::new(ErrorKind::MissingAttribute(missing.clone())));
+    if !in_order {
+        attrs.sort_by(|a, b| a.0.cmp(&b.0));
+        // With the count right and no unknown names, a repeated name means a missing one.
+        if let Some(pair) = attrs.windows(2).find(|pair| pair[0].0 == pair[1].0) {
+            let repeated = pair[0].0.to_string();
+            let missing = object_ty
+                .attrs
+                .keys()
+                .find(|name| attrs.binary_search_by(|(k, _)| k.as_str().cmp(name.as_str())).is_err());
+            return Err(Error::new(ErrorKind::MissingAttribute(missing.cloned().unwrap_or(repeated))));
+        }
     }
-    Ok(Value::object(attrs))
+    Ok(Value::object_unchecked(attrs))
 }
 
 /// A dynamic slot: nil, or `[type JSON, value]`.

@@ -10,7 +10,7 @@ use super::{
 use crate::cty::MAX_DEPTH;
 use crate::cty::number::Number;
 use crate::cty::path::{Error, ErrorKind, PathStep};
-use crate::cty::value::{Refinements, Value, View};
+use crate::cty::value::{Refinements, Value, View, check_attribute_names};
 
 /// Writes `value` as msgpack in the shape of `ty`. Fails, with the path, where the value does
 /// not fit the type, or nests deeper than [`MAX_DEPTH`].
@@ -70,22 +70,19 @@ fn encode_value(value: &Value, ty: &Type, out: &mut ByteBuf, depth: usize) -> Re
             ok(enc::write_map_len(out, len_u32(elems.len())?));
             for (key, elem) in elems {
                 ok(enc::write_str(out, key));
-                encode_value(elem, elem_ty, out, depth + 1).map_err(|err| err.within(PathStep::Key(key.clone())))?;
+                encode_value(elem, elem_ty, out, depth + 1)
+                    .map_err(|err| err.within(PathStep::Key(key.to_string())))?;
             }
         }
         (View::Object(attrs), Type::Object(object_ty)) => {
-            if let Some(extra) = attrs.keys().find(|name| !object_ty.attrs.contains_key(*name)) {
-                return Err(Error::new(ErrorKind::UnsupportedAttribute(extra.clone())));
-            }
-            ok(enc::write_map_len(out, len_u32(object_ty.attrs.len())?));
-            // Both maps iterate in byte order of the names, which is the order go-cty writes
-            // (Go's sort.Strings).
-            for (name, attr_ty) in &object_ty.attrs {
-                let Some(attr) = attrs.get(name) else {
-                    return Err(Error::new(ErrorKind::MissingAttribute(name.clone())));
-                };
+            check_attribute_names(attrs, &object_ty.attrs)?;
+            ok(enc::write_map_len(out, len_u32(attrs.len())?));
+            // Attributes and their types pair up in byte order of the names, which is the
+            // order go-cty writes (Go's sort.Strings).
+            for ((name, attr), attr_ty) in attrs.iter().zip(object_ty.attrs.values()) {
                 ok(enc::write_str(out, name));
-                encode_value(attr, attr_ty, out, depth + 1).map_err(|err| err.within(PathStep::Attr(name.clone())))?;
+                encode_value(attr, attr_ty, out, depth + 1)
+                    .map_err(|err| err.within(PathStep::Attr(name.to_string())))?;
             }
         }
         _ => return mismatch(),

@@ -8,8 +8,8 @@
 //! int when integral in `i64`, a float64 when exactly one and not integral, and decimal text
 //! otherwise; object attributes are written in sorted order.
 //!
-//! Bad input gives an [`Error`] with the path where reading stopped, never a panic. Nesting is
-//! bounded by [`MAX_DEPTH`], no allocation is sized from a length prefix beyond what the
+//! Bad input gives an [`Error`](crate::cty::Error) with the path where reading stopped, never a panic. Nesting is
+//! bounded by [`MAX_DEPTH`](crate::cty::MAX_DEPTH), no allocation is sized from a length prefix beyond what the
 //! remaining input could hold, and trailing bytes after the value are an error (go-cty
 //! ignores them; no real peer sends them).
 //!
