@@ -320,30 +320,6 @@ impl Value {
     }
 }
 
-/// The Pulumi package name for a local provider binary: the text after the last
-/// `terraform-provider-`, without a version suffix or `.exe`.
-///
-/// The Go implementation keeps the suffix, so `terraform-provider-redpanda_v0.10.1` becomes
-/// the package `redpanda_v0.10.1` and every token is invalid; Terraform's own executable
-/// naming (`terraform-provider-<type>_v<version>_x<n>`) makes that suffix common.
-pub fn local_package_name(path: &str) -> Option<String> {
-    let file_name = path.rsplit(['/', '\\']).next()?;
-    let file_name = file_name.strip_suffix(".exe").unwrap_or(file_name);
-    let (_, after) = file_name.rsplit_once("terraform-provider-")?;
-    let name = match after.split_once('_') {
-        // Terraform's layout puts the version after the first underscore; provider type
-        // names never contain one.
-        Some((name, rest)) if looks_like_version(rest) => name,
-        _ => after,
-    };
-    (!name.is_empty()).then(|| name.to_owned())
-}
-
-fn looks_like_version(text: &str) -> bool {
-    let text = text.strip_prefix('v').unwrap_or(text);
-    text.chars().next().is_some_and(|c| c.is_ascii_digit())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -500,24 +476,5 @@ mod tests {
             r#"{"remote":{"url":"a","version":"1"},"fromTheFuture":1}"#,
             expect![[r#"{"remote":{"url":"a","version":"1"}} => Registry { address: "a", constraint: Some("1") }"#]],
         );
-    }
-
-    #[test]
-    fn local_package_names() {
-        let cases = [
-            ("./bin/terraform-provider-foo", Some("foo")),
-            ("/x/terraform-provider-redpanda_v0.10.1", Some("redpanda")),
-            ("/x/terraform-provider-aws_v5.0.0_x5", Some("aws")),
-            ("/x/terraform-provider-aws_5.0.0", Some("aws")),
-            ("C:\\bin\\terraform-provider-foo.exe", Some("foo")),
-            ("./terraform-provider-my-thing", Some("my-thing")),
-            ("./terraform-provider-terraform-provider-inner", Some("inner")),
-            ("./terraform-provider-foo_bar", Some("foo_bar")),
-            ("./some-binary", None),
-            ("./terraform-provider-", None),
-        ];
-        for (path, name) in cases {
-            assert_eq!(local_package_name(path).as_deref(), name, "{path}");
-        }
     }
 }

@@ -14,6 +14,9 @@ use std::sync::{Arc, Mutex};
 
 use tfbridge_proto::pulumirpc;
 use tokio_util::sync::CancellationToken;
+
+use crate::lifecycle::{self, Parameterized};
+use crate::parameterize;
 use tonic::{Request, Response, Status};
 
 pub use engine::{EngineLog, InvalidEngineAddress, Severity};
@@ -34,11 +37,50 @@ pub struct Provider {
     /// Cancelled by `Cancel` or by shutdown. Every long operation selects on it, so that
     /// in-flight work ends promptly instead of holding the engine's shutdown hostage.
     cancel: CancellationToken,
+    /// The Terraform provider this process serves, once Parameterize has run. The engine
+    /// starts one process per package, so there is at most one.
+    parameterized: tokio::sync::Mutex<Option<Arc<Parameterized>>>,
 }
 
 impl Provider {
     pub fn new(engine_log: EngineLog, cancel: CancellationToken) -> Provider {
-        Provider { engine_log, engine_info: Mutex::new(EngineInfo::default()), cancel }
+        Provider {
+            engine_log,
+            engine_info: Mutex::new(EngineInfo::default()),
+            cancel,
+            parameterized: tokio::sync::Mutex::new(None),
+        }
+    }
+
+    /// Where relative local provider paths and lock files are found: the program directory
+    /// the engine named, else our working directory (which the engine sets to it).
+    fn working_dir(&self) -> std::path::PathBuf {
+        let info = self.engine_info.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        info.program_directory.clone().map(std::path::PathBuf::from).unwrap_or_else(|| std::path::PathBuf::from("."))
+    }
+}
+
+/// Installer progress, forwarded to the engine as status lines. The installer reports
+/// synchronously; the messages are sent from tasks so it never waits on the engine.
+struct EngineProgress {
+    engine_log: EngineLog,
+    runtime: tokio::runtime::Handle,
+}
+
+impl crate::installer::Progress for EngineProgress {
+    fn step(&self, message: &str) {
+        let (log, message) = (self.engine_log.clone(), message.to_owned());
+        self.runtime.spawn(async move { log.status(None, message).await });
+    }
+
+    fn download(&self, url: &str, received: u64, total: Option<u64>) {
+        let mib = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
+        let message = match total {
+            Some(total) => format!("Downloading {url}: {:.1} of {:.1} MiB", mib(received), mib(total)),
+            None => format!("Downloading {url}: {:.1} MiB", mib(received)),
+        };
+        let log = self.engine_log.clone();
+        self.runtime.spawn(async move { log.status(None, message).await });
     }
 }
 
@@ -71,16 +113,69 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
 
     async fn parameterize(
         &self,
-        _request: Request<pulumirpc::ParameterizeRequest>,
+        request: Request<pulumirpc::ParameterizeRequest>,
     ) -> Result<Response<pulumirpc::ParameterizeResponse>, Status> {
-        Err(not_implemented("Parameterize"))
+        use pulumirpc::parameterize_request::Parameters;
+        let args = match request.into_inner().parameters {
+            Some(Parameters::Args(args)) => parameterize::parse_args(&args.args)
+                .map_err(|err| Status::invalid_argument(format!("invalid Parameterize arguments: {err}")))?,
+            Some(Parameters::Value(value)) => parameterize::Value::from_json(&value.value)
+                .map_err(|err| Status::invalid_argument(err.to_string()))?
+                .to_args(),
+            None => return Err(Status::invalid_argument("Parameterize needs arguments or a parameter value")),
+        };
+        let mut slot = self.parameterized.lock().await;
+        if let Some(current) = slot.as_ref() {
+            return Err(Status::failed_precondition(format!(
+                "provider is already parameterized to ({}, {})",
+                current.package_name, current.package_version
+            )));
+        }
+        let progress =
+            EngineProgress { engine_log: self.engine_log.clone(), runtime: tokio::runtime::Handle::current() };
+        let working_dir = self.working_dir();
+        let work = lifecycle::parameterize(&args, &working_dir, &progress);
+        let parameterized = tokio::select! {
+            () = self.cancel.cancelled() => return Err(Status::cancelled("Parameterize was cancelled by the Pulumi engine")),
+            result = work => result.map_err(|err| Status::failed_precondition(err.to_string()))?,
+        };
+        self.engine_log.log(Severity::Info, None, format!("Using {}", parameterized.origin)).await;
+        for warning in &parameterized.warnings {
+            self.engine_log.log(Severity::Warning, None, warning.to_string()).await;
+        }
+        let response = pulumirpc::ParameterizeResponse {
+            name: parameterized.package_name.clone(),
+            version: parameterized.package_version.clone(),
+        };
+        *slot = Some(Arc::new(parameterized));
+        Ok(Response::new(response))
     }
 
     async fn get_schema(
         &self,
-        _request: Request<pulumirpc::GetSchemaRequest>,
+        request: Request<pulumirpc::GetSchemaRequest>,
     ) -> Result<Response<pulumirpc::GetSchemaResponse>, Status> {
-        Err(not_implemented("GetSchema"))
+        let request = request.into_inner();
+        let Some(parameterized) = self.parameterized.lock().await.clone() else {
+            // Without a provider there is nothing to describe but the plugin itself.
+            let schema = serde_json::json!({"name": "terraform-provider", "version": env!("CARGO_PKG_VERSION")});
+            return Ok(Response::new(pulumirpc::GetSchemaResponse { schema: schema.to_string() }));
+        };
+        let wanted_name = &request.subpackage_name;
+        let wanted_version = &request.subpackage_version;
+        if (!wanted_name.is_empty() && *wanted_name != parameterized.package_name)
+            || (!wanted_version.is_empty() && *wanted_version != parameterized.package_version)
+        {
+            return Err(Status::invalid_argument(format!(
+                "GetSchema asked for {wanted_name} {wanted_version}, but this provider is parameterized to ({}, {})",
+                parameterized.package_name, parameterized.package_version
+            )));
+        }
+        let (spec, warnings) = parameterized.package_schema(env!("CARGO_PKG_VERSION"));
+        for warning in &warnings {
+            tracing::debug!("schema translation: {warning}");
+        }
+        Ok(Response::new(pulumirpc::GetSchemaResponse { schema: spec.to_json() }))
     }
 
     async fn check_config(

@@ -4,6 +4,7 @@
 #![allow(dead_code)] // Each test crate uses a different subset.
 
 pub mod msgpack;
+pub mod plugin;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -1,0 +1,143 @@
+//! The Terraform provider a process is parameterized with: resolved, launched, and its
+//! schema read once.
+//!
+//! [`parameterize`] takes a parsed request (arguments or a parameter value), obtains the
+//! binary (a local path as given, or the installer for a registry address), launches it,
+//! reads its schema and computes every token. The result, [`Parameterized`], is what every
+//! later call of the process works against; [`Parameterized::package_schema`] is GetSchema.
+
+use std::path::Path;
+
+use schema_gen::pulumi::PackageSpec;
+use schema_gen::tf::ProviderSchema;
+use schema_gen::translate::{ProviderNames, TokenFilter, TranslateConfig, Warning, translate};
+
+use crate::installer;
+use crate::parameterize::{Args, LocalValue, RemoteValue, Source, Value};
+use crate::tfplugin::{CallError, LaunchConfig, LaunchError, ProviderClient, launch, types::Severity};
+
+/// A launched, described provider.
+pub struct Parameterized {
+    /// The Pulumi package name: `--provider-name`, else the provider's type name.
+    pub package_name: String,
+    /// The exact provider version (`0.0.0` for a local binary), without a leading `v`.
+    pub package_version: String,
+    /// The provider's own name (its registry type, or the name in a local binary's file name).
+    pub terraform_name: String,
+    /// The canonical source address, for registry providers.
+    pub source_address: Option<String>,
+    /// The parameter value that reproduces exactly this provider.
+    pub value: Value,
+    pub client: ProviderClient,
+    pub schema: ProviderSchema,
+    pub names: ProviderNames,
+    /// Naming warnings, to show the user once.
+    pub warnings: Vec<Warning>,
+    /// One line saying where the provider came from.
+    pub origin: String,
+}
+
+/// Why a provider could not be made ready.
+#[derive(Debug, thiserror::Error)]
+pub enum ParameterizeError {
+    /// No Pulumi package name can be derived from a local binary's file name.
+    #[error("{0}; pass --provider-name to choose one")]
+    PackageName(#[from] schema_gen::naming::PackageNameError),
+    /// Finding or installing a registry provider failed.
+    #[error(transparent)]
+    Install(#[from] installer::Error),
+    /// The provider binary could not be started.
+    #[error(transparent)]
+    Launch(#[from] LaunchError),
+    /// Reading the provider's schema failed.
+    #[error(transparent)]
+    Schema(#[from] CallError),
+    /// The provider answered its schema with error diagnostics.
+    #[error("the Terraform provider reported errors in its schema: {0}")]
+    SchemaDiagnostics(String),
+}
+
+/// Obtains, launches and describes the provider `args` name. `working_dir` is where relative
+/// local paths and `.terraform.lock.hcl` are looked up (the engine's program directory).
+pub async fn parameterize(
+    args: &Args,
+    working_dir: &Path,
+    progress: &dyn installer::Progress,
+) -> Result<Parameterized, ParameterizeError> {
+    let (executable, terraform_name, package_version, source_address, origin) = match &args.source {
+        Source::Local { path } => {
+            let terraform_name = schema_gen::naming::package_name_from_binary(path)?;
+            let executable = working_dir.join(path);
+            let origin = format!("{terraform_name} from the local binary {}", executable.display());
+            (executable, terraform_name, "0.0.0".to_owned(), None, origin)
+        }
+        Source::Registry { address, constraint } => {
+            let request = installer::InstallRequest::parse(address, constraint.as_deref().unwrap_or(""))?;
+            let config = installer::InstallerConfig::from_environment(working_dir)?;
+            let installed = installer::install(&request, &config, progress).await?;
+            (
+                installed.executable,
+                installed.address.type_name.clone(),
+                installed.version.to_string(),
+                Some(installed.address.to_string()),
+                installed.source,
+            )
+        }
+    };
+
+    let client = launch(&LaunchConfig::terraform_defaults(executable)).await?;
+    let response = client.get_provider_schema().await?;
+    let errors: Vec<String> = response
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| if d.detail.is_empty() { d.summary.clone() } else { format!("{}: {}", d.summary, d.detail) })
+        .collect();
+    if !errors.is_empty() {
+        return Err(ParameterizeError::SchemaDiagnostics(errors.join("; ")));
+    }
+    let schema = response.schema;
+
+    let package_name = args.provider_name.clone().unwrap_or_else(|| terraform_name.clone());
+    let filter = TokenFilter { include: &args.includes, exclude: &args.excludes };
+    let (names, warnings) = ProviderNames::new(&schema, &package_name, &filter);
+    let value = Value {
+        remote: source_address.as_ref().map(|url| RemoteValue { url: url.clone(), version: package_version.clone() }),
+        local: match &args.source {
+            Source::Local { path } => Some(LocalValue { path: path.clone() }),
+            Source::Registry { .. } => None,
+        },
+        includes: args.includes.clone(),
+        excludes: args.excludes.clone(),
+        provider_name: args.provider_name.clone().unwrap_or_default(),
+    };
+    Ok(Parameterized {
+        package_name,
+        package_version,
+        terraform_name,
+        source_address,
+        value,
+        client,
+        schema,
+        names,
+        warnings,
+        origin,
+    })
+}
+
+impl Parameterized {
+    /// The Pulumi package schema (GetSchema), with the translation's warnings.
+    pub fn package_schema(&self, plugin_version: &str) -> (PackageSpec, Vec<Warning>) {
+        let parameter = self.value.to_json();
+        translate(&TranslateConfig {
+            schema: &self.schema,
+            package_name: &self.package_name,
+            package_version: &self.package_version,
+            terraform_name: &self.terraform_name,
+            source_address: self.source_address.as_deref(),
+            parameter_value: &parameter,
+            plugin_version,
+            filter: TokenFilter { include: &self.value.includes, exclude: &self.value.excludes },
+        })
+    }
+}

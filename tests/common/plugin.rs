@@ -1,0 +1,67 @@
+//! The plugin binary, started the way the Pulumi engine starts it.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use tfbridge_proto::pulumirpc::resource_provider_client::ResourceProviderClient;
+use tonic::transport::Channel;
+
+pub const BINARY: &str = env!("CARGO_BIN_EXE_pulumi-resource-terraform-provider");
+
+/// A running plugin process and the port it announced.
+pub struct Plugin {
+    pub child: Child,
+    pub port: u16,
+}
+
+impl Plugin {
+    pub fn start(args: &[&str]) -> Plugin {
+        let mut child = Command::new(BINARY)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the plugin binary starts");
+        let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
+        let mut first_line = String::new();
+        stdout.read_line(&mut first_line).expect("the first stdout line");
+        let port = first_line.trim().parse().unwrap_or_else(|_| panic!("first stdout line is a port: {first_line:?}"));
+        // Keep draining stdout so a chatty plugin could never block on a full pipe.
+        std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
+        Plugin { child, port }
+    }
+
+    pub async fn client(&self) -> ResourceProviderClient<Channel> {
+        ResourceProviderClient::connect(format!("http://127.0.0.1:{}", self.port))
+            .await
+            .expect("connects to the plugin")
+    }
+
+    pub fn signal(&self, signal: libc::c_int) {
+        let pid = libc::pid_t::try_from(self.child.id()).expect("pid fits");
+        // SAFETY: kill(2) with a pid we own and a valid signal number has no memory effects.
+        let rc = unsafe { libc::kill(pid, signal) };
+        assert_eq!(rc, 0, "kill({pid}, {signal})");
+    }
+
+    /// Waits for the process to exit, failing the test after `limit`.
+    pub fn wait_exit(&mut self, limit: Duration) -> std::process::ExitStatus {
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                return status;
+            }
+            assert!(start.elapsed() < limit, "the plugin did not exit within {limit:?}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Plugin {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
