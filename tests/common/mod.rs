@@ -30,6 +30,34 @@ pub fn real_provider(name: &str, version: &str) -> anyhow::Result<PathBuf> {
     Ok(path)
 }
 
+/// A directory holding `terraform-provider-fixture`: a script that runs the fixture provider
+/// Cargo built (target/<profile>/terraform-provider-fixture) serving only `protocol` (`5` or
+/// `6`), with the schema in `schema_file` (`terraform providers schema -json` format) when one
+/// is given. Local providers are named after their file, so the Pulumi package is `fixture`.
+pub fn fixture_provider_dir(protocol: u8, schema_file: Option<&Path>) -> anyhow::Result<PathBuf> {
+    // Integration tests run from target/<profile>/deps; the workspace's binaries are one up.
+    let test_exe = std::env::current_exe()?;
+    let profile_dir = test_exe.parent().and_then(Path::parent).expect("the test binary is in target/<profile>/deps");
+    let fixture = profile_dir.join("terraform-provider-fixture");
+    if !fixture.is_file() {
+        anyhow::bail!(
+            "the fixture provider is missing at {}: run `cargo build -p terraform-provider-fixture` first",
+            fixture.display()
+        );
+    }
+    let dir = scratch_dir(&format!("fixture-v{protocol}"));
+    let schema_variable = match schema_file {
+        Some(file) => format!("FIXTURE_SCHEMA_FILE='{}' ", file.display()),
+        None => String::new(),
+    };
+    write_script(
+        &dir,
+        "terraform-provider-fixture",
+        &format!("{schema_variable}FIXTURE_PROTOCOL={protocol} exec '{}' \"$@\"", fixture.display()),
+    );
+    Ok(dir)
+}
+
 /// A fresh, empty directory under the system temp dir, unique to this process and call.
 pub fn scratch_dir(label: &str) -> PathBuf {
     static COUNTER: AtomicUsize = AtomicUsize::new(0);

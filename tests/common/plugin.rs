@@ -17,13 +17,18 @@ pub struct Plugin {
 
 impl Plugin {
     pub fn start(args: &[&str]) -> Plugin {
-        let mut child = Command::new(BINARY)
+        Plugin::start_executable(std::path::Path::new(BINARY), args)
+    }
+
+    /// Starts any Pulumi plugin executable, such as the Go implementation's, the same way.
+    pub fn start_executable(executable: &std::path::Path, args: &[&str]) -> Plugin {
+        let mut child = Command::new(executable)
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .expect("the plugin binary starts");
+            .unwrap_or_else(|err| panic!("the plugin binary {} starts: {err}", executable.display()));
         let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
         let mut first_line = String::new();
         stdout.read_line(&mut first_line).expect("the first stdout line");

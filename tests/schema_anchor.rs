@@ -1,0 +1,267 @@
+//! Our package schemas against the Go implementation's, live: both plugins are started and
+//! driven over gRPC the way the Pulumi engine drives them (Handshake, Parameterize with the
+//! local provider path, GetSchema for the package it answered), for the real random, null
+//! and local providers. After normalizing only the fields listed in [`normalize`] (each
+//! with the reason it legitimately differs), the two schemas must be equal.
+//!
+//! The Go binary is built by `scripts/test-tools.sh anchor`, the providers by
+//! `scripts/test-tools.sh providers`.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::plugin::Plugin;
+use serde_json::Value;
+use tfbridge_proto::pulumirpc;
+use tfbridge_proto::pulumirpc::parameterize_request::{Parameters, ParametersArgs};
+
+/// The Go implementation's version these tests compare against.
+const ANCHOR_VERSION: &str = "3.136.0";
+
+fn anchor_binary() -> anyhow::Result<PathBuf> {
+    let path = common::tools_dir().join("anchor").join(ANCHOR_VERSION).join("pulumi-resource-terraform-provider");
+    if !path.is_file() {
+        anyhow::bail!(
+            "the Go implementation {ANCHOR_VERSION} is missing at {}: run scripts/test-tools.sh anchor",
+            path.display()
+        );
+    }
+    Ok(path)
+}
+
+/// Handshake, Parameterize with `args`, GetSchema: the engine's sequence for `pulumi package
+/// add`. Returns the schema as JSON.
+async fn schema_through_plugin(executable: &Path, args: Vec<String>, work_dir: &Path) -> anyhow::Result<Value> {
+    let plugin = Plugin::start_executable(executable, &["127.0.0.1:9"]);
+    let mut client = plugin.client().await;
+    let dir = work_dir.to_str().expect("a utf-8 directory").to_owned();
+    let handshake = client
+        .handshake(pulumirpc::ProviderHandshakeRequest {
+            engine_address: "127.0.0.1:9".to_owned(),
+            root_directory: Some(dir.clone()),
+            program_directory: Some(dir),
+            ..Default::default()
+        })
+        .await;
+    // The engine carries on without a handshake when a plugin does not implement it, as the
+    // Go implementation 3.136.0 does not.
+    match handshake {
+        Ok(_) => {}
+        Err(status) if status.code() == tonic::Code::Unimplemented => {}
+        Err(status) => anyhow::bail!("Handshake with {}: {status}", executable.display()),
+    }
+    let parameterized = client
+        .parameterize(pulumirpc::ParameterizeRequest { parameters: Some(Parameters::Args(ParametersArgs { args })) })
+        .await?
+        .into_inner();
+    let schema = client
+        .get_schema(pulumirpc::GetSchemaRequest {
+            version: 0,
+            subpackage_name: parameterized.name,
+            subpackage_version: parameterized.version,
+        })
+        .await?
+        .into_inner()
+        .schema;
+    Ok(serde_json::from_str(&schema)?)
+}
+
+/// Makes the fields that legitimately differ between the two implementations equal, in
+/// place. Each rule says why the difference is intended; anything else must be identical.
+fn normalize(schema: &mut Value) {
+    // The base provider is the plugin that serves the package: 3.136.0 is the Go
+    // implementation's release, ours has its own version. SDKs carry it only to download
+    // the plugin.
+    schema["parameterization"]["baseProvider"]["version"] = Value::from("<plugin version>");
+
+    // Deprecation: the Go implementation reads only the `deprecated` flag and writes the fixed
+    // text "Deprecated"; we write the provider's `deprecation_message` when it sends one
+    // (docs/schema-mapping.md §5, §7). The flag itself must agree.
+    visit_objects(schema, &mut |object| {
+        if let Some(message) = object.get_mut("deprecationMessage") {
+            *message = Value::from("<deprecated>");
+        }
+    });
+
+    // Descriptions the Go implementation leaves empty without --fullDocs: a resource's and a
+    // data source's own description, and the descriptions of data-source arguments and
+    // results (docs/schema-mapping.md §7). We fill them from the Terraform schema, so they
+    // are removed on both sides here. Provider functions keep theirs: Go writes them too.
+    if let Some(resources) = schema.get_mut("resources").and_then(Value::as_object_mut) {
+        for resource in resources.values_mut() {
+            remove_key(resource, "description");
+        }
+    }
+    if let Some(functions) = schema.get_mut("functions").and_then(Value::as_object_mut) {
+        for (token, function) in functions.iter_mut() {
+            let is_data_source =
+                !token.starts_with("pulumi:providers:") && function.get("multiArgumentInputs").is_none();
+            if !is_data_source {
+                continue;
+            }
+            remove_key(function, "description");
+            for side in ["inputs", "outputs"] {
+                if let Some(properties) = function[side].get_mut("properties").and_then(Value::as_object_mut) {
+                    for property in properties.values_mut() {
+                        remove_key(property, "description");
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn remove_key(value: &mut Value, key: &str) {
+    if let Some(object) = value.as_object_mut() {
+        object.shift_remove(key);
+    }
+}
+
+fn visit_objects(value: &mut Value, visit: &mut dyn FnMut(&mut serde_json::Map<String, Value>)) {
+    match value {
+        Value::Object(object) => {
+            visit(object);
+            for child in object.values_mut() {
+                visit_objects(child, visit);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|item| visit_objects(item, visit)),
+        _ => {}
+    }
+}
+
+/// Every JSON path where the two values differ, one line each, for a readable failure.
+fn differences(go: &Value, ours: &Value, path: &str, out: &mut Vec<String>) {
+    match (go, ours) {
+        (Value::Object(go), Value::Object(ours)) => {
+            for (key, go_value) in go {
+                match ours.get(key) {
+                    Some(our_value) => differences(go_value, our_value, &format!("{path}/{key}"), out),
+                    None => out.push(format!("{path}/{key}: only in Go: {go_value}")),
+                }
+            }
+            for (key, our_value) in ours {
+                if !go.contains_key(key) {
+                    out.push(format!("{path}/{key}: only in ours: {our_value}"));
+                }
+            }
+        }
+        (Value::Array(go_items), Value::Array(our_items)) if go_items.len() == our_items.len() => {
+            for (index, (go_item, our_item)) in go_items.iter().zip(our_items).enumerate() {
+                differences(go_item, our_item, &format!("{path}[{index}]"), out);
+            }
+        }
+        _ if go != ours => out.push(format!("{path}: Go {go} ours {ours}")),
+        _ => {}
+    }
+}
+
+async fn compare(name: &str, version: &str) -> anyhow::Result<()> {
+    compare_provider(&format!("{name} {version}"), &common::real_provider(name, version)?).await
+}
+
+/// Parameterizes both implementations with the local provider at `provider` and compares.
+async fn compare_provider(label: &str, provider: &Path) -> anyhow::Result<()> {
+    let anchor = anchor_binary()?;
+    let work_dir = common::scratch_dir("anchor");
+    let args = vec![provider.to_str().expect("a utf-8 path").to_owned()];
+    let mut go = schema_through_plugin(&anchor, args.clone(), &work_dir).await?;
+    let mut ours = schema_through_plugin(Path::new(common::plugin::BINARY), args, &work_dir).await?;
+    // Guard against comparing two empty answers.
+    let members =
+        ours["resources"].as_object().map_or(0, |r| r.len()) + ours["functions"].as_object().map_or(0, |f| f.len());
+    assert!(members > 1, "{label}: our schema has no resources or functions: {ours:#}");
+    normalize(&mut go);
+    normalize(&mut ours);
+    let mut found = Vec::new();
+    differences(&go, &ours, "", &mut found);
+    assert!(found.is_empty(), "{label}: {} differences from the Go implementation:\n{}", found.len(), found.join("\n"));
+    Ok(())
+}
+
+// The three providers the issue names.
+
+#[tokio::test]
+async fn random_matches_the_go_implementation() -> anyhow::Result<()> {
+    compare("random", "3.9.0").await
+}
+
+#[tokio::test]
+async fn null_matches_the_go_implementation() -> anyhow::Result<()> {
+    compare("null", "2.1.2").await
+}
+
+#[tokio::test]
+async fn local_matches_the_go_implementation() -> anyhow::Result<()> {
+    compare("local", "2.9.0").await
+}
+
+// The fixture provider: every Terraform type, nesting mode and flag, over both protocols.
+
+/// The fixture's schema as `schema-gen --terraform-schema` prints it, without the
+/// attributes the Go implementation cannot translate: it panics on `tuple` types (ptp#7;
+/// we type them `pulumi.json#/Any`, docs/schema-mapping.md §7). Returns the file to serve.
+fn fixture_schema_without_tuples(protocol: u8) -> anyhow::Result<PathBuf> {
+    let dir = common::fixture_provider_dir(protocol, None)?;
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_schema-gen"))
+        .arg("--terraform-schema")
+        .arg(dir.join("terraform-provider-fixture"))
+        .output()?;
+    anyhow::ensure!(output.status.success(), "schema-gen failed: {}", String::from_utf8_lossy(&output.stderr));
+    let mut file: Value = serde_json::from_slice(&output.stdout)?;
+    let mut removed = 0;
+    visit_objects(&mut file, &mut |object| {
+        if let Some(Value::Object(attributes)) = object.get_mut("attributes") {
+            let before = attributes.len();
+            attributes.retain(|_, attribute| !attribute["type"].to_string().contains("\"tuple\""));
+            removed += before - attributes.len();
+        }
+    });
+    // The fixture has one tuple attribute; if that changes, this workaround needs a look.
+    assert_eq!(removed, 1, "tuple attributes removed from the fixture schema");
+    let path = dir.join("schema-without-tuples.json");
+    std::fs::write(&path, serde_json::to_vec(&file)?)?;
+    Ok(path)
+}
+
+#[tokio::test]
+async fn fixture_over_protocol_5_matches_the_go_implementation() -> anyhow::Result<()> {
+    let dir = common::fixture_provider_dir(5, Some(&fixture_schema_without_tuples(5)?))?;
+    compare_provider("fixture over protocol 5", &dir.join("terraform-provider-fixture")).await
+}
+
+#[tokio::test]
+async fn fixture_over_protocol_6_matches_the_go_implementation() -> anyhow::Result<()> {
+    let dir = common::fixture_provider_dir(6, Some(&fixture_schema_without_tuples(6)?))?;
+    compare_provider("fixture over protocol 6", &dir.join("terraform-provider-fixture")).await
+}
+
+// The other providers scripts/test-tools.sh builds: these have nested blocks, nested
+// attributes, MaxItems=1 flattening (SDKv2) and protocol 6 (framework6test), which the three
+// above lack.
+
+#[tokio::test]
+async fn tls_matches_the_go_implementation() -> anyhow::Result<()> {
+    compare("tls", "4.3.0+d044ca7c").await
+}
+
+#[tokio::test]
+async fn http_matches_the_go_implementation() -> anyhow::Result<()> {
+    compare("http", "3.6.1").await
+}
+
+#[tokio::test]
+async fn time_matches_the_go_implementation() -> anyhow::Result<()> {
+    compare("time", "0.14.2").await
+}
+
+#[tokio::test]
+async fn sdkv2test_matches_the_go_implementation() -> anyhow::Result<()> {
+    compare("sdkv2test", "current").await
+}
+
+#[tokio::test]
+async fn framework6test_matches_the_go_implementation() -> anyhow::Result<()> {
+    compare("framework6test", "current").await
+}
