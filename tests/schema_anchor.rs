@@ -33,7 +33,12 @@ fn anchor_binary() -> anyhow::Result<PathBuf> {
 /// Handshake, Parameterize with `args`, GetSchema: the engine's sequence for `pulumi package
 /// add`. Returns the schema as JSON.
 async fn schema_through_plugin(executable: &Path, args: Vec<String>, work_dir: &Path) -> anyhow::Result<Value> {
-    let plugin = Plugin::start_executable(executable, &["127.0.0.1:9"]);
+    // A PULUMI_HOME of its own: the provider cache of a registry provider lives there.
+    // An empty Terraform CLI configuration, so that no machine-wide one applies to ours.
+    let cli_config = work_dir.join("empty.tfrc");
+    std::fs::write(&cli_config, "")?;
+    let env = [("PULUMI_HOME", work_dir), ("TF_CLI_CONFIG_FILE", cli_config.as_path())];
+    let plugin = Plugin::start_with_env(executable, &["127.0.0.1:9"], &env);
     let mut client = plugin.client().await;
     let dir = work_dir.to_str().expect("a utf-8 directory").to_owned();
     let handshake = client
@@ -163,11 +168,16 @@ async fn compare(name: &str, version: &str) -> anyhow::Result<()> {
 
 /// Parameterizes both implementations with the local provider at `provider` and compares.
 async fn compare_provider(label: &str, provider: &Path) -> anyhow::Result<()> {
-    let anchor = anchor_binary()?;
-    let work_dir = common::scratch_dir("anchor");
     let args = vec![provider.to_str().expect("a utf-8 path").to_owned()];
-    let mut go = schema_through_plugin(&anchor, args.clone(), &work_dir).await?;
-    let mut ours = schema_through_plugin(Path::new(common::plugin::BINARY), args, &work_dir).await?;
+    compare_args(label, args, &common::scratch_dir("anchor")).await
+}
+
+/// Parameterizes both implementations with `args` in `work_dir` (also their PULUMI_HOME)
+/// and compares.
+async fn compare_args(label: &str, args: Vec<String>, work_dir: &Path) -> anyhow::Result<()> {
+    let anchor = anchor_binary()?;
+    let mut go = schema_through_plugin(&anchor, args.clone(), work_dir).await?;
+    let mut ours = schema_through_plugin(Path::new(common::plugin::BINARY), args, work_dir).await?;
     // Guard against comparing two empty answers.
     let members =
         ours["resources"].as_object().map_or(0, |r| r.len()) + ours["functions"].as_object().map_or(0, |f| f.len());
@@ -195,6 +205,21 @@ async fn null_matches_the_go_implementation() -> anyhow::Result<()> {
 #[tokio::test]
 async fn local_matches_the_go_implementation() -> anyhow::Result<()> {
     compare("local", "2.9.0").await
+}
+
+/// A registry address: the package fields then come from the address (version, repository,
+/// publisher, Go import path, the `remote` parameter). Both implementations find random 3.9.0
+/// in the provider cache under PULUMI_HOME (`dynamic_tf_plugins`, OpenTofu's layout, which
+/// both use), so nothing is downloaded.
+#[tokio::test]
+async fn random_by_registry_address_matches_the_go_implementation() -> anyhow::Result<()> {
+    let random = common::real_provider("random", "3.9.0")?;
+    let work_dir = common::scratch_dir("anchor-registry");
+    let cached = work_dir.join("dynamic_tf_plugins/registry.opentofu.org/hashicorp/random/3.9.0/linux_amd64");
+    std::fs::create_dir_all(&cached)?;
+    std::os::unix::fs::symlink(&random, cached.join("terraform-provider-random_v3.9.0"))?;
+    let args = vec!["hashicorp/random".to_owned(), "3.9.0".to_owned()];
+    compare_args("random 3.9.0 by registry address", args, &work_dir).await
 }
 
 // The fixture provider: every Terraform type, nesting mode and flag, over both protocols.

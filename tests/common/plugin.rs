@@ -22,8 +22,14 @@ impl Plugin {
 
     /// Starts any Pulumi plugin executable, such as the Go implementation's, the same way.
     pub fn start_executable(executable: &std::path::Path, args: &[&str]) -> Plugin {
+        Plugin::start_with_env(executable, args, &[])
+    }
+
+    /// [`Plugin::start_executable`] with extra environment variables (such as `PULUMI_HOME`).
+    pub fn start_with_env(executable: &std::path::Path, args: &[&str], env: &[(&str, &std::path::Path)]) -> Plugin {
         let mut child = Command::new(executable)
             .args(args)
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
