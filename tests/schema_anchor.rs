@@ -290,3 +290,23 @@ async fn sdkv2test_matches_the_go_implementation() -> anyhow::Result<()> {
 async fn framework6test_matches_the_go_implementation() -> anyhow::Result<()> {
     compare("framework6test", "current").await
 }
+
+/// Parameterize's flags: the filtered token sets, the renamed package and the parameter
+/// value that records them (its JSON bytes included) must match too.
+#[tokio::test]
+async fn flags_match_the_go_implementation() -> anyhow::Result<()> {
+    let random = common::real_provider("random", "3.9.0")?;
+    let path = random.to_str().expect("a utf-8 path");
+    let cases: [&[&str]; 4] = [
+        &[path, "--include", "random_pet,random_id", "--provider-name", "dice"],
+        &[path, "--exclude=random_password", "--exclude", "random_string"],
+        &["--provider-name", "dice", "--", path],
+        &[path, "--include", "random_pet", "--include", "random_uuid"],
+    ];
+    for args in cases {
+        let args: Vec<String> = args.iter().map(|arg| arg.to_string()).collect();
+        compare_args(&format!("random 3.9.0 with {:?}", &args[1..]), args, &common::scratch_dir("anchor-flags"))
+            .await?;
+    }
+    Ok(())
+}
