@@ -2,7 +2,8 @@
 //! driven over gRPC the way the Pulumi engine drives them (Handshake, Parameterize with the
 //! local provider path, GetSchema for the package it answered), for the real random, null
 //! and local providers. After normalizing only the fields listed in [`normalize`] (each
-//! with the reason it legitimately differs), the two schemas must be equal.
+//! with the reason it legitimately differs), the two schemas must be equal, down to the
+//! order of keys.
 //!
 //! The Go binary is built by `scripts/test-tools.sh anchor`, the providers by
 //! `scripts/test-tools.sh providers`.
@@ -187,6 +188,9 @@ async fn compare_args(label: &str, args: Vec<String>, work_dir: &Path) -> anyhow
     let mut found = Vec::new();
     differences(&go, &ours, "", &mut found);
     assert!(found.is_empty(), "{label}: {} differences from the Go implementation:\n{}", found.len(), found.join("\n"));
+    // Equal values with keys in the same order: re-serialized (which also undoes Go's
+    // `\u003c`-style escapes), the texts are identical.
+    assert_eq!(go.to_string(), ours.to_string(), "{label}: the same keys in a different order");
     Ok(())
 }
 
