@@ -45,6 +45,20 @@ pub fn fixture_provider_dir(protocol: u8, schema_file: Option<&Path>) -> anyhow:
             fixture.display()
         );
     }
+    // Cargo builds only the package under test, so the fixture may be older than its
+    // sources; a stale one would make golden files fail for no visible reason.
+    let built = std::fs::metadata(&fixture)?.modified()?;
+    let sources = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixture-provider/src");
+    for entry in std::fs::read_dir(&sources)? {
+        let source = entry?.path();
+        if std::fs::metadata(&source)?.modified()? > built {
+            anyhow::bail!(
+                "the fixture provider at {} is older than {}: run `cargo build -p terraform-provider-fixture` first",
+                fixture.display(),
+                source.display()
+            );
+        }
+    }
     let dir = scratch_dir(&format!("fixture-v{protocol}"));
     let schema_variable = match schema_file {
         Some(file) => format!("FIXTURE_SCHEMA_FILE='{}' ", file.display()),
