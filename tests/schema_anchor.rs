@@ -3,7 +3,8 @@
 //! local provider path, GetSchema for the package it answered), for the real random, null
 //! and local providers. After normalizing only the fields listed in [`normalize`] (each
 //! with the reason it legitimately differs), the two schemas must be equal, down to the
-//! order of keys.
+//! order of keys. The parameter value each embeds parameterizes the other implementation to
+//! the same package, so SDKs generated with either work with both.
 //!
 //! The Go binary is built by `scripts/test-tools.sh anchor`, the providers by
 //! `scripts/test-tools.sh providers`.
@@ -15,7 +16,7 @@ use std::path::{Path, PathBuf};
 use common::plugin::Plugin;
 use serde_json::Value;
 use tfbridge_proto::pulumirpc;
-use tfbridge_proto::pulumirpc::parameterize_request::{Parameters, ParametersArgs};
+use tfbridge_proto::pulumirpc::parameterize_request::{Parameters, ParametersArgs, ParametersValue};
 
 /// The Go implementation's version these tests compare against.
 const ANCHOR_VERSION: &str = "3.136.0";
@@ -31,9 +32,10 @@ fn anchor_binary() -> anyhow::Result<PathBuf> {
     Ok(path)
 }
 
-/// Handshake, Parameterize with `args`, GetSchema: the engine's sequence for `pulumi package
-/// add`. Returns the schema as JSON.
-async fn schema_through_plugin(executable: &Path, args: Vec<String>, work_dir: &Path) -> anyhow::Result<Value> {
+/// Handshake, Parameterize, GetSchema: the engine's sequence for `pulumi package add` (with
+/// arguments) or for a program using a generated SDK (with its parameter value). Returns the
+/// schema as JSON.
+async fn schema_through_plugin(executable: &Path, parameters: Parameters, work_dir: &Path) -> anyhow::Result<Value> {
     // A PULUMI_HOME of its own: the provider cache of a registry provider lives there.
     // An empty Terraform CLI configuration, so that no machine-wide one applies to ours.
     let cli_config = work_dir.join("empty.tfrc");
@@ -57,10 +59,8 @@ async fn schema_through_plugin(executable: &Path, args: Vec<String>, work_dir: &
         Err(status) if status.code() == tonic::Code::Unimplemented => {}
         Err(status) => anyhow::bail!("Handshake with {}: {status}", executable.display()),
     }
-    let parameterized = client
-        .parameterize(pulumirpc::ParameterizeRequest { parameters: Some(Parameters::Args(ParametersArgs { args })) })
-        .await?
-        .into_inner();
+    let parameterized =
+        client.parameterize(pulumirpc::ParameterizeRequest { parameters: Some(parameters) }).await?.into_inner();
     let schema = client
         .get_schema(pulumirpc::GetSchemaRequest {
             version: 0,
@@ -177,8 +177,15 @@ async fn compare_provider(label: &str, provider: &Path) -> anyhow::Result<()> {
 /// and compares.
 async fn compare_args(label: &str, args: Vec<String>, work_dir: &Path) -> anyhow::Result<()> {
     let anchor = anchor_binary()?;
-    let mut go = schema_through_plugin(&anchor, args.clone(), work_dir).await?;
-    let mut ours = schema_through_plugin(Path::new(common::plugin::BINARY), args, work_dir).await?;
+    let by_args = || Parameters::Args(ParametersArgs { args: args.clone() });
+    let go = schema_through_plugin(&anchor, by_args(), work_dir).await?;
+    let ours = schema_through_plugin(Path::new(common::plugin::BINARY), by_args(), work_dir).await?;
+    assert_same(label, go, ours);
+    Ok(())
+}
+
+/// Fails with every difference unless the two schemas are equal after [`normalize`].
+fn assert_same(label: &str, mut go: Value, mut ours: Value) {
     // Guard against comparing two empty answers.
     let members =
         ours["resources"].as_object().map_or(0, |r| r.len()) + ours["functions"].as_object().map_or(0, |f| f.len());
@@ -191,7 +198,63 @@ async fn compare_args(label: &str, args: Vec<String>, work_dir: &Path) -> anyhow
     // Equal values with keys in the same order: re-serialized (which also undoes Go's
     // `\u003c`-style escapes), the texts are identical.
     assert_eq!(go.to_string(), ours.to_string(), "{label}: the same keys in a different order");
+}
+
+/// The Parameterize request a generated SDK sends: its package name and version and the
+/// decoded `parameterization.parameter` of the schema it was generated from.
+fn by_value(schema: &Value) -> Parameters {
+    use base64::Engine as _;
+    let parameter = schema["parameterization"]["parameter"].as_str().expect("a parameter");
+    let value = base64::engine::general_purpose::STANDARD.decode(parameter).expect("standard base64");
+    Parameters::Value(ParametersValue {
+        name: schema["name"].as_str().expect("a name").to_owned(),
+        version: schema["version"].as_str().expect("a version").to_owned(),
+        value,
+    })
+}
+
+/// An SDK generated with either implementation works with both: the parameter value in one's
+/// schema parameterizes the other to the same package. Checked both ways, for a local binary
+/// and a registry address.
+#[tokio::test]
+async fn parameter_values_work_across_implementations() -> anyhow::Result<()> {
+    let anchor = anchor_binary()?;
+    let ours = Path::new(common::plugin::BINARY);
+    let random = common::real_provider("random", "3.9.0")?;
+    let cases = [
+        (
+            "random 3.9.0 as a local binary",
+            vec![random.to_str().expect("a utf-8 path").to_owned()],
+            common::scratch_dir("anchor-value"),
+        ),
+        (
+            "random 3.9.0 by registry address",
+            vec!["hashicorp/random".to_owned(), "3.9.0".to_owned()],
+            registry_work_dir(&random)?,
+        ),
+    ];
+    for (label, args, work_dir) in cases {
+        let go_by_args =
+            schema_through_plugin(&anchor, Parameters::Args(ParametersArgs { args: args.clone() }), &work_dir).await?;
+        let ours_by_go_value = schema_through_plugin(ours, by_value(&go_by_args), &work_dir).await?;
+        assert_same(&format!("{label}, ours with Go's parameter value"), go_by_args, ours_by_go_value);
+
+        let ours_by_args = schema_through_plugin(ours, Parameters::Args(ParametersArgs { args }), &work_dir).await?;
+        let go_by_our_value = schema_through_plugin(&anchor, by_value(&ours_by_args), &work_dir).await?;
+        assert_same(&format!("{label}, Go with our parameter value"), go_by_our_value, ours_by_args);
+    }
     Ok(())
+}
+
+/// A work directory (also PULUMI_HOME) whose provider cache holds random 3.9.0 (OpenTofu's
+/// `dynamic_tf_plugins` layout, which both implementations use), so that the registry
+/// address `hashicorp/random 3.9.0` needs no network.
+fn registry_work_dir(random: &Path) -> anyhow::Result<PathBuf> {
+    let work_dir = common::scratch_dir("anchor-registry");
+    let cached = work_dir.join("dynamic_tf_plugins/registry.opentofu.org/hashicorp/random/3.9.0/linux_amd64");
+    std::fs::create_dir_all(&cached)?;
+    std::os::unix::fs::symlink(random, cached.join("terraform-provider-random_v3.9.0"))?;
+    Ok(work_dir)
 }
 
 // The three providers the issue names.
@@ -213,15 +276,10 @@ async fn local_matches_the_go_implementation() -> anyhow::Result<()> {
 
 /// A registry address: the package fields then come from the address (version, repository,
 /// publisher, Go import path, the `remote` parameter). Both implementations find random 3.9.0
-/// in the provider cache under PULUMI_HOME (`dynamic_tf_plugins`, OpenTofu's layout, which
-/// both use), so nothing is downloaded.
+/// in the provider cache under PULUMI_HOME, so nothing is downloaded.
 #[tokio::test]
 async fn random_by_registry_address_matches_the_go_implementation() -> anyhow::Result<()> {
-    let random = common::real_provider("random", "3.9.0")?;
-    let work_dir = common::scratch_dir("anchor-registry");
-    let cached = work_dir.join("dynamic_tf_plugins/registry.opentofu.org/hashicorp/random/3.9.0/linux_amd64");
-    std::fs::create_dir_all(&cached)?;
-    std::os::unix::fs::symlink(&random, cached.join("terraform-provider-random_v3.9.0"))?;
+    let work_dir = registry_work_dir(&common::real_provider("random", "3.9.0")?)?;
     let args = vec!["hashicorp/random".to_owned(), "3.9.0".to_owned()];
     compare_args("random 3.9.0 by registry address", args, &work_dir).await
 }
