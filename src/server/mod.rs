@@ -8,6 +8,7 @@
 //! the only place where domain errors become `tonic::Status`.
 
 mod engine;
+mod resources;
 
 use std::future::Future;
 use std::sync::{Arc, Mutex};
@@ -40,6 +41,8 @@ pub struct Provider {
     /// The Terraform provider this process serves, once Parameterize has run. The engine
     /// starts one process per package, so there is at most one.
     parameterized: tokio::sync::Mutex<Option<Arc<Parameterized>>>,
+    /// Plans made by Diff, for the final-plan check of the Update that follows.
+    plans: lifecycle::PlanCache,
 }
 
 impl Provider {
@@ -49,6 +52,7 @@ impl Provider {
             engine_info: Mutex::new(EngineInfo::default()),
             cancel,
             parameterized: tokio::sync::Mutex::new(None),
+            plans: lifecycle::PlanCache::default(),
         }
     }
 
@@ -180,30 +184,30 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
 
     async fn check_config(
         &self,
-        _request: Request<pulumirpc::CheckRequest>,
+        request: Request<pulumirpc::CheckRequest>,
     ) -> Result<Response<pulumirpc::CheckResponse>, Status> {
-        Err(not_implemented("CheckConfig"))
+        Ok(Response::new(self.do_check_config(request.into_inner()).await?))
     }
 
     async fn diff_config(
         &self,
-        _request: Request<pulumirpc::DiffRequest>,
+        request: Request<pulumirpc::DiffRequest>,
     ) -> Result<Response<pulumirpc::DiffResponse>, Status> {
-        Err(not_implemented("DiffConfig"))
+        Ok(Response::new(self.do_diff_config(request.into_inner()).await?))
     }
 
     async fn configure(
         &self,
-        _request: Request<pulumirpc::ConfigureRequest>,
+        request: Request<pulumirpc::ConfigureRequest>,
     ) -> Result<Response<pulumirpc::ConfigureResponse>, Status> {
-        Err(not_implemented("Configure"))
+        Ok(Response::new(self.do_configure(request.into_inner()).await?))
     }
 
     async fn invoke(
         &self,
-        _request: Request<pulumirpc::InvokeRequest>,
+        request: Request<pulumirpc::InvokeRequest>,
     ) -> Result<Response<pulumirpc::InvokeResponse>, Status> {
-        Err(not_implemented("Invoke"))
+        Ok(Response::new(self.do_invoke(request.into_inner()).await?))
     }
 
     async fn call(
@@ -215,30 +219,30 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
 
     async fn check(
         &self,
-        _request: Request<pulumirpc::CheckRequest>,
+        request: Request<pulumirpc::CheckRequest>,
     ) -> Result<Response<pulumirpc::CheckResponse>, Status> {
-        Err(not_implemented("Check"))
+        Ok(Response::new(self.do_check(request.into_inner()).await?))
     }
 
     async fn diff(
         &self,
-        _request: Request<pulumirpc::DiffRequest>,
+        request: Request<pulumirpc::DiffRequest>,
     ) -> Result<Response<pulumirpc::DiffResponse>, Status> {
-        Err(not_implemented("Diff"))
+        Ok(Response::new(self.do_diff(request.into_inner()).await?))
     }
 
     async fn create(
         &self,
-        _request: Request<pulumirpc::CreateRequest>,
+        request: Request<pulumirpc::CreateRequest>,
     ) -> Result<Response<pulumirpc::CreateResponse>, Status> {
-        Err(not_implemented("Create"))
+        Ok(Response::new(self.do_create(request.into_inner()).await?))
     }
 
     async fn read(
         &self,
-        _request: Request<pulumirpc::ReadRequest>,
+        request: Request<pulumirpc::ReadRequest>,
     ) -> Result<Response<pulumirpc::ReadResponse>, Status> {
-        Err(not_implemented("Read"))
+        Ok(Response::new(self.do_read(request.into_inner()).await?))
     }
 
     type ListStream = tokio_stream::Empty<Result<pulumirpc::ListResponse, Status>>;
@@ -249,13 +253,14 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
 
     async fn update(
         &self,
-        _request: Request<pulumirpc::UpdateRequest>,
+        request: Request<pulumirpc::UpdateRequest>,
     ) -> Result<Response<pulumirpc::UpdateResponse>, Status> {
-        Err(not_implemented("Update"))
+        Ok(Response::new(self.do_update(request.into_inner()).await?))
     }
 
-    async fn delete(&self, _request: Request<pulumirpc::DeleteRequest>) -> Result<Response<()>, Status> {
-        Err(not_implemented("Delete"))
+    async fn delete(&self, request: Request<pulumirpc::DeleteRequest>) -> Result<Response<()>, Status> {
+        self.do_delete(request.into_inner()).await?;
+        Ok(Response::new(()))
     }
 
     async fn construct(
