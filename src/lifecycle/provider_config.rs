@@ -54,6 +54,22 @@ impl Parameterized {
             .collect()
     }
 
+    /// Required settings that have no value (unknown counts as a value).
+    fn missing_keys(&self, names: &PropertyNames, settings: &PropertyMap) -> Vec<MissingKey> {
+        self.schema
+            .provider
+            .block
+            .attributes
+            .iter()
+            .filter(|(_, attr)| attr.required)
+            .filter_map(|(tf_name, attr)| {
+                let name = names.by_tf_name(tf_name).map_or_else(|| tf_name.clone(), |n| n.pulumi_name.clone());
+                let present = settings.get(&name).is_some_and(|v| !matches!(v, PropertyValue::Null));
+                (!present).then(|| MissingKey { name, description: attr.description.clone() })
+            })
+            .collect()
+    }
+
     /// CheckConfig: unknown keys and the provider's own validation become failures on
     /// Pulumi names; sensitive settings are marked secret.
     pub async fn check_config(&self, urn: &str, news: &PropertyMap) -> Result<ConfigChecked, LifecycleError> {
@@ -94,8 +110,12 @@ impl Parameterized {
         })?;
         let (errors, warnings) = report(block, &names, &response.diagnostics);
         checked.warnings = warnings.iter().map(ToString::to_string).collect();
+        // Required settings without a value are left to Configure, whose
+        // ConfigureErrorMissingKeys makes the engine print how to set them.
+        let missing: Vec<String> = self.missing_keys(&names, &settings).into_iter().map(|k| k.name).collect();
         checked.failures = errors
             .iter()
+            .filter(|e| !e.property.as_ref().is_some_and(|p| missing.contains(&p.to_string())))
             .map(|e| CheckFailure {
                 property: e.property.as_ref().map(ToString::to_string).unwrap_or_default(),
                 reason: e.text(),
@@ -124,16 +144,7 @@ impl Parameterized {
         let names = self.config_names();
         let block = &self.schema.provider.block;
         let settings = self.terraform_settings(&names, args);
-        let missing: Vec<MissingKey> = block
-            .attributes
-            .iter()
-            .filter(|(_, attr)| attr.required)
-            .filter_map(|(tf_name, attr)| {
-                let name = names.by_tf_name(tf_name).map_or_else(|| tf_name.clone(), |n| n.pulumi_name.clone());
-                let present = settings.get(&name).is_some_and(|v| !matches!(v, PropertyValue::Null));
-                (!present).then(|| MissingKey { name, description: attr.description.clone() })
-            })
-            .collect();
+        let missing = self.missing_keys(&names, &settings);
         if !missing.is_empty() {
             return Err(LifecycleError::MissingConfig { package: self.package_name.clone(), keys: missing });
         }

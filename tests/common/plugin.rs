@@ -17,7 +17,12 @@ pub struct Plugin {
 
 impl Plugin {
     pub fn start(args: &[&str]) -> Plugin {
-        let mut child = Command::new(BINARY)
+        Plugin::start_binary(std::path::Path::new(BINARY), args)
+    }
+
+    /// Starts another provider binary the same way (e.g. the Go implementation).
+    pub fn start_binary(binary: &std::path::Path, args: &[&str]) -> Plugin {
+        let mut child = Command::new(binary)
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
