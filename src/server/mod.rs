@@ -292,16 +292,42 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
 
     async fn get_mapping(
         &self,
-        _request: Request<pulumirpc::GetMappingRequest>,
+        request: Request<pulumirpc::GetMappingRequest>,
     ) -> Result<Response<pulumirpc::GetMappingResponse>, Status> {
-        Err(not_implemented("GetMapping"))
+        let request = request.into_inner();
+        let Some(provider) = self.mapping_source(&request.key).await else {
+            return Ok(Response::new(pulumirpc::GetMappingResponse::default()));
+        };
+        let name = provider.names.resource_prefix().to_owned();
+        if !request.provider.is_empty() && request.provider != name {
+            return Err(Status::invalid_argument(format!("unknown provider {:?}", request.provider)));
+        }
+        let mapping =
+            schema_gen::mapping::provider_mapping(&provider.schema, &provider.names, &provider.package_version);
+        Ok(Response::new(pulumirpc::GetMappingResponse { provider: name, data: mapping.to_string().into_bytes() }))
     }
 
     async fn get_mappings(
         &self,
-        _request: Request<pulumirpc::GetMappingsRequest>,
+        request: Request<pulumirpc::GetMappingsRequest>,
     ) -> Result<Response<pulumirpc::GetMappingsResponse>, Status> {
-        Err(not_implemented("GetMappings"))
+        let providers = match self.mapping_source(&request.into_inner().key).await {
+            Some(provider) => vec![provider.names.resource_prefix().to_owned()],
+            None => Vec::new(),
+        };
+        Ok(Response::new(pulumirpc::GetMappingsResponse { providers }))
+    }
+}
+
+impl Provider {
+    /// The provider whose mapping a GetMapping(s) key asks for: `terraform` (or the legacy
+    /// `tf`) once parameterized; other converters' keys get nothing, as in the Go
+    /// implementation.
+    async fn mapping_source(&self, key: &str) -> Option<Arc<Parameterized>> {
+        if key != "terraform" && key != "tf" {
+            return None;
+        }
+        self.parameterized.lock().await.clone()
     }
 }
 
