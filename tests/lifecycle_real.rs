@@ -280,3 +280,54 @@ async fn bad_requests_are_clear_errors() {
     assert_eq!(extra.failures[0].property, "lenght");
     assert!(extra.failures[0].reason.contains("unknown property"), "{:?}", extra.failures);
 }
+
+#[tokio::test]
+async fn name_is_autonamed_unless_the_engine_says_otherwise() {
+    use tfbridge_proto::pulumirpc::check_request::{AutonamingOptions, autonaming_options::Mode};
+    let dir = common::scratch_dir("autoname");
+    let mut s = session("sdkv2test", "current").await;
+    s.configure(json!({"dir": dir.to_str().unwrap()})).await.expect("Configure");
+    let thing = urn("sdkv2test:index/thing:Thing", "auto");
+    let name_of = |response: &tfbridge_proto::pulumirpc::CheckResponse| {
+        common::engine::from_struct(response.inputs.as_ref().unwrap())["name"].clone()
+    };
+    // Default: `<resource name>-<7 hex digits>` from the engine's random seed (7s here).
+    let checked = s.check(&thing, &json!({}), &json!({})).await;
+    assert_eq!(name_of(&checked), "auto-0707070", "{:?}", checked.failures);
+    // An update keeps the name chosen before.
+    let again = s.check(&thing, &json!({"name": "auto-1234567"}), &json!({})).await;
+    assert_eq!(name_of(&again), "auto-1234567");
+    // The program's own name wins.
+    let own = s.check(&thing, &json!({}), &json!({"name": "mine"})).await;
+    assert_eq!(name_of(&own), "mine");
+
+    let mut with_options = |mode: Mode, proposed: &str| tfbridge_proto::pulumirpc::CheckRequest {
+        urn: thing.clone(),
+        olds: Some(common::engine::to_struct(&json!({}))),
+        news: Some(common::engine::to_struct(&json!({}))),
+        random_seed: vec![7; 32],
+        name: "auto".into(),
+        r#type: "sdkv2test:index/thing:Thing".into(),
+        autonaming: Some(AutonamingOptions { proposed_name: proposed.into(), mode: mode as i32 }),
+    };
+    let proposed = s.client.check(with_options(Mode::Propose, "team-auto")).await.unwrap().into_inner();
+    assert_eq!(name_of(&proposed), "team-auto");
+    let enforced = s.client.check(with_options(Mode::Enforce, "exactly-this")).await.unwrap().into_inner();
+    assert_eq!(name_of(&enforced), "exactly-this");
+    let disabled = s.client.check(with_options(Mode::Disable, "")).await.unwrap().into_inner();
+    assert_eq!(name_of(&disabled), Json::Null);
+    assert_eq!(disabled.failures.len(), 1, "name is then required: {:?}", disabled.failures);
+    assert_eq!(disabled.failures[0].property, "name");
+}
+
+#[tokio::test]
+async fn secrets_inside_a_dynamic_value_stay_secret() {
+    let dir = common::scratch_dir("dynamic-secret");
+    let mut s = session("framework6test", "current").await;
+    s.configure(json!({"dir": dir.to_str().unwrap()})).await.expect("Configure");
+    let widget = urn("framework6test:index/widget:Widget", "dyn");
+    let extra = json!({"plain": "p", "hidden": secret(json!("h"))});
+    let (_, _, outputs) = s.create(&widget, json!({"name": "dyn", "extra": extra})).await;
+    assert_eq!(outputs["extra"]["plain"], "p", "{outputs}");
+    assert_eq!(outputs["extra"]["hidden"], secret(json!("h")), "{outputs}");
+}
