@@ -301,7 +301,7 @@ async fn name_is_autonamed_unless_the_engine_says_otherwise() {
     let own = s.check(&thing, &json!({}), &json!({"name": "mine"})).await;
     assert_eq!(name_of(&own), "mine");
 
-    let mut with_options = |mode: Mode, proposed: &str| tfbridge_proto::pulumirpc::CheckRequest {
+    let with_options = |mode: Mode, proposed: &str| tfbridge_proto::pulumirpc::CheckRequest {
         urn: thing.clone(),
         olds: Some(common::engine::to_struct(&json!({}))),
         news: Some(common::engine::to_struct(&json!({}))),
