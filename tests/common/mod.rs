@@ -6,6 +6,7 @@
 pub mod engine;
 pub mod msgpack;
 pub mod plugin;
+pub mod recording_engine;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};

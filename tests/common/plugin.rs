@@ -22,7 +22,13 @@ impl Plugin {
 
     /// Starts another provider binary the same way (e.g. the Go implementation).
     pub fn start_binary(binary: &std::path::Path, args: &[&str]) -> Plugin {
+        Plugin::start_with_env(binary, args, &[])
+    }
+
+    /// Starts a provider binary with extra environment variables.
+    pub fn start_with_env(binary: &std::path::Path, args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Plugin {
         let mut child = Command::new(binary)
+            .envs(env.iter().map(|(k, v)| (*k, *v)))
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
