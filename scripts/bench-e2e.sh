@@ -39,12 +39,6 @@ EOF
     echo "  providers:"
     echo "    - name: terraform-provider"
     echo "      path: $dir/bin"
-    echo "packages:"
-    echo "  random:"
-    echo "    source: terraform-provider"
-    echo "    version: 1.2.0"
-    echo "    parameters:"
-    echo "      - $random"
     echo "resources:"
     for i in $(seq 1 "$n"); do
       echo "  pet$i:"
@@ -57,7 +51,9 @@ EOF
   } >"$dir/prog/Pulumi.yaml"
   (
     export PULUMI_HOME="$dir/home" PULUMI_BACKEND_URL="file://$dir/state"
-    cd "$dir/prog" && pulumi stack init bench >/dev/null
+    pulumi plugin install resource terraform-provider 1.2.0 --file "$dir/bin/pulumi-resource-terraform-provider" >/dev/null 2>&1
+    cd "$dir/prog" && pulumi package add terraform-provider "$random" >/dev/null 2>&1
+    pulumi stack init bench >/dev/null
   )
 }
 
