@@ -25,7 +25,7 @@ mod resource;
 pub mod state;
 #[cfg(test)]
 mod tests;
-mod values;
+pub(crate) mod values;
 
 pub use calls::{Resource, STOP_GRACE};
 pub use detailed_diff::{DiffKind, PropertyDiff};

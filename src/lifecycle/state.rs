@@ -70,7 +70,9 @@ impl Meta {
             object
                 .insert("private_state".into(), base64::engine::general_purpose::STANDARD.encode(&self.private).into());
         }
-        (!object.is_empty()).then(|| PropertyValue::String(serde_json::Value::Object(object).to_string()))
+        // Keys sorted, as Go's encoder writes a map, whatever order they were read in.
+        let sorted: std::collections::BTreeMap<_, _> = object.into_iter().collect();
+        (!sorted.is_empty()).then(|| PropertyValue::String(serde_json::to_string(&sorted).unwrap_or_default()))
     }
 }
 
