@@ -77,15 +77,7 @@ impl Parameterized {
         let block = &self.schema.provider.block;
         let settings = self.terraform_settings(&names, news);
         let mut checked = ConfigChecked { inputs: news.clone(), ..ConfigChecked::default() };
-        for (tf_name, attr) in &block.attributes {
-            let Some(name) = names.by_tf_name(tf_name) else { continue };
-            if attr.sensitive
-                && let Some(value) = checked.inputs.get_mut(&name.pulumi_name)
-                && !matches!(value, PropertyValue::Secret(_) | PropertyValue::Null)
-            {
-                *value = PropertyValue::Secret(Box::new(value.clone()));
-            }
-        }
+        super::values::mark_sensitive_inputs(block, &names, &mut checked.inputs);
         let config = match convert::to_cty(block, &names, &settings, UnknownKeys::Reject) {
             Ok((config, _)) => config,
             Err(error) => {

@@ -24,7 +24,9 @@ use super::calls::{Resource, decode, report};
 use super::detailed_diff::{PropertyDiff, detailed_diff, top_level_keys};
 use super::error::{LifecycleError, PROVIDER_BUG_SUFFIX, PartialFailure};
 use super::state::{self, MISSING_ID, Meta};
-use super::values::{inputs_from_outputs, refreshed_inputs, strip_computed_only, with_operation_timeout};
+use super::values::{
+    inputs_from_outputs, mark_sensitive_inputs, refreshed_inputs, strip_computed_only, with_operation_timeout,
+};
 use crate::convert::values::{self as convert, UnknownKeys};
 use crate::cty::{self, Value};
 use crate::invariants;
@@ -80,6 +82,17 @@ pub struct Written {
     /// Read only: the inputs to store (derived from the state on import and refresh).
     pub inputs: Option<PropertyMap>,
     pub warnings: Vec<String>,
+}
+
+/// What Create and Update share.
+struct Write<'a> {
+    id: &'a str,
+    /// The upgraded prior state and its meta; `None` for a create.
+    prior: Option<(Value, Meta)>,
+    news: &'a PropertyMap,
+    preview: bool,
+    timeout_seconds: f64,
+    cancel: &'a CancellationToken,
 }
 
 /// Plans made by Diff, kept for the final-plan check of the Update that follows.
@@ -165,15 +178,7 @@ impl Resource<'_> {
             inputs.remove(key);
             checked = self.validate(&inputs).await?;
         }
-        for (tf_name, attr) in &self.schema.block.attributes {
-            let Some(name) = self.props.names.by_tf_name(tf_name) else { continue };
-            if attr.sensitive
-                && let Some(value) = inputs.get_mut(&name.pulumi_name)
-                && !matches!(value, PropertyValue::Secret(_) | PropertyValue::Null)
-            {
-                *value = PropertyValue::Secret(Box::new(value.clone()));
-            }
-        }
+        mark_sensitive_inputs(&self.schema.block, &self.props.names, &mut inputs);
         checked.inputs = inputs;
         Ok(checked)
     }
@@ -248,29 +253,8 @@ impl Resource<'_> {
         timeout_seconds: f64,
         cancel: &CancellationToken,
     ) -> Result<Written, LifecycleError> {
-        let mut warnings = Vec::new();
-        let (config, secrets) = self.config(news)?;
-        let config = with_operation_timeout(&self.schema.block, &config, "create", timeout_seconds);
-        let null = Value::null(self.ty());
-        let planned = self.plan(&null, &[], &config, &mut warnings).await?;
-        if preview {
-            let outputs = self.outputs(&planned.value, &secrets, &Meta::default())?;
-            let id = state::resource_id(&self.props, &planned.value).unwrap_or_default();
-            return Ok(Written { id, outputs, inputs: None, warnings });
-        }
-        let applied = self
-            .apply(
-                &null,
-                &planned.value,
-                &planned.private,
-                &config,
-                planned.legacy_type_system,
-                limit(timeout_seconds),
-                cancel,
-                &mut warnings,
-            )
-            .await?;
-        self.finish(applied, news, None, &secrets, warnings, "create")
+        let write = Write { id: "", prior: None, news, preview, timeout_seconds, cancel };
+        self.plan_and_apply(write, Vec::new(), None).await
     }
 
     /// Update: upgrade the prior state, plan again (checking the plan against the one Diff
@@ -287,36 +271,37 @@ impl Resource<'_> {
         cancel: &CancellationToken,
     ) -> Result<Written, LifecycleError> {
         let mut warnings = Vec::new();
-        let (prior, meta) = self.upgrade(id, olds, &mut warnings).await?;
-        let (config, secrets) = self.config(news)?;
-        let config = with_operation_timeout(&self.schema.block, &config, "update", timeout_seconds);
+        let prior = self.upgrade(id, olds, &mut warnings).await?;
+        let write = Write { id, prior: Some(prior), news, preview, timeout_seconds, cancel };
+        self.plan_and_apply(write, warnings, Some(cache)).await
+    }
+
+    /// The shared part of Create and Update: configuration, plan, and unless previewing,
+    /// the final-plan check and the apply.
+    async fn plan_and_apply(
+        &self,
+        write: Write<'_>,
+        mut warnings: Vec<String>,
+        cache: Option<&PlanCache>,
+    ) -> Result<Written, LifecycleError> {
+        let operation = if write.prior.is_some() { "update" } else { "create" };
+        let (prior, meta) = write.prior.unwrap_or_else(|| (Value::null(self.ty()), Meta::default()));
+        let previous_meta = (!prior.is_null()).then_some(&meta);
+        let (config, secrets) = self.config(write.news)?;
+        let config = with_operation_timeout(&self.schema.block, &config, operation, write.timeout_seconds);
         let planned = self.plan(&prior, &meta.private, &config, &mut warnings).await?;
-        if preview {
-            let outputs = self.outputs(&planned.value, &secrets, &self.meta(Some(&meta), meta.private.clone()))?;
-            return Ok(Written { id: id.to_owned(), outputs, inputs: None, warnings });
+        if write.preview {
+            let outputs = self.outputs(&planned.value, &secrets, &self.meta(previous_meta, meta.private.clone()))?;
+            let id = match previous_meta {
+                Some(_) => write.id.to_owned(),
+                None => state::resource_id(&self.props, &planned.value).unwrap_or_default(),
+            };
+            return Ok(Written { id, outputs, inputs: None, warnings });
         }
-        if let Some(earlier) = cache.take(&self.urn) {
-            let violations = invariants::assert_object_compatible(&self.schema.block, &earlier, &planned.value);
-            if !violations.is_empty() {
-                let provider = self.provider.display_name();
-                return Err(LifecycleError::ProviderBug {
-                    urn: self.urn.clone(),
-                    summary: "Provider produced inconsistent final plan",
-                    problems: violations
-                        .iter()
-                        .map(|v| {
-                            format!(
-                                "When expanding the plan for {} to include new values learned so far during apply, \
-                                 provider {provider:?} produced an invalid new value for property {}: {}. {PROVIDER_BUG_SUFFIX}",
-                                self.urn,
-                                self.pulumi_path(&v.path),
-                                v.message
-                            )
-                        })
-                        .collect(),
-                });
-            }
+        if let Some(earlier) = cache.and_then(|cache| cache.take(&self.urn)) {
+            self.check_final_plan(&earlier, &planned.value)?;
         }
+        let limit = limit(write.timeout_seconds);
         let applied = self
             .apply(
                 &prior,
@@ -324,12 +309,38 @@ impl Resource<'_> {
                 &planned.private,
                 &config,
                 planned.legacy_type_system,
-                limit(timeout_seconds),
-                cancel,
+                limit,
+                write.cancel,
                 &mut warnings,
             )
             .await?;
-        self.finish(applied, news, Some(&meta), &secrets, warnings, "update")
+        self.finish(applied, write.news, previous_meta, &secrets, warnings, operation)
+    }
+
+    /// Terraform's "inconsistent final plan" check: the plan made at apply time may only
+    /// fill in what the earlier plan left unknown.
+    fn check_final_plan(&self, earlier: &Value, planned: &Value) -> Result<(), LifecycleError> {
+        let violations = invariants::assert_object_compatible(&self.schema.block, earlier, planned);
+        if violations.is_empty() {
+            return Ok(());
+        }
+        let provider = self.provider.display_name();
+        Err(LifecycleError::ProviderBug {
+            urn: self.urn.clone(),
+            summary: "Provider produced inconsistent final plan",
+            problems: violations
+                .iter()
+                .map(|v| {
+                    format!(
+                        "When expanding the plan for {} to include new values learned so far during apply, \
+                         provider {provider:?} produced an invalid new value for property {}: {}. {PROVIDER_BUG_SUFFIX}",
+                        self.urn,
+                        self.pulumi_path(&v.path),
+                        v.message
+                    )
+                })
+                .collect(),
+        })
     }
 
     /// Turns an apply result into outputs, or a partial failure when the object exists but

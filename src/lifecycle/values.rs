@@ -150,3 +150,17 @@ pub fn refreshed_inputs(
     }
     inputs
 }
+
+/// Wraps the values of sensitive top-level attributes as secrets, so the engine never
+/// stores or shows them in plain text even when the program did not mark them.
+pub fn mark_sensitive_inputs(block: &Block, names: &PropertyNames, inputs: &mut PropertyMap) {
+    for (tf_name, attr) in &block.attributes {
+        let Some(name) = names.by_tf_name(tf_name) else { continue };
+        if attr.sensitive
+            && let Some(value) = inputs.get_mut(&name.pulumi_name)
+            && !matches!(value, PropertyValue::Secret(_) | PropertyValue::Null)
+        {
+            *value = PropertyValue::Secret(Box::new(value.clone()));
+        }
+    }
+}
