@@ -109,7 +109,7 @@ pub enum LifecycleError {
     #[error("{}: {}", .0.urn, .0.reasons.join("; "))]
     Partial(Box<PartialFailure>),
     /// Required provider settings have no value.
-    #[error("missing required configuration for the {package} provider: {}", keys.iter().map(|k| format!("{package}:{}", k.name)).collect::<Vec<_>>().join(", "))]
+    #[error("missing required configuration for the {package} provider: {}", keys.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", "))]
     MissingConfig { package: String, keys: Vec<super::MissingKey> },
     /// A request that does not make sense (e.g. several objects from one import).
     #[error("{urn}: {message}")]

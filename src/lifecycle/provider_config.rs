@@ -35,8 +35,11 @@ pub struct ConfigChecked {
 /// A required setting that has no value.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MissingKey {
-    /// The Pulumi name (`<package>:<name>` in stack config).
+    /// The stack configuration key, `<package>:<property>`, as the engine prints it in
+    /// `pulumi config set <name> <value>`.
     pub name: String,
+    /// The provider property.
+    pub property: String,
     pub description: String,
 }
 
@@ -65,7 +68,11 @@ impl Parameterized {
             .filter_map(|(tf_name, attr)| {
                 let name = names.by_tf_name(tf_name).map_or_else(|| tf_name.clone(), |n| n.pulumi_name.clone());
                 let present = settings.get(&name).is_some_and(|v| !matches!(v, PropertyValue::Null));
-                (!present).then(|| MissingKey { name, description: attr.description.clone() })
+                (!present).then(|| MissingKey {
+                    name: format!("{}:{name}", self.package_name),
+                    property: name,
+                    description: attr.description.clone(),
+                })
             })
             .collect()
     }
@@ -104,7 +111,7 @@ impl Parameterized {
         checked.warnings = warnings.iter().map(ToString::to_string).collect();
         // Required settings without a value are left to Configure, whose
         // ConfigureErrorMissingKeys makes the engine print how to set them.
-        let missing: Vec<String> = self.missing_keys(&names, &settings).into_iter().map(|k| k.name).collect();
+        let missing: Vec<String> = self.missing_keys(&names, &settings).into_iter().map(|k| k.property).collect();
         checked.failures = errors
             .iter()
             .filter(|e| !e.property.as_ref().is_some_and(|p| missing.contains(&p.to_string())))
