@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Runs every test: builds the real test peers first (cached by version; see
-# scripts/test-tools.sh), then the whole workspace's tests, and ends with one summary line.
+# Runs every test: builds the real test peers first (Terraform providers, the Pulumi CLI
+# with its YAML language host, and the Go implementation for the comparison tests; all
+# cached by version, see scripts/test-tools.sh), then the whole workspace's tests, and ends
+# with one summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [[ -f scripts/test-tools.sh ]]; then
-  bash scripts/test-tools.sh providers
+  bash scripts/test-tools.sh providers pulumi anchor
 fi
 
 log=$(mktemp)

@@ -13,24 +13,11 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use common::engine::Implementation;
 use common::plugin::Plugin;
 use serde_json::Value;
 use tfbridge_proto::pulumirpc;
 use tfbridge_proto::pulumirpc::parameterize_request::{Parameters, ParametersArgs, ParametersValue};
-
-/// The Go implementation's version these tests compare against.
-const ANCHOR_VERSION: &str = "3.136.0";
-
-fn anchor_binary() -> anyhow::Result<PathBuf> {
-    let path = common::tools_dir().join("anchor").join(ANCHOR_VERSION).join("pulumi-resource-terraform-provider");
-    if !path.is_file() {
-        anyhow::bail!(
-            "the Go implementation {ANCHOR_VERSION} is missing at {}: run scripts/test-tools.sh anchor",
-            path.display()
-        );
-    }
-    Ok(path)
-}
 
 /// Handshake, Parameterize, GetSchema: the engine's sequence for `pulumi package add` (with
 /// arguments) or for a program using a generated SDK (with its parameter value). Returns the
@@ -40,7 +27,7 @@ async fn schema_through_plugin(executable: &Path, parameters: Parameters, work_d
     // An empty Terraform CLI configuration, so that no machine-wide one applies to ours.
     let cli_config = work_dir.join("empty.tfrc");
     std::fs::write(&cli_config, "")?;
-    let env = [("PULUMI_HOME", work_dir), ("TF_CLI_CONFIG_FILE", cli_config.as_path())];
+    let env = [("PULUMI_HOME", work_dir.as_os_str()), ("TF_CLI_CONFIG_FILE", cli_config.as_os_str())];
     let plugin = Plugin::start_with_env(executable, &["127.0.0.1:9"], &env);
     let mut client = plugin.client().await;
     let dir = work_dir.to_str().expect("a utf-8 directory").to_owned();
@@ -176,7 +163,7 @@ async fn compare_provider(label: &str, provider: &Path) -> anyhow::Result<()> {
 /// Parameterizes both implementations with `args` in `work_dir` (also their PULUMI_HOME)
 /// and compares.
 async fn compare_args(label: &str, args: Vec<String>, work_dir: &Path) -> anyhow::Result<()> {
-    let anchor = anchor_binary()?;
+    let anchor = Implementation::Go.binary();
     let by_args = || Parameters::Args(ParametersArgs { args: args.clone() });
     let go = schema_through_plugin(&anchor, by_args(), work_dir).await?;
     let ours = schema_through_plugin(Path::new(common::plugin::BINARY), by_args(), work_dir).await?;
@@ -218,7 +205,7 @@ fn by_value(schema: &Value) -> Parameters {
 /// and a registry address.
 #[tokio::test]
 async fn parameter_values_work_across_implementations() -> anyhow::Result<()> {
-    let anchor = anchor_binary()?;
+    let anchor = Implementation::Go.binary();
     let ours = Path::new(common::plugin::BINARY);
     let random = common::real_provider("random", "3.9.0")?;
     let cases = [

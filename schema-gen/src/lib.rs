@@ -15,6 +15,7 @@
 //! the Pulumi engine. Translation is a pure function from a Terraform schema to a Pulumi
 //! schema plus warnings.
 
+pub mod mapping;
 pub mod naming;
 pub mod pulumi;
 pub mod tf;

@@ -6,6 +6,7 @@
 //!
 //! Architecture invariant: no gRPC; Pulumi values come in as [`crate::property`] values.
 
+pub mod paths;
 pub mod raw_state;
 #[cfg(test)]
 mod tests;

@@ -6,6 +6,7 @@
 //! reads its schema and computes every token. The result, [`Parameterized`], is what every
 //! later call of the process works against; [`Parameterized::package_schema`] is GetSchema.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use schema_gen::pulumi::PackageSpec;
@@ -14,7 +15,8 @@ use schema_gen::translate::{ProviderNames, TokenFilter, TranslateConfig, Warning
 
 use crate::installer;
 use crate::parameterize::{Args, LocalValue, RemoteValue, Source, Value};
-use crate::tfplugin::{CallError, LaunchConfig, LaunchError, ProviderClient, launch, types::Severity};
+use crate::tfplugin::types::{ServerCapabilities, Severity};
+use crate::tfplugin::{CallError, LaunchConfig, LaunchError, ProviderClient, launch};
 
 /// A launched, described provider.
 pub struct Parameterized {
@@ -35,6 +37,18 @@ pub struct Parameterized {
     pub warnings: Vec<Warning>,
     /// One line saying where the provider came from.
     pub origin: String,
+    /// Optional protocol features the provider declared (e.g. `plan_destroy`).
+    pub capabilities: ServerCapabilities,
+    /// Pulumi token → Terraform name, for resources, data sources and functions.
+    by_token: BTreeMap<String, (TokenKind, String)>,
+}
+
+/// What a Pulumi token names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TokenKind {
+    Resource,
+    DataSource,
+    Function,
 }
 
 /// Why a provider could not be made ready.
@@ -97,10 +111,17 @@ pub async fn parameterize(
         return Err(ParameterizeError::SchemaDiagnostics(errors.join("; ")));
     }
     let schema = response.schema;
+    let capabilities = response.capabilities;
 
     let package_name = args.provider_name.clone().unwrap_or_else(|| terraform_name.clone());
     let filter = TokenFilter { include: &args.includes, exclude: &args.excludes };
     let (names, warnings) = ProviderNames::new(&schema, &package_name, &filter);
+    let by_token = names
+        .resources()
+        .map(|(tf, token)| (token.to_owned(), (TokenKind::Resource, tf.to_owned())))
+        .chain(names.data_sources().map(|(tf, token)| (token.to_owned(), (TokenKind::DataSource, tf.to_owned()))))
+        .chain(names.functions().map(|(tf, token)| (token.to_owned(), (TokenKind::Function, tf.to_owned()))))
+        .collect();
     let value = Value {
         remote: source_address.as_ref().map(|url| RemoteValue { url: url.clone(), version: package_version.clone() }),
         local: match &args.source {
@@ -122,10 +143,25 @@ pub async fn parameterize(
         names,
         warnings,
         origin,
+        capabilities,
+        by_token,
     })
 }
 
 impl Parameterized {
+    /// What a Pulumi token names, and the Terraform name behind it.
+    pub fn lookup_token(&self, token: &str) -> Option<(TokenKind, &str)> {
+        self.by_token.get(token).map(|(kind, tf_name)| (*kind, tf_name.as_str()))
+    }
+
+    /// The Terraform resource type behind a Pulumi resource token.
+    pub fn resource_tf_name(&self, token: &str) -> Option<&str> {
+        match self.lookup_token(token) {
+            Some((TokenKind::Resource, tf_name)) => Some(tf_name),
+            _ => None,
+        }
+    }
+
     /// The Pulumi package schema (GetSchema), with the translation's warnings.
     pub fn package_schema(&self, plugin_version: &str) -> (PackageSpec, Vec<Warning>) {
         let parameter = self.value.to_json();

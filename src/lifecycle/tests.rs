@@ -98,3 +98,128 @@ fn data_sources_plan_unset_computed_attributes_as_unknown() {
     let planned = planned_data_source_object(&block, &val(&block.implied_type(), r#"{"name":"a","size":2}"#)).unwrap();
     expect![[r#"{"id":"?","name":"a","note":null,"size":2}"#]].assert_eq(&show(&planned));
 }
+
+mod state_and_values {
+    use expect_test::expect;
+
+    use crate::lifecycle::state::{Meta, path_exists_in_type, unknowns_to_null, value_at};
+    use crate::lifecycle::values::{
+        inputs_from_outputs, refreshed_inputs, strip_computed_only, with_operation_timeout,
+    };
+    use crate::property::PropertyValue;
+    use crate::testutil::{properties, schema, show, show_properties, val};
+    use schema_gen::translate::PropertyNames;
+
+    const SCHEMA: &str = r#"{
+        "attributes": {
+            "id": {"type": "string", "computed": true},
+            "name": {"type": "string", "required": true},
+            "size": {"type": "number", "optional": true, "computed": true},
+            "note": {"type": "string", "optional": true},
+            "token": {"type": "string", "optional": true, "sensitive": true}
+        },
+        "block_types": {
+            "rule": {"nesting_mode": "list", "block": {"attributes": {
+                "port": {"type": "number", "required": true},
+                "arn": {"type": "string", "computed": true}}}},
+            "timeouts": {"nesting_mode": "single", "block": {"attributes": {
+                "create": {"type": "string", "optional": true},
+                "delete": {"type": "string", "optional": true}}}}
+        }}"#;
+
+    #[test]
+    fn meta_round_trips_and_reads_what_the_go_implementation_writes() {
+        // (stored __meta, schema version, private bytes, re-encoded)
+        let cases = [
+            (None, 0, "", None),
+            (Some(r#"{"schema_version":"3"}"#), 3, "", Some(r#"{"schema_version":"3"}"#)),
+            (Some(r#"{"private_state":"cHJpdg=="}"#), 0, "priv", Some(r#"{"private_state":"cHJpdg=="}"#)),
+            (Some(r#"{"schema_version":2,"x":1}"#), 2, "", Some(r#"{"schema_version":"2","x":1}"#)),
+        ];
+        for (stored, version, private, written) in cases {
+            let mut outputs = crate::property::PropertyMap::new();
+            if let Some(text) = stored {
+                outputs.insert("__meta".into(), PropertyValue::String(text.into()));
+            }
+            let meta = Meta::from_outputs(&outputs).expect("a valid __meta");
+            assert_eq!((meta.schema_version, meta.private.as_slice()), (version, private.as_bytes()), "{stored:?}");
+            let rewritten = meta.to_property().map(|v| match v {
+                PropertyValue::String(text) => text,
+                other => panic!("{other:?}"),
+            });
+            assert_eq!(rewritten.as_deref(), written, "{stored:?}");
+        }
+        for bad in [r#"{"schema_version":"x"}"#, "not json", r#"{"private_state":"%%"}"#] {
+            let outputs = [("__meta".to_owned(), PropertyValue::String(bad.into()))].into();
+            assert!(Meta::from_outputs(&outputs).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn configuration_never_sets_computed_only_values() {
+        let block = schema(SCHEMA);
+        let ty = block.implied_type();
+        let config = val(&ty, r#"{"id":"x","name":"n","size":2,"rule":[{"port":1,"arn":"a"}]}"#);
+        expect![[
+            r#"{"id":null,"name":"n","note":null,"rule":[{"arn":null,"port":1}],"size":2,"timeouts":null,"token":null}"#
+        ]]
+        .assert_eq(&show(&strip_computed_only(&block, &config)));
+    }
+
+    #[test]
+    fn the_engine_timeout_fills_only_an_unset_timeouts_entry() {
+        let block = schema(SCHEMA);
+        let ty = block.implied_type();
+        let unset = val(&ty, r#"{"name":"n"}"#);
+        expect![[r#"{"create":"90s","delete":null}"#]]
+            .assert_eq(&show(with_operation_timeout(&block, &unset, "create", 89.2).get_attr("timeouts").unwrap()));
+        let set = val(&ty, r#"{"name":"n","timeouts":{"create":"5m"}}"#);
+        expect![[r#"{"create":"5m","delete":null}"#]]
+            .assert_eq(&show(with_operation_timeout(&block, &set, "create", 90.0).get_attr("timeouts").unwrap()));
+        // No timeout from the engine, or an operation the block does not have: unchanged.
+        assert_eq!(with_operation_timeout(&block, &unset, "create", 0.0), unset);
+        assert_eq!(with_operation_timeout(&block, &unset, "update", 30.0), unset);
+    }
+
+    #[test]
+    fn inputs_of_an_imported_or_refreshed_resource() {
+        let block = schema(SCHEMA);
+        let names = PropertyNames::of_block(&block);
+        let outputs = properties(r#"{"id":"i","name":"n","size":3,"note":"x","rules":[{"port":1,"arn":"a"}]}"#);
+        // Computed-only (id) and optional+computed (size) values are left to the provider.
+        expect![[r#"{"name":"n","note":"x","rules":[{"arn":"a","port":1}]}"#]]
+            .assert_eq(&show_properties(&inputs_from_outputs(&block, &names, &outputs)));
+        let old_inputs = properties(r#"{"name":"old","note":"y","__defaults":[]}"#);
+        expect![[r#"{"__defaults":[],"name":"n","note":"x"}"#]].assert_eq(&show_properties(&refreshed_inputs(
+            &block,
+            &names,
+            &old_inputs,
+            &outputs,
+        )));
+    }
+
+    #[test]
+    fn paths_into_values_and_types() {
+        let block = schema(SCHEMA);
+        let ty = block.implied_type();
+        let value = val(&ty, r#"{"name":"n","rule":[{"port":1}],"size":"?"}"#);
+        let path = |steps: &[&str]| {
+            let mut p = crate::cty::Path::root();
+            for step in steps {
+                p = match step.parse::<u64>() {
+                    Ok(idx) => p.index(idx),
+                    Err(_) => p.attr(step),
+                };
+            }
+            p
+        };
+        assert_eq!(value_at(&value, &path(&["rule", "0", "port"])).map(show).as_deref(), Some("1"));
+        assert_eq!(value_at(&value, &path(&["rule", "5", "port"])), None);
+        assert_eq!(value_at(&value, &path(&["size"])).map(show).as_deref(), Some("\"?\""));
+        assert!(path_exists_in_type(&ty, &path(&["rule", "3", "arn"])));
+        assert!(!path_exists_in_type(&ty, &path(&["rule", "0", "nope"])));
+        assert!(!path_exists_in_type(&ty, &path(&["nope"])));
+        expect![[r#"{"id":null,"name":"n","note":null,"rule":[{"arn":null,"port":1}],"size":null,"timeouts":null,"token":null}"#]]
+            .assert_eq(&show(&unknowns_to_null(&value)));
+    }
+}

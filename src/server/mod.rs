@@ -8,6 +8,7 @@
 //! the only place where domain errors become `tonic::Status`.
 
 mod engine;
+mod resources;
 
 use std::future::Future;
 use std::sync::{Arc, Mutex};
@@ -40,6 +41,8 @@ pub struct Provider {
     /// The Terraform provider this process serves, once Parameterize has run. The engine
     /// starts one process per package, so there is at most one.
     parameterized: tokio::sync::Mutex<Option<Arc<Parameterized>>>,
+    /// Plans made by Diff, for the final-plan check of the Update that follows.
+    plans: lifecycle::PlanCache,
 }
 
 impl Provider {
@@ -49,6 +52,7 @@ impl Provider {
             engine_info: Mutex::new(EngineInfo::default()),
             cancel,
             parameterized: tokio::sync::Mutex::new(None),
+            plans: lifecycle::PlanCache::default(),
         }
     }
 
@@ -180,30 +184,30 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
 
     async fn check_config(
         &self,
-        _request: Request<pulumirpc::CheckRequest>,
+        request: Request<pulumirpc::CheckRequest>,
     ) -> Result<Response<pulumirpc::CheckResponse>, Status> {
-        Err(not_implemented("CheckConfig"))
+        Ok(Response::new(self.do_check_config(request.into_inner()).await?))
     }
 
     async fn diff_config(
         &self,
-        _request: Request<pulumirpc::DiffRequest>,
+        request: Request<pulumirpc::DiffRequest>,
     ) -> Result<Response<pulumirpc::DiffResponse>, Status> {
-        Err(not_implemented("DiffConfig"))
+        Ok(Response::new(self.do_diff_config(request.into_inner()).await?))
     }
 
     async fn configure(
         &self,
-        _request: Request<pulumirpc::ConfigureRequest>,
+        request: Request<pulumirpc::ConfigureRequest>,
     ) -> Result<Response<pulumirpc::ConfigureResponse>, Status> {
-        Err(not_implemented("Configure"))
+        Ok(Response::new(self.do_configure(request.into_inner()).await?))
     }
 
     async fn invoke(
         &self,
-        _request: Request<pulumirpc::InvokeRequest>,
+        request: Request<pulumirpc::InvokeRequest>,
     ) -> Result<Response<pulumirpc::InvokeResponse>, Status> {
-        Err(not_implemented("Invoke"))
+        Ok(Response::new(self.do_invoke(request.into_inner()).await?))
     }
 
     async fn call(
@@ -215,30 +219,30 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
 
     async fn check(
         &self,
-        _request: Request<pulumirpc::CheckRequest>,
+        request: Request<pulumirpc::CheckRequest>,
     ) -> Result<Response<pulumirpc::CheckResponse>, Status> {
-        Err(not_implemented("Check"))
+        Ok(Response::new(self.do_check(request.into_inner()).await?))
     }
 
     async fn diff(
         &self,
-        _request: Request<pulumirpc::DiffRequest>,
+        request: Request<pulumirpc::DiffRequest>,
     ) -> Result<Response<pulumirpc::DiffResponse>, Status> {
-        Err(not_implemented("Diff"))
+        Ok(Response::new(self.do_diff(request.into_inner()).await?))
     }
 
     async fn create(
         &self,
-        _request: Request<pulumirpc::CreateRequest>,
+        request: Request<pulumirpc::CreateRequest>,
     ) -> Result<Response<pulumirpc::CreateResponse>, Status> {
-        Err(not_implemented("Create"))
+        Ok(Response::new(self.do_create(request.into_inner()).await?))
     }
 
     async fn read(
         &self,
-        _request: Request<pulumirpc::ReadRequest>,
+        request: Request<pulumirpc::ReadRequest>,
     ) -> Result<Response<pulumirpc::ReadResponse>, Status> {
-        Err(not_implemented("Read"))
+        Ok(Response::new(self.do_read(request.into_inner()).await?))
     }
 
     type ListStream = tokio_stream::Empty<Result<pulumirpc::ListResponse, Status>>;
@@ -249,13 +253,14 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
 
     async fn update(
         &self,
-        _request: Request<pulumirpc::UpdateRequest>,
+        request: Request<pulumirpc::UpdateRequest>,
     ) -> Result<Response<pulumirpc::UpdateResponse>, Status> {
-        Err(not_implemented("Update"))
+        Ok(Response::new(self.do_update(request.into_inner()).await?))
     }
 
-    async fn delete(&self, _request: Request<pulumirpc::DeleteRequest>) -> Result<Response<()>, Status> {
-        Err(not_implemented("Delete"))
+    async fn delete(&self, request: Request<pulumirpc::DeleteRequest>) -> Result<Response<()>, Status> {
+        self.do_delete(request.into_inner()).await?;
+        Ok(Response::new(()))
     }
 
     async fn construct(
@@ -287,16 +292,42 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
 
     async fn get_mapping(
         &self,
-        _request: Request<pulumirpc::GetMappingRequest>,
+        request: Request<pulumirpc::GetMappingRequest>,
     ) -> Result<Response<pulumirpc::GetMappingResponse>, Status> {
-        Err(not_implemented("GetMapping"))
+        let request = request.into_inner();
+        let Some(provider) = self.mapping_source(&request.key).await else {
+            return Ok(Response::new(pulumirpc::GetMappingResponse::default()));
+        };
+        let name = provider.names.resource_prefix().to_owned();
+        if !request.provider.is_empty() && request.provider != name {
+            return Err(Status::invalid_argument(format!("unknown provider {:?}", request.provider)));
+        }
+        let mapping =
+            schema_gen::mapping::provider_mapping(&provider.schema, &provider.names, &provider.package_version);
+        Ok(Response::new(pulumirpc::GetMappingResponse { provider: name, data: mapping.to_string().into_bytes() }))
     }
 
     async fn get_mappings(
         &self,
-        _request: Request<pulumirpc::GetMappingsRequest>,
+        request: Request<pulumirpc::GetMappingsRequest>,
     ) -> Result<Response<pulumirpc::GetMappingsResponse>, Status> {
-        Err(not_implemented("GetMappings"))
+        let providers = match self.mapping_source(&request.into_inner().key).await {
+            Some(provider) => vec![provider.names.resource_prefix().to_owned()],
+            None => Vec::new(),
+        };
+        Ok(Response::new(pulumirpc::GetMappingsResponse { providers }))
+    }
+}
+
+impl Provider {
+    /// The provider whose mapping a GetMapping(s) key asks for: `terraform` (or the legacy
+    /// `tf`) once parameterized; other converters' keys get nothing, as in the Go
+    /// implementation.
+    async fn mapping_source(&self, key: &str) -> Option<Arc<Parameterized>> {
+        if key != "terraform" && key != "tf" {
+            return None;
+        }
+        self.parameterized.lock().await.clone()
     }
 }
 
@@ -333,7 +364,17 @@ pub async fn serve(config: ServeConfig, shutdown: impl Future<Output = ()> + Sen
     let service = pulumirpc::resource_provider_server::ResourceProviderServer::from_arc(provider)
         .max_decoding_message_size(tfbridge_proto::MAX_MESSAGE_SIZE)
         .max_encoding_message_size(tfbridge_proto::MAX_MESSAGE_SIZE);
-    let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
+    // Nagle's algorithm would hold back the last frames of each response until the engine's
+    // delayed ACK (40 ms on Linux): every RPC would take 40 ms. The engine (Go) disables it
+    // on its side; so do we.
+    let incoming = tokio_stream::StreamExt::map(tokio_stream::wrappers::TcpListenerStream::new(listener), |stream| {
+        if let Ok(stream) = &stream
+            && let Err(err) = stream.set_nodelay(true)
+        {
+            tracing::debug!("cannot disable Nagle's algorithm on an engine connection: {err}");
+        }
+        stream
+    });
     let graceful = Arc::new(tokio::sync::Notify::new());
     let graceful_wait = graceful.clone();
     let server = tonic::transport::Server::builder()

@@ -3,8 +3,10 @@
 
 #![allow(dead_code)] // Each test crate uses a different subset.
 
+pub mod engine;
 pub mod msgpack;
 pub mod plugin;
+pub mod recording_engine;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -17,24 +17,24 @@ pub struct Plugin {
 
 impl Plugin {
     pub fn start(args: &[&str]) -> Plugin {
-        Plugin::start_executable(std::path::Path::new(BINARY), args)
+        Plugin::start_binary(std::path::Path::new(BINARY), args)
     }
 
-    /// Starts any Pulumi plugin executable, such as the Go implementation's, the same way.
-    pub fn start_executable(executable: &std::path::Path, args: &[&str]) -> Plugin {
-        Plugin::start_with_env(executable, args, &[])
+    /// Starts another provider binary the same way (e.g. the Go implementation).
+    pub fn start_binary(binary: &std::path::Path, args: &[&str]) -> Plugin {
+        Plugin::start_with_env(binary, args, &[])
     }
 
-    /// [`Plugin::start_executable`] with extra environment variables (such as `PULUMI_HOME`).
-    pub fn start_with_env(executable: &std::path::Path, args: &[&str], env: &[(&str, &std::path::Path)]) -> Plugin {
-        let mut child = Command::new(executable)
+    /// Starts a provider binary with extra environment variables.
+    pub fn start_with_env(binary: &std::path::Path, args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Plugin {
+        let mut child = Command::new(binary)
+            .envs(env.iter().map(|(k, v)| (*k, *v)))
             .args(args)
-            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .unwrap_or_else(|err| panic!("the plugin binary {} starts: {err}", executable.display()));
+            .expect("the plugin binary starts");
         let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
         let mut first_line = String::new();
         stdout.read_line(&mut first_line).expect("the first stdout line");

@@ -2,5 +2,8 @@
 //! test process, serving real zips signed with throwaway OpenPGP keys.
 
 mod bad_input;
+#[path = "../common/mod.rs"]
+mod common;
+mod parameterize;
 mod sources;
 mod support;

@@ -304,7 +304,7 @@ async fn real_random_provider_installs_from_the_registry() {
 }
 
 /// Publishes the real random provider as `hashicorp/random` 3.9.0.
-fn publish_random(server: &TestServer, key: &TestSigningKey, binary: &[u8]) {
+pub(crate) fn publish_random(server: &TestServer, key: &TestSigningKey, binary: &[u8]) {
     let platform = Platform::current();
     server.route(
         "/.well-known/terraform.json",

@@ -92,7 +92,7 @@ pub(super) fn function(
 
 /// The Pulumi argument names: camel case of the parameter names, `arg<N>` for unnamed
 /// ones, and `2`, `3`, ... appended to repeats.
-fn argument_names(function: &Function) -> Vec<String> {
+pub fn argument_names(function: &Function) -> Vec<String> {
     let mut seen = BTreeSet::new();
     let raw = function
         .parameters

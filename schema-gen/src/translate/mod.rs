@@ -24,6 +24,7 @@ pub mod names;
 mod objects;
 mod package;
 
+pub use functions::argument_names;
 pub use names::{PropertyName, PropertyNames, ProviderNames, ResourceId, ResourceProperties, TokenFilter};
 
 use crate::pulumi::PackageSpec;

@@ -1,0 +1,186 @@
+//! The detailed diff Pulumi shows: which properties a plan changes, and how.
+//!
+//! Terraform decides *whether* a resource changes (the planned state differs from the
+//! prior state) and *whether* it is replaced (`requires_replace`). Pulumi additionally shows
+//! *which* properties change. [`detailed_diff`] compares the prior outputs with the planned
+//! outputs, both in Pulumi names, property by property: lists element by element, objects
+//! key by key. An unknown planned value is an update (its final value is not known yet).
+//! Entries at or under a path that forces replacement get the `*_REPLACE` kinds.
+//!
+//! Architecture invariant: pure, over Pulumi property values; knows nothing of Terraform.
+
+use std::collections::BTreeSet;
+
+use crate::property::{PropertyMap, PropertyPath, PropertyPathStep, PropertyValue};
+
+/// Pulumi's `PropertyDiff.Kind`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DiffKind {
+    Add,
+    AddReplace,
+    Delete,
+    DeleteReplace,
+    Update,
+    UpdateReplace,
+}
+
+impl DiffKind {
+    fn replacing(self) -> DiffKind {
+        match self {
+            DiffKind::Add | DiffKind::AddReplace => DiffKind::AddReplace,
+            DiffKind::Delete | DiffKind::DeleteReplace => DiffKind::DeleteReplace,
+            DiffKind::Update | DiffKind::UpdateReplace => DiffKind::UpdateReplace,
+        }
+    }
+}
+
+/// One changed property.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PropertyDiff {
+    pub path: PropertyPath,
+    pub kind: DiffKind,
+}
+
+/// The changes from `prior` to `planned` (keys starting with `__` are the bridge's own
+/// and ignored), with the kinds under `replace_paths` turned into replacements. A replace
+/// path no change covers (the value was not known) is added as an update-replace, so the
+/// user always sees what forces the replacement.
+pub fn detailed_diff(prior: &PropertyMap, planned: &PropertyMap, replace_paths: &[PropertyPath]) -> Vec<PropertyDiff> {
+    let mut out = Vec::new();
+    let mut path = PropertyPath::default();
+    objects(prior, planned, &mut path, &mut out);
+    for diff in &mut out {
+        if replace_paths.iter().any(|replace| is_prefix(replace, &diff.path) || is_prefix(&diff.path, replace)) {
+            diff.kind = diff.kind.replacing();
+        }
+    }
+    for replace in replace_paths {
+        let covered = out.iter().any(|diff| is_prefix(replace, &diff.path) || is_prefix(&diff.path, replace));
+        if !covered && !replace.steps.is_empty() {
+            out.push(PropertyDiff { path: replace.clone(), kind: DiffKind::UpdateReplace });
+        }
+    }
+    out
+}
+
+/// The top-level property names of some paths, sorted and without repeats.
+pub fn top_level_keys<'p>(paths: impl Iterator<Item = &'p PropertyPath>) -> Vec<String> {
+    let keys: BTreeSet<String> = paths
+        .filter_map(|path| match path.steps.first() {
+            Some(PropertyPathStep::Key(key)) => Some(key.clone()),
+            _ => None,
+        })
+        .collect();
+    keys.into_iter().collect()
+}
+
+fn is_prefix(prefix: &PropertyPath, path: &PropertyPath) -> bool {
+    path.steps.len() >= prefix.steps.len() && path.steps[..prefix.steps.len()] == prefix.steps[..]
+}
+
+fn objects(prior: &PropertyMap, planned: &PropertyMap, path: &mut PropertyPath, out: &mut Vec<PropertyDiff>) {
+    let keys: BTreeSet<&String> = prior.keys().chain(planned.keys()).filter(|key| !key.starts_with("__")).collect();
+    for key in keys {
+        path.steps.push(PropertyPathStep::Key(key.clone()));
+        value(prior.get(key.as_str()), planned.get(key.as_str()), path, out);
+        path.steps.pop();
+    }
+}
+
+fn plain(value: Option<&PropertyValue>) -> Option<&PropertyValue> {
+    match value? {
+        PropertyValue::Secret(inner) => plain(Some(inner)),
+        PropertyValue::Output(output) => match &output.value {
+            Some(inner) => plain(Some(inner)),
+            None => Some(&PropertyValue::Unknown(crate::property::UnknownKind::String)),
+        },
+        PropertyValue::Null => None,
+        other => Some(other),
+    }
+}
+
+fn value(
+    prior: Option<&PropertyValue>,
+    planned: Option<&PropertyValue>,
+    path: &mut PropertyPath,
+    out: &mut Vec<PropertyDiff>,
+) {
+    let push =
+        |out: &mut Vec<PropertyDiff>, path: &PropertyPath, kind| out.push(PropertyDiff { path: path.clone(), kind });
+    match (plain(prior), plain(planned)) {
+        (None, None) => {}
+        (None, Some(_)) => push(out, path, DiffKind::Add),
+        (Some(_), None) => push(out, path, DiffKind::Delete),
+        (Some(_), Some(PropertyValue::Unknown(_))) => push(out, path, DiffKind::Update),
+        (Some(PropertyValue::Object(before)), Some(PropertyValue::Object(after))) => objects(before, after, path, out),
+        (Some(PropertyValue::Array(before)), Some(PropertyValue::Array(after))) => {
+            for idx in 0..before.len().max(after.len()) {
+                path.steps.push(PropertyPathStep::Index(idx));
+                value(before.get(idx), after.get(idx), path, out);
+                path.steps.pop();
+            }
+        }
+        (Some(before), Some(after)) => {
+            if before != after {
+                push(out, path, DiffKind::Update);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::properties;
+
+    fn path(text: &str) -> PropertyPath {
+        let mut out = PropertyPath::default();
+        for part in text.split('.') {
+            match part.split_once('[') {
+                Some((key, index)) => {
+                    out.steps.push(PropertyPathStep::Key(key.to_owned()));
+                    out.steps.push(PropertyPathStep::Index(index.trim_end_matches(']').parse().expect("an index")));
+                }
+                None => out.steps.push(PropertyPathStep::Key(part.to_owned())),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn diffs_by_property() {
+        // (prior, planned, replace paths, expected "path kind" lines)
+        const UNKNOWN: &str = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+        let secret_x = r#"{"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", "value": "x"}"#;
+        let unknown_a = format!(r#"{{"a": "{UNKNOWN}"}}"#);
+        let unknown_b = format!(r#"{{"a": 1, "b": "{UNKNOWN}"}}"#);
+        let secret_s = format!(r#"{{"s": {secret_x}}}"#);
+        // (prior, planned, replace paths, expected "path kind" lines)
+        let cases: &[(&str, &str, &[&str], &[&str])] = &[
+            (r#"{"a": 1}"#, r#"{"a": 1}"#, &[], &[]),
+            (r#"{"a": 1}"#, r#"{"a": 2}"#, &[], &["a Update"]),
+            (r#"{"a": 1}"#, r#"{"a": 2}"#, &["a"], &["a UpdateReplace"]),
+            (r#"{}"#, r#"{"a": 2}"#, &[], &["a Add"]),
+            (r#"{"a": 1}"#, r#"{}"#, &[], &["a Delete"]),
+            (r#"{"a": 1}"#, &unknown_a, &[], &["a Update"]),
+            (
+                r#"{"tags": {"x": "1", "y": "2"}}"#,
+                r#"{"tags": {"x": "1", "z": "3"}}"#,
+                &[],
+                &["tags.y Delete", "tags.z Add"],
+            ),
+            (r#"{"l": [1, 2]}"#, r#"{"l": [1, 3, 4]}"#, &[], &["l[1] Update", "l[2] Add"]),
+            (r#"{"o": {"p": 1}}"#, r#"{"o": {"p": 2}}"#, &["o"], &["o.p UpdateReplace"]),
+            (r#"{"a": 1, "__meta": "x"}"#, r#"{"a": 1}"#, &[], &[]),
+            (r#"{"a": 1}"#, &unknown_b, &["b"], &["b AddReplace"]),
+            (r#"{"a": 1}"#, r#"{"a": 1}"#, &["b"], &["b UpdateReplace"]),
+            (&secret_s, r#"{"s": "x"}"#, &[], &[]),
+        ];
+        for (prior, planned, replace, expected) in cases {
+            let replace: Vec<PropertyPath> = replace.iter().map(|p| path(p)).collect();
+            let diffs = detailed_diff(&properties(prior), &properties(planned), &replace);
+            let got: Vec<String> = diffs.iter().map(|d| format!("{} {:?}", d.path, d.kind)).collect();
+            assert_eq!(got, *expected, "{prior} -> {planned} (replace {replace:?})");
+        }
+    }
+}

@@ -1,0 +1,265 @@
+//! Invoke: data sources (`ValidateDataResourceConfig` + `ReadDataSource`) and
+//! provider-defined functions (`CallFunction`).
+//!
+//! Results carry no secrets (Pulumi functions may not return them; the engine marks results
+//! secret itself when arguments were), as the Go implementation does. A function's arguments
+//! arrive by name and are passed by position; a non-object result comes back as `result`.
+//!
+//! Architecture invariant: no gRPC types.
+
+use schema_gen::tf::{Attribute, Block, Function, Type};
+use schema_gen::translate::{PropertyNames, argument_names};
+
+use super::calls::{decode, encode, report};
+use super::error::LifecycleError;
+use super::parameterized::{Parameterized, TokenKind};
+use super::resource::CheckFailure;
+use super::values::strip_computed_only;
+use crate::convert::values::{self as convert, UnknownKeys};
+use crate::cty::Value;
+use crate::property::{PropertyMap, PropertyValue, UnknownKind};
+
+/// Invoke's result: outputs, or failures naming the arguments at fault.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Invoked {
+    pub outputs: PropertyMap,
+    pub failures: Vec<CheckFailure>,
+    pub warnings: Vec<String>,
+}
+
+impl Parameterized {
+    pub async fn invoke(&self, token: &str, args: &PropertyMap) -> Result<Invoked, LifecycleError> {
+        match self.lookup_token(token) {
+            Some((TokenKind::DataSource, tf_name)) => self.read_data_source(token, tf_name, args).await,
+            Some((TokenKind::Function, tf_name)) => self.call_function(token, tf_name, args).await,
+            _ => Err(LifecycleError::UnknownToken {
+                kind: "data source or function",
+                token: token.to_owned(),
+                package: self.package_name.clone(),
+            }),
+        }
+    }
+
+    async fn read_data_source(
+        &self,
+        token: &str,
+        tf_name: &str,
+        args: &PropertyMap,
+    ) -> Result<Invoked, LifecycleError> {
+        let block = &self.schema.data_sources[tf_name].block;
+        let names = PropertyNames::of_block(block);
+        let ty = block.implied_type();
+        let mut invoked = Invoked::default();
+        let config = match convert::to_cty(block, &names, args, UnknownKeys::Reject) {
+            Ok((config, _)) => strip_computed_only(block, &config),
+            Err(error) => {
+                invoked
+                    .failures
+                    .push(CheckFailure { property: error.path.to_string(), reason: error.kind.to_string() });
+                return Ok(invoked);
+            }
+        };
+        let call_error =
+            |operation, error| LifecycleError::Call { urn: token.to_owned(), operation, error: Box::new(error) };
+        let invalid = |message: String| LifecycleError::Invalid { urn: token.to_owned(), message };
+        let encoded = encode(&config, &ty).map_err(|err| invalid(format!("the arguments cannot be encoded: {err}")))?;
+        let diagnostics = self
+            .client
+            .validate_data_resource_config(tf_name, &encoded)
+            .await
+            .map_err(|err| call_error("ValidateDataResourceConfig", err))?;
+        let (errors, warnings) = report(block, &names, &diagnostics);
+        invoked.warnings.extend(warnings.iter().map(ToString::to_string));
+        if !errors.is_empty() {
+            invoked.failures = errors
+                .iter()
+                .map(|e| CheckFailure {
+                    property: e.property.as_ref().map(ToString::to_string).unwrap_or_default(),
+                    reason: e.text(),
+                })
+                .collect();
+            return Ok(invoked);
+        }
+        let state = if config.is_wholly_known() {
+            let request = crate::tfplugin::types::ReadDataSourceRequest {
+                type_name: tf_name.to_owned(),
+                config: encoded,
+                provider_meta: self.provider_meta(),
+            };
+            let response =
+                self.client.read_data_source(&request).await.map_err(|err| call_error("ReadDataSource", err))?;
+            let (errors, warnings) = report(block, &names, &response.diagnostics);
+            invoked.warnings.extend(warnings.iter().map(ToString::to_string));
+            if !errors.is_empty() {
+                return Err(LifecycleError::Diagnostics {
+                    urn: token.to_owned(),
+                    operation: "ReadDataSource",
+                    diagnostics: errors,
+                });
+            }
+            let state = decode(&response.state, &ty).map_err(|err| {
+                invalid(format!("Provider produced invalid object: ReadDataSource returned an invalid value: {err}"))
+            })?;
+            if state.is_null() {
+                return Err(invalid(format!("Provider produced null object: {tf_name} returned null")));
+            }
+            if !state.is_wholly_known() {
+                return Err(invalid(format!(
+                    "Provider produced invalid object: {tf_name} returned a value that is not wholly known"
+                )));
+            }
+            state
+        } else {
+            // A preview with arguments not known yet: what Terraform plans for the read.
+            super::planned_data_source_object(block, &config)
+                .map_err(|err| invalid(format!("cannot plan the data source read: {err}")))?
+        };
+        let outputs = convert::from_cty(block, &names, &state, &[])
+            .map_err(|error| LifecycleError::InvalidProperty { urn: token.to_owned(), error })?;
+        invoked.outputs = outputs.into_iter().map(|(k, v)| (k, without_secrets(v))).collect();
+        Ok(invoked)
+    }
+
+    async fn call_function(&self, token: &str, tf_name: &str, args: &PropertyMap) -> Result<Invoked, LifecycleError> {
+        let function: &Function = &self.schema.functions[tf_name];
+        let arg_names = argument_names(function);
+        let mut invoked = Invoked::default();
+        let mut encoded = Vec::new();
+        let mut any_unknown = false;
+        let mut convert_arg =
+            |name: &str, ty: &Type, value: &PropertyValue, invoked: &mut Invoked| match to_value(ty, value) {
+                Ok(value) => {
+                    any_unknown |= !value.is_wholly_known();
+                    match encode(&value, ty) {
+                        Ok(bytes) => encoded.push(bytes),
+                        Err(err) => {
+                            invoked.failures.push(CheckFailure { property: name.to_owned(), reason: err.to_string() })
+                        }
+                    }
+                }
+                Err(error) => invoked.failures.push(CheckFailure {
+                    property: if error.path.steps.is_empty() {
+                        name.to_owned()
+                    } else {
+                        format!("{name}{}", path_suffix(&error.path.to_string()))
+                    },
+                    reason: error.kind.to_string(),
+                }),
+            };
+        for (idx, param) in function.parameters.iter().enumerate() {
+            let name = &arg_names[idx];
+            let value = args.get(name).cloned().unwrap_or(PropertyValue::Null);
+            convert_arg(name, &param.r#type, &value, &mut invoked);
+        }
+        if let Some(variadic) = &function.variadic_parameter {
+            let name = &arg_names[function.parameters.len()];
+            match args.get(name).cloned().map(without_secrets) {
+                None | Some(PropertyValue::Null) => {}
+                Some(PropertyValue::Array(items)) => {
+                    for item in &items {
+                        convert_arg(name, &variadic.r#type, item, &mut invoked);
+                    }
+                }
+                Some(_) => invoked.failures.push(CheckFailure {
+                    property: name.clone(),
+                    reason: "expected an array of the variadic arguments".to_owned(),
+                }),
+            }
+        }
+        if let Some(unexpected) = args.keys().find(|key| !arg_names.contains(key)) {
+            invoked.failures.push(CheckFailure {
+                property: unexpected.clone(),
+                reason: format!("{tf_name} has no argument {unexpected:?}; it takes {}", arg_names.join(", ")),
+            });
+        }
+        if !invoked.failures.is_empty() {
+            return Ok(invoked);
+        }
+        if any_unknown {
+            invoked.outputs.insert("result".to_owned(), PropertyValue::Unknown(UnknownKind::String));
+            return Ok(invoked);
+        }
+        let response = self.client.call_function(tf_name, &encoded).await.map_err(|error| LifecycleError::Call {
+            urn: token.to_owned(),
+            operation: "CallFunction",
+            error: Box::new(error),
+        })?;
+        let Some(response) = response.supported() else {
+            return Err(LifecycleError::Invalid {
+                urn: token.to_owned(),
+                message: format!("the provider does not support CallFunction, so {tf_name} cannot be called"),
+            });
+        };
+        if let Some(error) = response.error {
+            let property = error
+                .argument
+                .and_then(|idx| usize::try_from(idx).ok())
+                .and_then(|idx| arg_names.get(idx.min(arg_names.len().saturating_sub(1))))
+                .cloned()
+                .unwrap_or_default();
+            invoked.failures.push(CheckFailure { property, reason: error.text });
+            return Ok(invoked);
+        }
+        let result = decode(&response.result, &function.return_type).map_err(|err| LifecycleError::Invalid {
+            urn: token.to_owned(),
+            message: format!("{tf_name} returned an invalid result: {err}"),
+        })?;
+        let result = from_value(&function.return_type, &result)
+            .map_err(|error| LifecycleError::InvalidProperty { urn: token.to_owned(), error })?;
+        invoked.outputs = match (&function.return_type, without_secrets(result)) {
+            (Type::Object(_), PropertyValue::Object(map)) => map,
+            (_, other) => [("result".to_owned(), other)].into(),
+        };
+        Ok(invoked)
+    }
+}
+
+/// `.x` or `[0]` after an argument name.
+fn path_suffix(path: &str) -> String {
+    if path.starts_with('[') { path.to_owned() } else { format!(".{path}") }
+}
+
+/// A one-attribute block holding a value of `ty`: lets the schema-driven translation (and
+/// its naming rules) convert a bare value.
+fn holder(ty: &Type) -> (Block, String) {
+    let mut attr = Attribute::new(ty.clone());
+    attr.optional = true;
+    let block = Block { attributes: [("value".to_owned(), attr)].into(), ..Block::default() };
+    let key = PropertyNames::of_block(&block)
+        .by_tf_name("value")
+        .map_or_else(|| "value".to_owned(), |n| n.pulumi_name.clone());
+    (block, key)
+}
+
+fn to_value(ty: &Type, value: &PropertyValue) -> Result<Value, convert::ConvertError> {
+    let (block, key) = holder(ty);
+    let names = PropertyNames::of_block(&block);
+    let props: PropertyMap = [(key, value.clone())].into();
+    let (object, _) = convert::to_cty(&block, &names, &props, UnknownKeys::Reject).map_err(|mut err| {
+        // The holder's key is not part of what the user wrote.
+        if !err.path.steps.is_empty() {
+            err.path.steps.remove(0);
+        }
+        err
+    })?;
+    Ok(object.get_attr("value").cloned().unwrap_or_else(|| Value::null(ty.clone())))
+}
+
+fn from_value(ty: &Type, value: &Value) -> Result<PropertyValue, convert::ConvertError> {
+    let (block, key) = holder(ty);
+    let names = PropertyNames::of_block(&block);
+    let object = Value::object([("value", value.clone())]);
+    let mut props = convert::from_cty(&block, &names, &object, &[])?;
+    Ok(props.remove(&key).unwrap_or(PropertyValue::Null))
+}
+
+fn without_secrets(value: PropertyValue) -> PropertyValue {
+    match value {
+        PropertyValue::Secret(inner) => without_secrets(*inner),
+        PropertyValue::Array(items) => PropertyValue::Array(items.into_iter().map(without_secrets).collect()),
+        PropertyValue::Object(map) => {
+            PropertyValue::Object(map.into_iter().map(|(k, v)| (k, without_secrets(v))).collect())
+        }
+        other => other,
+    }
+}

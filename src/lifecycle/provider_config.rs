@@ -1,0 +1,169 @@
+//! Provider configuration: CheckConfig (`ValidateProviderConfig`), DiffConfig (from the
+//! schema alone) and Configure (`ConfigureProvider`).
+//!
+//! The engine adds keys of its own to the configuration (`version`, and sometimes
+//! `pluginDownloadURL`); they are not Terraform settings and never reach the provider,
+//! unless the provider really has a setting of that name.
+//!
+//! Architecture invariant: no gRPC types.
+
+use schema_gen::translate::PropertyNames;
+
+use super::calls::{encode, report};
+use super::detailed_diff::{PropertyDiff, detailed_diff, top_level_keys};
+use super::error::LifecycleError;
+use super::parameterized::Parameterized;
+use super::resource::{CheckFailure, Diffed};
+use crate::convert::values::{self as convert, UnknownKeys};
+use crate::property::{PropertyMap, PropertyValue};
+
+/// The version string Terraform providers are told they run under: the Go
+/// implementation's, so providers that gate features on it behave the same.
+pub const TERRAFORM_VERSION: &str = "1.0.0+pulumi-terraform-bridge";
+
+/// Keys the engine and SDKs put into provider configuration for themselves.
+const ENGINE_KEYS: &[&str] = &["version", "pluginDownloadURL", "parameterization", "name"];
+
+/// CheckConfig's result.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ConfigChecked {
+    pub inputs: PropertyMap,
+    pub failures: Vec<CheckFailure>,
+    pub warnings: Vec<String>,
+}
+
+/// A required setting that has no value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MissingKey {
+    /// The stack configuration key, `<package>:<property>`, as the engine prints it in
+    /// `pulumi config set <name> <value>`.
+    pub name: String,
+    /// The provider property.
+    pub property: String,
+    pub description: String,
+}
+
+impl Parameterized {
+    fn config_names(&self) -> PropertyNames {
+        PropertyNames::of_block(&self.schema.provider.block)
+    }
+
+    /// The configuration without the engine's own keys.
+    fn terraform_settings(&self, names: &PropertyNames, config: &PropertyMap) -> PropertyMap {
+        config
+            .iter()
+            .filter(|(key, _)| !(ENGINE_KEYS.contains(&key.as_str()) && names.by_pulumi_name(key).is_none()))
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect()
+    }
+
+    /// Required settings that have no value (unknown counts as a value).
+    fn missing_keys(&self, names: &PropertyNames, settings: &PropertyMap) -> Vec<MissingKey> {
+        self.schema
+            .provider
+            .block
+            .attributes
+            .iter()
+            .filter(|(_, attr)| attr.required)
+            .filter_map(|(tf_name, attr)| {
+                let name = names.by_tf_name(tf_name).map_or_else(|| tf_name.clone(), |n| n.pulumi_name.clone());
+                let present = settings.get(&name).is_some_and(|v| !matches!(v, PropertyValue::Null));
+                (!present).then(|| MissingKey {
+                    name: format!("{}:{name}", self.package_name),
+                    property: name,
+                    description: attr.description.clone(),
+                })
+            })
+            .collect()
+    }
+
+    /// CheckConfig: unknown keys and the provider's own validation become failures on
+    /// Pulumi names; sensitive settings are marked secret.
+    pub async fn check_config(&self, urn: &str, news: &PropertyMap) -> Result<ConfigChecked, LifecycleError> {
+        let names = self.config_names();
+        let block = &self.schema.provider.block;
+        let settings = self.terraform_settings(&names, news);
+        let mut checked = ConfigChecked { inputs: news.clone(), ..ConfigChecked::default() };
+        super::values::mark_sensitive_inputs(block, &names, &mut checked.inputs);
+        let config = match convert::to_cty(block, &names, &settings, UnknownKeys::Reject) {
+            Ok((config, _)) => config,
+            Err(error) => {
+                let reason = match &error.kind {
+                    convert::ConvertErrorKind::UnknownProperty(key) => {
+                        format!("{key:?} is not a configuration setting of the {} provider", self.package_name)
+                    }
+                    other => other.to_string(),
+                };
+                checked.failures.push(CheckFailure { property: error.path.to_string(), reason });
+                return Ok(checked);
+            }
+        };
+        let encoded = encode(&config, &block.implied_type()).map_err(|err| LifecycleError::Invalid {
+            urn: urn.to_owned(),
+            message: format!("invalid configuration: {err}"),
+        })?;
+        let response = self.client.validate_provider_config(&encoded).await.map_err(|error| LifecycleError::Call {
+            urn: urn.to_owned(),
+            operation: "ValidateProviderConfig",
+            error: Box::new(error),
+        })?;
+        let (errors, warnings) = report(block, &names, &response.diagnostics);
+        checked.warnings = warnings.iter().map(ToString::to_string).collect();
+        // Required settings without a value are left to Configure, whose
+        // ConfigureErrorMissingKeys makes the engine print how to set them.
+        let missing: Vec<String> = self.missing_keys(&names, &settings).into_iter().map(|k| k.property).collect();
+        checked.failures = errors
+            .iter()
+            .filter(|e| !e.property.as_ref().is_some_and(|p| missing.contains(&p.to_string())))
+            .map(|e| CheckFailure {
+                property: e.property.as_ref().map(ToString::to_string).unwrap_or_default(),
+                reason: e.text(),
+            })
+            .collect();
+        Ok(checked)
+    }
+
+    /// DiffConfig: which settings changed. Terraform never replaces a provider, so nothing
+    /// here forces a replacement.
+    pub fn diff_config(&self, olds: &PropertyMap, news: &PropertyMap) -> Diffed {
+        let names = self.config_names();
+        let detailed: Vec<PropertyDiff> =
+            detailed_diff(&self.terraform_settings(&names, olds), &self.terraform_settings(&names, news), &[]);
+        Diffed {
+            changes: !detailed.is_empty(),
+            diffs: top_level_keys(detailed.iter().map(|d| &d.path)),
+            detailed,
+            ..Diffed::default()
+        }
+    }
+
+    /// Configure: required settings must have a value (unknown is fine during a preview);
+    /// then ConfigureProvider. Returns the provider's warnings.
+    pub async fn configure(&self, urn: &str, args: &PropertyMap) -> Result<Vec<String>, LifecycleError> {
+        let names = self.config_names();
+        let block = &self.schema.provider.block;
+        let settings = self.terraform_settings(&names, args);
+        let missing = self.missing_keys(&names, &settings);
+        if !missing.is_empty() {
+            return Err(LifecycleError::MissingConfig { package: self.package_name.clone(), keys: missing });
+        }
+        let (config, _) = convert::to_cty(block, &names, &settings, UnknownKeys::Ignore)
+            .map_err(|error| LifecycleError::InvalidProperty { urn: urn.to_owned(), error })?;
+        let encoded = encode(&config, &block.implied_type()).map_err(|err| LifecycleError::Invalid {
+            urn: urn.to_owned(),
+            message: format!("invalid configuration: {err}"),
+        })?;
+        let diagnostics = self.client.configure_provider(TERRAFORM_VERSION, &encoded).await.map_err(|error| {
+            LifecycleError::Call { urn: urn.to_owned(), operation: "ConfigureProvider", error: Box::new(error) }
+        })?;
+        let (errors, warnings) = report(block, &names, &diagnostics);
+        if !errors.is_empty() {
+            return Err(LifecycleError::Diagnostics {
+                urn: urn.to_owned(),
+                operation: "ConfigureProvider",
+                diagnostics: errors,
+            });
+        }
+        Ok(warnings.iter().map(ToString::to_string).collect())
+    }
+}

@@ -1,0 +1,573 @@
+//! The resource operations: Check, Diff, Create, Update, Delete and Read, each run the way
+//! Terraform core runs the same step (terraform-protocol.md §6).
+//!
+//! - Check validates the configuration (`ValidateResourceConfig`) and auto-names `name`.
+//! - Diff loads the state (`UpgradeResourceState`), plans (`PlanResourceChange` from the
+//!   proposed new state) and reports what changes, in Pulumi property paths.
+//! - Create and Update plan again, as Terraform does at apply time, then apply. A preview
+//!   stops after the plan and returns the planned values, unknowns included.
+//! - Delete plans a destroy when the provider asks for it, then applies a null plan.
+//! - Read refreshes (`ReadResource`) or imports (`ImportResourceState` + `ReadResource`).
+//!
+//! Nothing created remotely is ever dropped: an apply that fails with a state returns a
+//! [`PartialFailure`], which the engine stores.
+//!
+//! Architecture invariant: no gRPC types; requests come in as Pulumi property maps.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use super::calls::{Resource, decode, report};
+use super::detailed_diff::{PropertyDiff, detailed_diff, top_level_keys};
+use super::error::{LifecycleError, PROVIDER_BUG_SUFFIX, PartialFailure};
+use super::state::{self, MISSING_ID, Meta};
+use super::values::{
+    inputs_from_outputs, mark_sensitive_inputs, refreshed_inputs, strip_computed_only, with_operation_timeout,
+};
+use crate::convert::values::{self as convert, UnknownKeys};
+use crate::cty::{self, Value};
+use crate::invariants;
+use crate::property::{PropertyMap, PropertyPath, PropertyValue};
+
+/// A problem with one input, for the engine to show next to the property.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckFailure {
+    /// Pulumi property path; empty for the resource as a whole.
+    pub property: String,
+    pub reason: String,
+}
+
+/// How the engine wants `name` auto-named (the program's or stack's autonaming config).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Autonaming {
+    /// The provider's default: `<resource name>-<7 random hex digits>`.
+    Default,
+    /// Use this name (the engine computed it from the configured pattern).
+    Propose(String),
+    /// Use exactly this name.
+    Enforce(String),
+    /// Never auto-name.
+    Disable,
+}
+
+/// Check's result: the inputs to use, or what is wrong with them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Checked {
+    pub inputs: PropertyMap,
+    pub failures: Vec<CheckFailure>,
+    pub warnings: Vec<String>,
+}
+
+/// Diff's result.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Diffed {
+    pub changes: bool,
+    /// Top-level properties that force replacement.
+    pub replaces: Vec<String>,
+    /// Top-level properties that change.
+    pub diffs: Vec<String>,
+    pub detailed: Vec<PropertyDiff>,
+    pub warnings: Vec<String>,
+}
+
+/// The outcome of Create, Update or Read.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Written {
+    /// Empty in a preview of a create, and after a read that found the object gone.
+    pub id: String,
+    pub outputs: PropertyMap,
+    /// Read only: the inputs to store (derived from the state on import and refresh).
+    pub inputs: Option<PropertyMap>,
+    pub warnings: Vec<String>,
+}
+
+/// What Create and Update share.
+struct Write<'a> {
+    id: &'a str,
+    /// The upgraded prior state and its meta; `None` for a create.
+    prior: Option<(Value, Meta)>,
+    news: &'a PropertyMap,
+    preview: bool,
+    timeout_seconds: f64,
+    cancel: &'a CancellationToken,
+}
+
+/// Plans made by Diff, kept for the final-plan check of the Update that follows.
+#[derive(Default)]
+pub struct PlanCache(Mutex<HashMap<String, Value>>);
+
+impl PlanCache {
+    fn put(&self, urn: &str, planned: &Value) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).insert(urn.to_owned(), planned.clone());
+    }
+
+    fn take(&self, urn: &str) -> Option<Value> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).remove(urn)
+    }
+}
+
+impl Resource<'_> {
+    fn name_property(&self) -> Option<String> {
+        self.props.autonamed.then(|| self.props.names.by_tf_name("name").map(|n| n.pulumi_name.clone()))?
+    }
+
+    /// The Terraform configuration of Pulumi inputs, with the secret paths.
+    fn config(&self, inputs: &PropertyMap) -> Result<(Value, Vec<cty::Path>), LifecycleError> {
+        let (value, secrets) = convert::to_cty(&self.schema.block, &self.props.names, inputs, UnknownKeys::Reject)
+            .map_err(|error| LifecycleError::InvalidProperty { urn: self.urn.clone(), error })?;
+        Ok((strip_computed_only(&self.schema.block, &value), secrets))
+    }
+
+    fn outputs(&self, state: &Value, secrets: &[cty::Path], meta: &Meta) -> Result<PropertyMap, LifecycleError> {
+        state::outputs(self.schema, &self.props, state, secrets, meta).map_err(|err| LifecycleError::ProviderBug {
+            urn: self.urn.clone(),
+            summary: "Provider produced invalid object",
+            problems: vec![format!("the state cannot be shown as Pulumi outputs: {err}")],
+        })
+    }
+
+    fn meta(&self, previous: Option<&Meta>, private: Vec<u8>) -> Meta {
+        Meta {
+            schema_version: self.schema.version,
+            private,
+            other: previous.map(|m| m.other.clone()).unwrap_or_default(),
+        }
+    }
+
+    /// Check: auto-names `name`, validates the configuration, and marks sensitive inputs
+    /// secret. The inputs otherwise stay exactly as the program wrote them.
+    pub async fn check(
+        &self,
+        resource_name: &str,
+        olds: &PropertyMap,
+        news: &PropertyMap,
+        random_seed: &[u8],
+        autonaming: &Autonaming,
+    ) -> Result<Checked, LifecycleError> {
+        let mut inputs = news.clone();
+        let mut autonamed = None;
+        if let Some(key) = self.name_property()
+            && !inputs.contains_key(&key)
+        {
+            let name = match autonaming {
+                Autonaming::Disable => None,
+                Autonaming::Propose(name) | Autonaming::Enforce(name) => Some(name.clone()),
+                // Keep the name an earlier Check chose, or every update would rename.
+                Autonaming::Default => match olds.get(&key) {
+                    Some(PropertyValue::String(old)) => Some(old.clone()),
+                    _ => Some(default_autoname(resource_name, random_seed)),
+                },
+            };
+            if let Some(name) = name {
+                inputs.insert(key.clone(), PropertyValue::String(name));
+                autonamed = Some(key);
+            }
+        }
+        let mut checked = self.validate(&inputs).await?;
+        // Terraform's ConflictsWith is invisible in the schema: when the auto-name is what
+        // conflicts (e.g. with `name_prefix`), drop it and validate again.
+        if let Some(key) = &autonamed
+            && checked
+                .failures
+                .iter()
+                .any(|f| f.property == *key && f.reason.contains("Conflicting configuration arguments"))
+        {
+            inputs.remove(key);
+            checked = self.validate(&inputs).await?;
+        }
+        mark_sensitive_inputs(&self.schema.block, &self.props.names, &mut inputs);
+        checked.inputs = inputs;
+        Ok(checked)
+    }
+
+    async fn validate(&self, inputs: &PropertyMap) -> Result<Checked, LifecycleError> {
+        let mut checked = Checked::default();
+        let config = match self.config(inputs) {
+            Ok((config, _)) => config,
+            Err(LifecycleError::InvalidProperty { error, .. }) => {
+                checked
+                    .failures
+                    .push(CheckFailure { property: error.path.to_string(), reason: error.kind.to_string() });
+                return Ok(checked);
+            }
+            Err(other) => return Err(other),
+        };
+        let encoded = super::calls::encode(&config, &self.ty()).map_err(|err| LifecycleError::Invalid {
+            urn: self.urn.clone(),
+            message: format!("the configuration cannot be encoded: {err}"),
+        })?;
+        let diagnostics =
+            self.provider.client.validate_resource_config(self.tf_name, &encoded).await.map_err(|error| {
+                LifecycleError::Call {
+                    urn: self.urn.clone(),
+                    operation: "ValidateResourceConfig",
+                    error: Box::new(error),
+                }
+            })?;
+        let (errors, warnings) = report(&self.schema.block, &self.props.names, &diagnostics);
+        checked.warnings = warnings.iter().map(ToString::to_string).collect();
+        checked.failures = errors
+            .iter()
+            .map(|e| CheckFailure {
+                property: e.property.as_ref().map(ToString::to_string).unwrap_or_default(),
+                reason: e.text(),
+            })
+            .collect();
+        Ok(checked)
+    }
+
+    /// Diff: what the provider's plan changes, against the upgraded prior state.
+    pub async fn diff(
+        &self,
+        id: &str,
+        olds: &PropertyMap,
+        news: &PropertyMap,
+        cache: &PlanCache,
+    ) -> Result<Diffed, LifecycleError> {
+        let mut warnings = Vec::new();
+        let (prior, meta) = self.upgrade(id, olds, &mut warnings).await?;
+        let (config, _) = self.config(news)?;
+        let planned = self.plan(&prior, &meta.private, &config, &mut warnings).await?;
+        cache.put(&self.urn, &planned.value);
+        if planned.value.is_wholly_known() && planned.value.equals_ignoring_refinements(&prior) {
+            return Ok(Diffed { warnings, ..Diffed::default() });
+        }
+        let no_secrets: &[cty::Path] = &[];
+        let before = self.outputs(&prior, no_secrets, &Meta::default())?;
+        let after = self.outputs(&planned.value, no_secrets, &Meta::default())?;
+        let replace: Vec<PropertyPath> = planned.replace_paths.iter().map(|p| self.pulumi_path(p)).collect();
+        let detailed = detailed_diff(&before, &after, &replace);
+        let replaces = top_level_keys(replace.iter());
+        let diffs = top_level_keys(detailed.iter().map(|d| &d.path));
+        Ok(Diffed { changes: true, replaces, diffs, detailed, warnings })
+    }
+
+    /// Create: plan from a null prior; unless previewing, apply.
+    pub async fn create(
+        &self,
+        news: &PropertyMap,
+        preview: bool,
+        timeout_seconds: f64,
+        cancel: &CancellationToken,
+    ) -> Result<Written, LifecycleError> {
+        let write = Write { id: "", prior: None, news, preview, timeout_seconds, cancel };
+        self.plan_and_apply(write, Vec::new(), None).await
+    }
+
+    /// Update: upgrade the prior state, plan again (checking the plan against the one Diff
+    /// made, as Terraform checks its final plan), and unless previewing, apply.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn update(
+        &self,
+        id: &str,
+        olds: &PropertyMap,
+        news: &PropertyMap,
+        preview: bool,
+        timeout_seconds: f64,
+        cache: &PlanCache,
+        cancel: &CancellationToken,
+    ) -> Result<Written, LifecycleError> {
+        let mut warnings = Vec::new();
+        let prior = self.upgrade(id, olds, &mut warnings).await?;
+        let write = Write { id, prior: Some(prior), news, preview, timeout_seconds, cancel };
+        self.plan_and_apply(write, warnings, Some(cache)).await
+    }
+
+    /// The shared part of Create and Update: configuration, plan, and unless previewing,
+    /// the final-plan check and the apply.
+    async fn plan_and_apply(
+        &self,
+        write: Write<'_>,
+        mut warnings: Vec<String>,
+        cache: Option<&PlanCache>,
+    ) -> Result<Written, LifecycleError> {
+        let operation = if write.prior.is_some() { "update" } else { "create" };
+        let (prior, meta) = write.prior.unwrap_or_else(|| (Value::null(self.ty()), Meta::default()));
+        let previous_meta = (!prior.is_null()).then_some(&meta);
+        let (config, secrets) = self.config(write.news)?;
+        let config = with_operation_timeout(&self.schema.block, &config, operation, write.timeout_seconds);
+        let planned = self.plan(&prior, &meta.private, &config, &mut warnings).await?;
+        if write.preview {
+            let outputs = self.outputs(&planned.value, &secrets, &self.meta(previous_meta, meta.private.clone()))?;
+            let id = match previous_meta {
+                Some(_) => write.id.to_owned(),
+                None => state::resource_id(&self.props, &planned.value).unwrap_or_default(),
+            };
+            return Ok(Written { id, outputs, inputs: None, warnings });
+        }
+        if let Some(earlier) = cache.and_then(|cache| cache.take(&self.urn)) {
+            self.check_final_plan(&earlier, &planned.value)?;
+        }
+        let limit = limit(write.timeout_seconds);
+        let applied = self
+            .apply(
+                &prior,
+                &planned.value,
+                &planned.private,
+                &config,
+                planned.legacy_type_system,
+                limit,
+                write.cancel,
+                &mut warnings,
+            )
+            .await?;
+        self.finish(applied, write.news, previous_meta, &secrets, warnings, operation)
+    }
+
+    /// Terraform's "inconsistent final plan" check: the plan made at apply time may only
+    /// fill in what the earlier plan left unknown.
+    fn check_final_plan(&self, earlier: &Value, planned: &Value) -> Result<(), LifecycleError> {
+        let violations = invariants::assert_object_compatible(&self.schema.block, earlier, planned);
+        if violations.is_empty() {
+            return Ok(());
+        }
+        let provider = self.provider.display_name();
+        Err(LifecycleError::ProviderBug {
+            urn: self.urn.clone(),
+            summary: "Provider produced inconsistent final plan",
+            problems: violations
+                .iter()
+                .map(|v| {
+                    format!(
+                        "When expanding the plan for {} to include new values learned so far during apply, \
+                         provider {provider:?} produced an invalid new value for property {}: {}. {PROVIDER_BUG_SUFFIX}",
+                        self.urn,
+                        self.pulumi_path(&v.path),
+                        v.message
+                    )
+                })
+                .collect(),
+        })
+    }
+
+    /// Turns an apply result into outputs, or a partial failure when the object exists but
+    /// the apply failed.
+    fn finish(
+        &self,
+        applied: super::calls::Applied,
+        news: &PropertyMap,
+        previous: Option<&Meta>,
+        secrets: &[cty::Path],
+        warnings: Vec<String>,
+        operation: &str,
+    ) -> Result<Written, LifecycleError> {
+        if applied.new_state.is_null() {
+            return Err(LifecycleError::Invalid {
+                urn: self.urn.clone(),
+                message: format!("{operation} failed: {}", applied.errors.join("; ")),
+            });
+        }
+        let outputs = self.outputs(&applied.new_state, secrets, &self.meta(previous, applied.private))?;
+        let id = state::resource_id(&self.props, &applied.new_state);
+        let mut errors = applied.errors;
+        let id = id.unwrap_or_else(|| {
+            errors.push(format!(
+                "the provider returned no id for the new object; it is recorded as {MISSING_ID:?}: run `pulumi refresh` or import it"
+            ));
+            MISSING_ID.to_owned()
+        });
+        if errors.is_empty() {
+            return Ok(Written { id, outputs, inputs: None, warnings });
+        }
+        Err(LifecycleError::Partial(Box::new(PartialFailure {
+            urn: self.urn.clone(),
+            id,
+            outputs,
+            inputs: news.clone(),
+            reasons: errors,
+        })))
+    }
+
+    /// Delete: the upgraded prior state, a destroy plan when the provider wants one, and an
+    /// apply with null planned state and null configuration.
+    pub async fn delete(
+        &self,
+        id: &str,
+        olds: &PropertyMap,
+        timeout_seconds: f64,
+        cancel: &CancellationToken,
+    ) -> Result<Vec<String>, LifecycleError> {
+        let mut warnings = Vec::new();
+        let (prior, meta) = self.upgrade(id, olds, &mut warnings).await?;
+        let null = Value::null(self.ty());
+        let mut private = meta.private.clone();
+        if self.provider.capabilities.plan_destroy {
+            let request = crate::tfplugin::types::PlanResourceChangeRequest {
+                type_name: self.tf_name.to_owned(),
+                prior_state: super::calls::encode(&prior, &self.ty())
+                    .map_err(|err| LifecycleError::State { urn: self.urn.clone(), reason: err.to_string() })?,
+                proposed_new_state: crate::tfplugin::DynamicValue::null(),
+                config: crate::tfplugin::DynamicValue::null(),
+                prior_private: meta.private.clone(),
+                provider_meta: self.provider.provider_meta(),
+                planned_private: Vec::new(),
+            };
+            let response =
+                self.provider.client.plan_resource_change(&request).await.map_err(|error| LifecycleError::Call {
+                    urn: self.urn.clone(),
+                    operation: "PlanResourceChange (destroy)",
+                    error: Box::new(error),
+                })?;
+            let (errors, warns) = report(&self.schema.block, &self.props.names, &response.diagnostics);
+            warnings.extend(warns.iter().map(ToString::to_string));
+            if !errors.is_empty() {
+                return Err(LifecycleError::Diagnostics {
+                    urn: self.urn.clone(),
+                    operation: "PlanResourceChange (destroy)",
+                    diagnostics: errors,
+                });
+            }
+            let planned = decode(&response.planned_state, &self.ty());
+            if !matches!(&planned, Ok(v) if v.is_null()) {
+                return Err(LifecycleError::ProviderBug {
+                    urn: self.urn.clone(),
+                    summary: "Provider produced invalid plan",
+                    problems: vec![format!(
+                        "Provider {:?} planned a non-null destroy value for {}. {PROVIDER_BUG_SUFFIX}",
+                        self.provider.display_name(),
+                        self.urn
+                    )],
+                });
+            }
+            private = response.planned_private;
+        }
+        let applied = self
+            .apply(
+                &prior,
+                &null,
+                &private,
+                &Value::null(self.ty()),
+                false,
+                limit(timeout_seconds),
+                cancel,
+                &mut warnings,
+            )
+            .await?;
+        if !applied.errors.is_empty() {
+            return Err(LifecycleError::Invalid {
+                urn: self.urn.clone(),
+                message: format!("delete failed: {}", applied.errors.join("; ")),
+            });
+        }
+        Ok(warnings)
+    }
+
+    /// Read: a refresh when outputs are given, else an import of `id`.
+    pub async fn read_resource(
+        &self,
+        id: &str,
+        outputs: Option<&PropertyMap>,
+        inputs: Option<&PropertyMap>,
+    ) -> Result<Written, LifecycleError> {
+        match outputs {
+            Some(outputs) if !outputs.is_empty() => self.refresh(id, outputs, inputs).await,
+            _ => self.import(id).await,
+        }
+    }
+
+    async fn refresh(
+        &self,
+        id: &str,
+        olds: &PropertyMap,
+        old_inputs: Option<&PropertyMap>,
+    ) -> Result<Written, LifecycleError> {
+        let mut warnings = Vec::new();
+        let (prior, meta) = self.upgrade(id, olds, &mut warnings).await?;
+        let Some((state, private)) = self.read(&prior, &meta.private, &mut warnings).await? else {
+            return Ok(Written { id: String::new(), outputs: PropertyMap::new(), inputs: None, warnings });
+        };
+        // Values that were secret stay secret: the old outputs and inputs say which.
+        let mut secrets = secret_paths(self, olds);
+        if let Some(old_inputs) = old_inputs {
+            secrets.extend(secret_paths(self, old_inputs));
+        }
+        let outputs = self.outputs(&state, &secrets, &self.meta(Some(&meta), private))?;
+        let new_id = state::resource_id(&self.props, &state).unwrap_or_else(|| id.to_owned());
+        let inputs = old_inputs.map(|old| refreshed_inputs(&self.schema.block, &self.props.names, old, &outputs));
+        Ok(Written { id: new_id, outputs, inputs, warnings })
+    }
+
+    async fn import(&self, id: &str) -> Result<Written, LifecycleError> {
+        let mut warnings = Vec::new();
+        let response = self.provider.client.import_resource_state(self.tf_name, id).await.map_err(|error| {
+            LifecycleError::Call { urn: self.urn.clone(), operation: "ImportResourceState", error: Box::new(error) }
+        })?;
+        let (errors, warns) = report(&self.schema.block, &self.props.names, &response.diagnostics);
+        warnings.extend(warns.iter().map(ToString::to_string));
+        if !errors.is_empty() {
+            return Err(LifecycleError::Diagnostics {
+                urn: self.urn.clone(),
+                operation: "ImportResourceState",
+                diagnostics: errors,
+            });
+        }
+        let imported = match response.imported_resources.as_slice() {
+            [] => {
+                return Err(self.invalid(format!(
+                    "Import returned no resources: {:?} found nothing to import for id {id:?}",
+                    self.tf_name
+                )));
+            }
+            [one] => one,
+            several => {
+                let types: Vec<&str> = several.iter().map(|r| r.type_name.as_str()).collect();
+                return Err(self.invalid(format!(
+                    "Multiple import states not supported: importing id {id:?} returned {} objects ({}); import each \
+                     of them as its own resource",
+                    several.len(),
+                    types.join(", ")
+                )));
+            }
+        };
+        let state = decode(&imported.state, &self.ty())
+            .map_err(|err| self.invalid(format!("ImportResourceState returned an invalid state: {err}")))?;
+        if state.is_null() {
+            return Err(self.invalid(format!("Import returned null resource for id {id:?}")));
+        }
+        let Some((state, private)) = self.read(&state, &imported.private, &mut warnings).await? else {
+            return Err(self
+                .invalid(format!("Cannot import non-existent remote object: {} {id:?} does not exist", self.tf_name)));
+        };
+        let outputs = self.outputs(&state, &[], &self.meta(None, private))?;
+        let new_id = state::resource_id(&self.props, &state).unwrap_or_else(|| id.to_owned());
+        let inputs = inputs_from_outputs(&self.schema.block, &self.props.names, &outputs);
+        Ok(Written { id: new_id, outputs, inputs: Some(inputs), warnings })
+    }
+
+    fn invalid(&self, message: String) -> LifecycleError {
+        LifecycleError::Invalid { urn: self.urn.clone(), message }
+    }
+}
+
+/// The Terraform paths of the secret values in stored properties.
+fn secret_paths(resource: &Resource<'_>, props: &PropertyMap) -> Vec<cty::Path> {
+    convert::to_cty(&resource.schema.block, &resource.props.names, props, UnknownKeys::Ignore)
+        .map(|(_, secrets)| secrets)
+        .unwrap_or_default()
+}
+
+/// The engine's timeout as a call deadline (0 means none).
+fn limit(seconds: f64) -> Option<Duration> {
+    (seconds > 0.0 && seconds.is_finite()).then(|| Duration::from_secs_f64(seconds))
+}
+
+/// `<name>-<7 hex digits>`, the digits from the engine's random seed (so a retried Check
+/// picks the same name), as Pulumi's own auto-naming does.
+fn default_autoname(resource_name: &str, random_seed: &[u8]) -> String {
+    let mut bytes = [0u8; 4];
+    if random_seed.len() >= 4 {
+        bytes.copy_from_slice(&random_seed[..4]);
+    } else {
+        use std::hash::{BuildHasher, Hasher};
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher.write(resource_name.as_bytes());
+        bytes.copy_from_slice(&hasher.finish().to_le_bytes()[..4]);
+    }
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let mut name = format!("{resource_name}-{}", &hex[..7]);
+    name.truncate(255);
+    name
+}

@@ -1,0 +1,166 @@
+//! Shaping values between Pulumi inputs and Terraform configuration: computed-only
+//! attributes, the `timeouts` block, and the inputs an imported or refreshed resource gets.
+//!
+//! Architecture invariant: pure functions over the schema and values.
+
+use schema_gen::tf::{AttributeType, Block, BlockNesting, NestedObject, ObjectNesting};
+use schema_gen::translate::PropertyNames;
+
+use crate::cty::{Value, View};
+use crate::property::{PropertyMap, PropertyValue};
+
+/// `value` with every computed-only attribute null, at every depth: Terraform refuses
+/// configuration that sets them ("Value for unconfigurable attribute").
+pub fn strip_computed_only(block: &Block, value: &Value) -> Value {
+    let View::Object(attrs) = value.view() else { return value.clone() };
+    Value::object(attrs.iter().map(|(name, v)| {
+        let stripped = if let Some(attr) = block.attributes.get(name.as_str()) {
+            if attr.computed && !attr.optional && !attr.required {
+                Value::null(v.ty())
+            } else if let AttributeType::Nested(nested) = &attr.ty {
+                strip_nested(nested, v)
+            } else {
+                v.clone()
+            }
+        } else if let Some(nested) = block.block_types.get(name.as_str()) {
+            each_element(v, &|elem| strip_computed_only(&nested.block, elem))
+        } else {
+            v.clone()
+        };
+        (name.clone(), stripped)
+    }))
+}
+
+fn strip_nested(nested: &NestedObject, value: &Value) -> Value {
+    let block = Block { attributes: nested.attributes.clone(), ..Block::default() };
+    match nested.nesting {
+        ObjectNesting::Single => strip_computed_only(&block, value),
+        ObjectNesting::List | ObjectNesting::Set | ObjectNesting::Map => {
+            each_element(value, &|elem| strip_computed_only(&block, elem))
+        }
+    }
+}
+
+/// Applies `f` to each element of a collection (or to the object itself).
+fn each_element(value: &Value, f: &dyn Fn(&Value) -> Value) -> Value {
+    let rebuilt = match value.view() {
+        View::Object(_) => Ok(f(value)),
+        View::List(ty, elems) => Value::list(ty.clone(), elems.iter().map(f).collect()),
+        View::Set(ty, elems) => Value::set(ty.clone(), elems.iter().map(f).collect()),
+        View::Tuple(elems) => Ok(Value::tuple(elems.iter().map(f).collect())),
+        View::Map(ty, entries) => Value::map(ty.clone(), entries.iter().map(|(k, v)| (k.as_str(), f(v)))),
+        _ => Ok(value.clone()),
+    };
+    rebuilt.unwrap_or_else(|_| value.clone())
+}
+
+/// Fills the resource's Terraform `timeouts.<operation>` from the engine's per-operation
+/// timeout, when the resource has such a setting and the program left it unset. Terraform
+/// duration syntax: whole seconds, `"90s"`.
+pub fn with_operation_timeout(block: &Block, config: &Value, operation: &str, seconds: f64) -> Value {
+    if seconds.is_nan() || seconds <= 0.0 || config.is_null() || !config.is_known() {
+        return config.clone();
+    }
+    let has_setting = match (block.block_types.get("timeouts"), block.attributes.get("timeouts")) {
+        (Some(nested), _) => {
+            matches!(nested.nesting, BlockNesting::Single) && nested.block.attributes.contains_key(operation)
+        }
+        (None, Some(attr)) => match &attr.ty {
+            AttributeType::Nested(nested) => {
+                nested.nesting == ObjectNesting::Single && nested.attributes.contains_key(operation)
+            }
+            AttributeType::Type(schema_gen::tf::Type::Object(object)) => object.attrs.contains_key(operation),
+            AttributeType::Type(_) => false,
+        },
+        (None, None) => false,
+    };
+    if !has_setting {
+        return config.clone();
+    }
+    let Some(current) = config.get_attr("timeouts") else { return config.clone() };
+    let duration = Value::string(format!("{}s", seconds.ceil() as u64));
+    let updated = match current.view() {
+        View::Null(ty) => {
+            let schema_gen::tf::Type::Object(object) = ty else { return config.clone() };
+            Value::object(object.attrs.keys().map(|name| {
+                let value = if name == operation { duration.clone() } else { Value::null(object.attrs[name].clone()) };
+                (name.clone(), value)
+            }))
+        }
+        View::Object(attrs) => match current.get_attr(operation) {
+            Some(existing) if existing.is_null() => Value::object(attrs.iter().map(|(name, value)| {
+                let value = if name.as_str() == operation { duration.clone() } else { value.clone() };
+                (name.clone(), value)
+            })),
+            _ => return config.clone(),
+        },
+        _ => return config.clone(),
+    };
+    super::state::with_attribute(config, "timeouts", updated)
+}
+
+/// The Pulumi inputs that reproduce a Terraform state: every attribute a program can set
+/// (required, or optional and not computed) and every nested block, without computed-only
+/// values. Optional+computed attributes are left out: leaving them unset keeps the
+/// provider's value, while setting them would pin it.
+pub fn inputs_from_outputs(block: &Block, names: &PropertyNames, outputs: &PropertyMap) -> PropertyMap {
+    let mut inputs = PropertyMap::new();
+    for name in names.iter() {
+        let settable = match block.attributes.get(&name.tf_name) {
+            Some(attr) => attr.required || (attr.optional && !attr.computed),
+            None => block.block_types.contains_key(&name.tf_name),
+        };
+        if !settable {
+            continue;
+        }
+        if let Some(value) = outputs.get(&name.pulumi_name) {
+            let empty = matches!(value, PropertyValue::Array(items) if items.is_empty());
+            if !matches!(value, PropertyValue::Null) && !empty {
+                inputs.insert(name.pulumi_name.clone(), value.clone());
+            }
+        }
+    }
+    inputs
+}
+
+/// Inputs after a refresh: each input the program set takes the value the provider now
+/// reports, so `pulumi refresh` shows drift on inputs too. Keys the schema does not know
+/// (the bridge's own) are kept as they were.
+pub fn refreshed_inputs(
+    block: &Block,
+    names: &PropertyNames,
+    old_inputs: &PropertyMap,
+    outputs: &PropertyMap,
+) -> PropertyMap {
+    let mut inputs = PropertyMap::new();
+    for (key, old) in old_inputs {
+        let Some(name) = names.by_pulumi_name(key) else {
+            inputs.insert(key.clone(), old.clone());
+            continue;
+        };
+        let computed_only =
+            block.attributes.get(&name.tf_name).is_some_and(|attr| attr.computed && !attr.optional && !attr.required);
+        if computed_only {
+            continue;
+        }
+        if let Some(new) = outputs.get(key) {
+            let secret = matches!(old, PropertyValue::Secret(_)) && !matches!(new, PropertyValue::Secret(_));
+            inputs.insert(key.clone(), if secret { PropertyValue::Secret(Box::new(new.clone())) } else { new.clone() });
+        }
+    }
+    inputs
+}
+
+/// Wraps the values of sensitive top-level attributes as secrets, so the engine never
+/// stores or shows them in plain text even when the program did not mark them.
+pub fn mark_sensitive_inputs(block: &Block, names: &PropertyNames, inputs: &mut PropertyMap) {
+    for (tf_name, attr) in &block.attributes {
+        let Some(name) = names.by_tf_name(tf_name) else { continue };
+        if attr.sensitive
+            && let Some(value) = inputs.get_mut(&name.pulumi_name)
+            && !matches!(value, PropertyValue::Secret(_) | PropertyValue::Null)
+        {
+            *value = PropertyValue::Secret(Box::new(value.clone()));
+        }
+    }
+}

@@ -1,0 +1,327 @@
+//! The provider-configuration, resource and invoke RPCs: decode the Pulumi request, run the
+//! lifecycle operation, encode its answer, and turn its errors into statuses the engine
+//! understands (partial failures carry `ErrorResourceInitFailed`, missing settings carry
+//! `ConfigureErrorMissingKeys`).
+//!
+//! Architecture invariant: translation only; every decision is made in `lifecycle`.
+
+use std::sync::Arc;
+
+use prost::Message as _;
+use tfbridge_proto::pulumirpc;
+use tonic::{Code, Status};
+
+use super::Provider;
+use crate::lifecycle::{
+    Autonaming, CheckFailure, DiffKind, Diffed, LifecycleError, Parameterized, PartialFailure, Written,
+};
+use crate::property::PropertyMap;
+use crate::property::structpb::{decode_struct, encode_struct};
+
+/// The properties of an optional Struct field; an absent one is empty.
+pub(super) fn properties(value: Option<&prost_types::Struct>, field: &str) -> Result<PropertyMap, Status> {
+    match value {
+        None => Ok(PropertyMap::new()),
+        Some(value) => decode_struct(value).map_err(|err| Status::invalid_argument(format!("invalid {field}: {err}"))),
+    }
+}
+
+/// The resource type token in a URN (`urn:pulumi:stack::project::parent$type::name`).
+pub(super) fn urn_type(urn: &str) -> &str {
+    let qualified = urn.split("::").nth(2).unwrap_or("");
+    qualified.rsplit('$').next().unwrap_or(qualified)
+}
+
+/// The resource name in a URN.
+pub(super) fn urn_name(urn: &str) -> &str {
+    urn.splitn(4, "::").nth(3).unwrap_or("")
+}
+
+fn failures(failures: Vec<CheckFailure>) -> Vec<pulumirpc::CheckFailure> {
+    failures.into_iter().map(|f| pulumirpc::CheckFailure { property: f.property, reason: f.reason }).collect()
+}
+
+fn any(type_name: &str, message: &impl prost::Message) -> prost_types::Any {
+    prost_types::Any { type_url: format!("type.googleapis.com/{type_name}"), value: message.encode_to_vec() }
+}
+
+/// A status with one detail message, as the engine unpacks them.
+fn status_with_detail(code: Code, message: String, detail: prost_types::Any) -> Status {
+    let status = tonic_types::pb::Status { code: code as i32, message: message.clone(), details: vec![detail] };
+    Status::with_details(code, message, status.encode_to_vec().into())
+}
+
+/// The status for a lifecycle error.
+pub(super) fn status(error: LifecycleError) -> Status {
+    let message = error.to_string();
+    match error {
+        LifecycleError::Partial(partial) => {
+            let PartialFailure { id, outputs, inputs, reasons, .. } = *partial;
+            let detail = pulumirpc::ErrorResourceInitFailed {
+                id,
+                properties: Some(encode_struct(&outputs)),
+                reasons,
+                inputs: Some(encode_struct(&inputs)),
+                refresh_before_update: false,
+            };
+            status_with_detail(Code::Unknown, message, any("pulumirpc.ErrorResourceInitFailed", &detail))
+        }
+        LifecycleError::MissingConfig { keys, .. } => {
+            let detail = pulumirpc::ConfigureErrorMissingKeys {
+                missing_keys: keys
+                    .into_iter()
+                    .map(|k| pulumirpc::configure_error_missing_keys::MissingKey {
+                        name: k.name,
+                        description: k.description,
+                    })
+                    .collect(),
+            };
+            status_with_detail(Code::InvalidArgument, message, any("pulumirpc.ConfigureErrorMissingKeys", &detail))
+        }
+        ref other if other.remote_state_uncertain() => Status::internal(message),
+        LifecycleError::UnknownToken { .. }
+        | LifecycleError::InvalidProperty { .. }
+        | LifecycleError::Invalid { .. } => Status::invalid_argument(message),
+        LifecycleError::Interrupted { interruption: crate::lifecycle::Interruption::Cancelled, .. } => {
+            Status::cancelled(message)
+        }
+        LifecycleError::Interrupted { .. } => Status::deadline_exceeded(message),
+        LifecycleError::Call { .. } => Status::unavailable(message),
+        LifecycleError::State { .. } | LifecycleError::Diagnostics { .. } | LifecycleError::ProviderBug { .. } => {
+            Status::failed_precondition(message)
+        }
+    }
+}
+
+fn diff_response(diffed: Diffed) -> pulumirpc::DiffResponse {
+    use pulumirpc::diff_response::DiffChanges;
+    use pulumirpc::property_diff::Kind;
+    let detailed_diff = diffed
+        .detailed
+        .iter()
+        .map(|d| {
+            let kind = match d.kind {
+                DiffKind::Add => Kind::Add,
+                DiffKind::AddReplace => Kind::AddReplace,
+                DiffKind::Delete => Kind::Delete,
+                DiffKind::DeleteReplace => Kind::DeleteReplace,
+                DiffKind::Update => Kind::Update,
+                DiffKind::UpdateReplace => Kind::UpdateReplace,
+            };
+            (d.path.to_string(), pulumirpc::PropertyDiff { kind: kind as i32, input_diff: false })
+        })
+        .collect();
+    pulumirpc::DiffResponse {
+        replaces: diffed.replaces,
+        stables: Vec::new(),
+        delete_before_replace: false,
+        changes: if diffed.changes { DiffChanges::DiffSome } else { DiffChanges::DiffNone } as i32,
+        diffs: diffed.diffs,
+        has_detailed_diff: diffed.changes && !diffed.detailed.is_empty(),
+        detailed_diff,
+    }
+}
+
+impl Provider {
+    /// The parameterized provider, or the error every call before Parameterize gets.
+    pub(super) async fn parameterized(&self) -> Result<Arc<Parameterized>, Status> {
+        self.parameterized.lock().await.clone().ok_or_else(|| {
+            Status::failed_precondition(
+                "this terraform-provider instance has not been parameterized with a Terraform provider: \
+                 use an SDK generated by `pulumi package add terraform-provider <provider>`",
+            )
+        })
+    }
+
+    async fn warn_all(&self, urn: &str, warnings: &[String]) {
+        for warning in warnings {
+            self.engine_log.log(super::Severity::Warning, Some(urn), warning.clone()).await;
+        }
+    }
+
+    pub(super) async fn do_check_config(
+        &self,
+        request: pulumirpc::CheckRequest,
+    ) -> Result<pulumirpc::CheckResponse, Status> {
+        let provider = self.parameterized().await?;
+        let news = properties(request.news.as_ref(), "news")?;
+        let checked = provider.check_config(&request.urn, &news).await.map_err(status)?;
+        self.warn_all(&request.urn, &checked.warnings).await;
+        Ok(pulumirpc::CheckResponse {
+            inputs: Some(encode_struct(&checked.inputs)),
+            failures: failures(checked.failures),
+        })
+    }
+
+    pub(super) async fn do_diff_config(
+        &self,
+        request: pulumirpc::DiffRequest,
+    ) -> Result<pulumirpc::DiffResponse, Status> {
+        let provider = self.parameterized().await?;
+        let olds = match request.old_inputs.as_ref() {
+            Some(old_inputs) => properties(Some(old_inputs), "old_inputs")?,
+            None => properties(request.olds.as_ref(), "olds")?,
+        };
+        let news = properties(request.news.as_ref(), "news")?;
+        Ok(diff_response(provider.diff_config(&olds, &news)))
+    }
+
+    pub(super) async fn do_configure(
+        &self,
+        request: pulumirpc::ConfigureRequest,
+    ) -> Result<pulumirpc::ConfigureResponse, Status> {
+        let provider = self.parameterized().await?;
+        // Every engine that speaks Handshake sends `args`; the deprecated `variables` map
+        // holds the same settings as strings.
+        let args = properties(request.args.as_ref(), "args")?;
+        let urn = request.urn.clone().unwrap_or_else(|| format!("pulumi:providers:{}", provider.package_name));
+        let warnings = provider.configure(&urn, &args).await.map_err(status)?;
+        self.warn_all(&urn, &warnings).await;
+        Ok(pulumirpc::ConfigureResponse {
+            accept_secrets: true,
+            supports_preview: true,
+            accept_resources: true,
+            accept_outputs: false,
+            supports_autonaming_configuration: true,
+        })
+    }
+
+    pub(super) async fn do_check(&self, request: pulumirpc::CheckRequest) -> Result<pulumirpc::CheckResponse, Status> {
+        let provider = self.parameterized().await?;
+        let token = if request.r#type.is_empty() { urn_type(&request.urn) } else { &request.r#type };
+        let resource = provider.resource(token, &request.urn).map_err(status)?;
+        let olds = properties(request.olds.as_ref(), "olds")?;
+        let news = properties(request.news.as_ref(), "news")?;
+        let name = if request.name.is_empty() { urn_name(&request.urn) } else { &request.name };
+        let autonaming = match &request.autonaming {
+            None => Autonaming::Default,
+            Some(options) => {
+                use pulumirpc::check_request::autonaming_options::Mode;
+                match Mode::try_from(options.mode).unwrap_or(Mode::Propose) {
+                    Mode::Disable => Autonaming::Disable,
+                    Mode::Enforce => Autonaming::Enforce(options.proposed_name.clone()),
+                    Mode::Propose if options.proposed_name.is_empty() => Autonaming::Default,
+                    Mode::Propose => Autonaming::Propose(options.proposed_name.clone()),
+                }
+            }
+        };
+        let checked = resource.check(name, &olds, &news, &request.random_seed, &autonaming).await.map_err(status)?;
+        self.warn_all(&request.urn, &checked.warnings).await;
+        Ok(pulumirpc::CheckResponse {
+            inputs: Some(encode_struct(&checked.inputs)),
+            failures: failures(checked.failures),
+        })
+    }
+
+    pub(super) async fn do_diff(&self, request: pulumirpc::DiffRequest) -> Result<pulumirpc::DiffResponse, Status> {
+        let provider = self.parameterized().await?;
+        let token = if request.r#type.is_empty() { urn_type(&request.urn) } else { &request.r#type };
+        let resource = provider.resource(token, &request.urn).map_err(status)?;
+        let olds = properties(request.olds.as_ref(), "olds")?;
+        let news = properties(request.news.as_ref(), "news")?;
+        let diffed = resource.diff(&request.id, &olds, &news, &self.plans).await.map_err(status)?;
+        self.warn_all(&request.urn, &diffed.warnings).await;
+        Ok(diff_response(diffed))
+    }
+
+    pub(super) async fn do_create(
+        &self,
+        request: pulumirpc::CreateRequest,
+    ) -> Result<pulumirpc::CreateResponse, Status> {
+        let provider = self.parameterized().await?;
+        let token = if request.r#type.is_empty() { urn_type(&request.urn) } else { &request.r#type };
+        let resource = provider.resource(token, &request.urn).map_err(status)?;
+        let news = properties(request.properties.as_ref(), "properties")?;
+        let written = resource.create(&news, request.preview, request.timeout, &self.cancel).await.map_err(status)?;
+        self.warn_all(&request.urn, &written.warnings).await;
+        Ok(pulumirpc::CreateResponse {
+            id: written.id,
+            properties: Some(encode_struct(&written.outputs)),
+            refresh_before_update: false,
+        })
+    }
+
+    pub(super) async fn do_update(
+        &self,
+        request: pulumirpc::UpdateRequest,
+    ) -> Result<pulumirpc::UpdateResponse, Status> {
+        let provider = self.parameterized().await?;
+        let token = if request.r#type.is_empty() { urn_type(&request.urn) } else { &request.r#type };
+        let resource = provider.resource(token, &request.urn).map_err(status)?;
+        let olds = properties(request.olds.as_ref(), "olds")?;
+        let news = properties(request.news.as_ref(), "news")?;
+        let written = resource
+            .update(&request.id, &olds, &news, request.preview, request.timeout, &self.plans, &self.cancel)
+            .await
+            .map_err(status)?;
+        self.warn_all(&request.urn, &written.warnings).await;
+        Ok(pulumirpc::UpdateResponse {
+            properties: Some(encode_struct(&written.outputs)),
+            refresh_before_update: false,
+        })
+    }
+
+    pub(super) async fn do_delete(&self, request: pulumirpc::DeleteRequest) -> Result<(), Status> {
+        let provider = self.parameterized().await?;
+        let token = if request.r#type.is_empty() { urn_type(&request.urn) } else { &request.r#type };
+        let resource = provider.resource(token, &request.urn).map_err(status)?;
+        let olds = properties(request.properties.as_ref(), "properties")?;
+        let warnings = resource.delete(&request.id, &olds, request.timeout, &self.cancel).await.map_err(status)?;
+        self.warn_all(&request.urn, &warnings).await;
+        Ok(())
+    }
+
+    pub(super) async fn do_read(&self, request: pulumirpc::ReadRequest) -> Result<pulumirpc::ReadResponse, Status> {
+        let provider = self.parameterized().await?;
+        let token = if request.r#type.is_empty() { urn_type(&request.urn) } else { &request.r#type };
+        let resource = provider.resource(token, &request.urn).map_err(status)?;
+        let outputs = request.properties.as_ref().map(|p| properties(Some(p), "properties")).transpose()?;
+        let inputs = request.inputs.as_ref().map(|p| properties(Some(p), "inputs")).transpose()?;
+        let Written { id, outputs, inputs, warnings } =
+            resource.read_resource(&request.id, outputs.as_ref(), inputs.as_ref()).await.map_err(status)?;
+        self.warn_all(&request.urn, &warnings).await;
+        if id.is_empty() {
+            // Gone: an empty ID and no properties, which is how the engine hears "deleted".
+            return Ok(pulumirpc::ReadResponse::default());
+        }
+        Ok(pulumirpc::ReadResponse {
+            id,
+            properties: Some(encode_struct(&outputs)),
+            inputs: inputs.as_ref().map(encode_struct),
+            refresh_before_update: false,
+        })
+    }
+
+    pub(super) async fn do_invoke(
+        &self,
+        request: pulumirpc::InvokeRequest,
+    ) -> Result<pulumirpc::InvokeResponse, Status> {
+        let provider = self.parameterized().await?;
+        let args = properties(request.args.as_ref(), "args")?;
+        let invoked = provider.invoke(&request.tok, &args).await.map_err(status)?;
+        for warning in &invoked.warnings {
+            self.engine_log.log(super::Severity::Warning, None, format!("{}: {warning}", request.tok)).await;
+        }
+        Ok(pulumirpc::InvokeResponse {
+            r#return: Some(encode_struct(&invoked.outputs)),
+            failures: failures(invoked.failures),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urn_parts() {
+        let cases = [
+            ("urn:pulumi:dev::proj::random:index/pet:Pet::my-pet", "random:index/pet:Pet", "my-pet"),
+            ("urn:pulumi:dev::proj::my:comp$random:index/pet:Pet::a::b", "random:index/pet:Pet", "a::b"),
+            ("garbage", "", ""),
+        ];
+        for (urn, ty, name) in cases {
+            assert_eq!((urn_type(urn), urn_name(urn)), (ty, name), "{urn}");
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! `pulumi package add terraform-provider <host>/hashicorp/random 3.9.0` as the engine runs
+//! it: Parameterize installs the provider from a registry, reports progress and where the
+//! provider came from through Engine.Log, and a later process (an SDK embedding the
+//! parameter value) starts from the cache with the registry gone.
+
+use std::ffi::OsStr;
+use std::time::Duration;
+
+use tfbridge_proto::pulumirpc;
+use tfbridge_proto::pulumirpc::parameterize_request::{Parameters, ParametersArgs, ParametersValue};
+
+use crate::common::plugin::{BINARY, Plugin};
+use crate::common::recording_engine::recording_engine;
+use crate::support::TestSigningKey;
+use crate::support::server::{TestCa, TestServer};
+
+#[tokio::test]
+async fn parameterize_installs_reports_progress_and_then_runs_offline() {
+    let tools = crate::common::tools_dir();
+    let binary = std::fs::read(tools.join("providers/random/3.9.0/terraform-provider-random"))
+        .expect("the real random provider: run scripts/test-tools.sh providers");
+    let ca = TestCa::generate();
+    let key = TestSigningKey::generate("Registry <registry@example.com>");
+    let server = TestServer::start(&ca, "127.0.0.1").await;
+    crate::sources::publish_random(&server, &key, &binary);
+
+    let home = tempfile::tempdir().unwrap();
+    let ca_file = home.path().join("ca.pem");
+    std::fs::write(&ca_file, &ca.ca_pem).unwrap();
+    let cache = home.path().join("plugins");
+    let env: [(&str, &OsStr); 4] = [
+        ("HOME", home.path().as_os_str()),
+        ("SSL_CERT_FILE", ca_file.as_os_str()),
+        ("PULUMI_DYNAMIC_TF_PLUGIN_CACHE_DIR", cache.as_os_str()),
+        ("TF_CLI_CONFIG_FILE", OsStr::new("/dev/null")),
+    ];
+    let address = format!("{}/hashicorp/random", server.host());
+
+    let (engine, mut logs) = recording_engine().await;
+    let plugin = Plugin::start_with_env(std::path::Path::new(BINARY), &[&engine], &env);
+    let mut client = plugin.client().await;
+    let args = Parameters::Args(ParametersArgs { args: vec![address.clone(), "3.9.0".into()] });
+    let response =
+        client.parameterize(pulumirpc::ParameterizeRequest { parameters: Some(args) }).await.expect("Parameterize");
+    let response = response.into_inner();
+    assert_eq!((response.name.as_str(), response.version.as_str()), ("random", "3.9.0"));
+
+    let mut messages = Vec::new();
+    while let Ok(Some(log)) = tokio::time::timeout(Duration::from_secs(2), logs.recv()).await {
+        messages.push((log.ephemeral, log.message));
+        if messages.iter().any(|(_, m)| m.starts_with("Using ")) {
+            break;
+        }
+    }
+    assert!(
+        messages.iter().any(|(ephemeral, m)| *ephemeral && m.starts_with("Downloading ")),
+        "download progress as status lines: {messages:?}"
+    );
+    let origin = messages.iter().map(|(_, m)| m).find(|m| m.starts_with("Using ")).expect("an origin line");
+    assert!(origin.contains(&server.host()), "{origin}");
+    drop(plugin);
+    drop(server);
+
+    // A program's SDK parameterizes by value; the registry is gone, the cache answers.
+    let plugin = Plugin::start_with_env(std::path::Path::new(BINARY), &["127.0.0.1:9"], &env);
+    let mut client = plugin.client().await;
+    let value = format!(r#"{{"remote":{{"url":"{address}","version":"3.9.0"}}}}"#).into_bytes();
+    let by_value = Parameters::Value(ParametersValue { name: "random".into(), version: "3.9.0".into(), value });
+    let response = client
+        .parameterize(pulumirpc::ParameterizeRequest { parameters: Some(by_value) })
+        .await
+        .expect("Parameterize from the cache");
+    assert_eq!(response.into_inner().version, "3.9.0");
+}
