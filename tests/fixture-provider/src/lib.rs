@@ -59,10 +59,17 @@ pub mod misbehaviour;
 pub mod provider;
 mod provider_v5;
 mod provider_v6;
+pub mod reads;
+#[cfg(test)]
+mod resource_tests;
+pub mod resources;
+pub mod rpc;
 pub mod serve;
 mod stdio;
+mod store;
 pub mod synthetic;
 mod tls;
+pub mod value;
 
 use schema_gen::tf;
 
@@ -96,6 +103,7 @@ mod tests {
                 "fixture_blocks",
                 "fixture_computed_id",
                 "fixture_flags",
+                "fixture_misbehave",
                 "fixture_nested_attributes",
                 "fixture_required_id",
                 "fixture_types",
