@@ -3,6 +3,7 @@
 
 #![allow(dead_code)] // Each test crate uses a different subset.
 
+pub mod fixture;
 pub mod msgpack;
 pub mod plugin;
 
