@@ -62,7 +62,7 @@
 //!   with `replace_` is reported in `requires_replace`: `fixture_flags.name`,
 //!   `fixture_blocks.name`, `fixture_misbehave.replace_key`.
 //! - Apply: an unknown `id` becomes `<type without fixture_>-<n>` (`flags-1`, `flags-2`, ...
-//!   per process); every other unknown becomes a deterministic value: string
+//!   per type and process); every other unknown becomes a deterministic value: string
 //!   `computed-<attribute name>`, number 42, bool true, collections of one such element,
 //!   dynamic the string `computed-<name>`. Write-only attributes are null in the new state;
 //!   `private` is the planned private bytes. A null planned state deletes and answers null.

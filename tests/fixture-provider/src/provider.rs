@@ -8,10 +8,10 @@
 //! Architecture invariant: `Fixture` knows nothing about the tfplugin5/tfplugin6 message
 //! types; conversion to them happens in `convert` and the service modules.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 use schema_gen::tf;
@@ -32,8 +32,9 @@ pub struct Fixture {
     real_stderr: Mutex<File>,
     /// `FIXTURE_STORE_DIR`, see the `store` module.
     store_dir: Option<PathBuf>,
-    /// The last number used in a generated `id`.
-    pub(crate) id_counter: AtomicU64,
+    /// The last number used in a generated `id`, per resource type, so ids do not depend
+    /// on the order in which different types are applied.
+    pub(crate) id_counters: Mutex<HashMap<String, u64>>,
 }
 
 impl Fixture {
@@ -51,7 +52,7 @@ impl Fixture {
             flood_done,
             real_stderr: Mutex::new(real_stderr),
             store_dir,
-            id_counter: AtomicU64::new(0),
+            id_counters: Mutex::new(HashMap::new()),
         }
     }
 

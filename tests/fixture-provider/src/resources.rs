@@ -14,7 +14,6 @@
 //! Architecture invariant: no protocol types here; requests and answers are the neutral
 //! ones of `rpc`, values are `rmpv` trees from `value`.
 
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use rmpv::Value;
@@ -438,7 +437,13 @@ impl Fixture {
     fn next_id(&self, type_name: &str) -> String {
         let short = type_name.strip_prefix("fixture_").unwrap_or(type_name);
         loop {
-            let n = self.id_counter.fetch_add(1, Ordering::Relaxed) + 1;
+            let n = {
+                // A poisoned lock only means another apply panicked; the counters are intact.
+                let mut counters = self.id_counters.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                let counter = counters.entry(type_name.to_owned()).or_default();
+                *counter += 1;
+                *counter
+            };
             let id = format!("{short}-{n}");
             if !self.store_has(type_name, &id) {
                 return id;
