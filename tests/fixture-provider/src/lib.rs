@@ -109,6 +109,16 @@
 //! | `panic_in_apply` | apply prints a Go panic to the real stderr and exits 2 |
 //! | `slow_apply` | apply waits for `StopProvider`/`Stop` (then: error "Apply interrupted" and the prior state) or 30 s (then applies normally) |
 //!
+//! `tests/fixture/terraform_misbehave.rs` records what Terraform 1.11 makes of each: "Provider
+//! produced invalid plan" (`plan_differs_from_config`, `write_only_in_plan`, and
+//! `requires_replace_nonexistent` on an update only: Terraform checks replace paths only
+//! when there is a prior object), "Provider produced inconsistent result after apply"
+//! (`apply_changes_known_value`, `set_elements_uncorrelated`, `null_after_apply`), "Provider
+//! returned invalid result object after apply" (`unknown_after_apply`), the provider's own
+//! "Partial failure" (`error_with_partial_state`), "Provider deferred changes when Terraform
+//! did not allow deferrals" (`deferred`), "The terraform-provider-fixture plugin crashed!"
+//! (`panic_in_apply`); with `legacy_type_system,plan_differs_from_config` the apply succeeds.
+//!
 //! # Launching it from a test
 //!
 //! Build it with `cargo build -p terraform-provider-fixture`; the binary is
