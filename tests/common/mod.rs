@@ -4,6 +4,7 @@
 #![allow(dead_code)] // Each test crate uses a different subset.
 
 pub mod engine;
+pub mod fixture;
 pub mod msgpack;
 pub mod plugin;
 pub mod recording_engine;
@@ -37,41 +38,9 @@ pub fn real_provider(name: &str, version: &str) -> anyhow::Result<PathBuf> {
 /// `6`), with the schema in `schema_file` (`terraform providers schema -json` format) when one
 /// is given. Local providers are named after their file, so the Pulumi package is `fixture`.
 pub fn fixture_provider_dir(protocol: u8, schema_file: Option<&Path>) -> anyhow::Result<PathBuf> {
-    // Integration tests run from target/<profile>/deps; the workspace's binaries are one up.
-    let test_exe = std::env::current_exe()?;
-    let profile_dir = test_exe.parent().and_then(Path::parent).expect("the test binary is in target/<profile>/deps");
-    let fixture = profile_dir.join("terraform-provider-fixture");
-    if !fixture.is_file() {
-        anyhow::bail!(
-            "the fixture provider is missing at {}: run `cargo build -p terraform-provider-fixture` first",
-            fixture.display()
-        );
-    }
-    // Cargo builds only the package under test, so the fixture may be older than its
-    // sources; a stale one would make golden files fail for no visible reason.
-    let built = std::fs::metadata(&fixture)?.modified()?;
-    let sources = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixture-provider/src");
-    for entry in std::fs::read_dir(&sources)? {
-        let source = entry?.path();
-        if std::fs::metadata(&source)?.modified()? > built {
-            anyhow::bail!(
-                "the fixture provider at {} is older than {}: run `cargo build -p terraform-provider-fixture` first",
-                fixture.display(),
-                source.display()
-            );
-        }
-    }
-    let dir = scratch_dir(&format!("fixture-v{protocol}"));
-    let schema_variable = match schema_file {
-        Some(file) => format!("FIXTURE_SCHEMA_FILE='{}' ", file.display()),
-        None => String::new(),
-    };
-    write_script(
-        &dir,
-        "terraform-provider-fixture",
-        &format!("{schema_variable}FIXTURE_PROTOCOL={protocol} exec '{}' \"$@\"", fixture.display()),
-    );
-    Ok(dir)
+    let schema = schema_file.map(|file| file.display().to_string());
+    let env: Vec<(&str, &str)> = schema.iter().map(|file| ("FIXTURE_SCHEMA_FILE", file.as_str())).collect();
+    fixture::wrapper_dir(&protocol.to_string(), &env)
 }
 
 /// A fresh, empty directory under the system temp dir, unique to this process and call.

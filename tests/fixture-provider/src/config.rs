@@ -76,6 +76,8 @@ pub struct LaunchConfig {
     pub client_cert_pem: Option<String>,
     pub schema: SchemaSource,
     pub misbehaviour: Misbehaviour,
+    /// `FIXTURE_STORE_DIR`: where apply stores objects and read and import find them.
+    pub store_dir: Option<PathBuf>,
     /// Messages to print on stderr before the handshake.
     pub warnings: Vec<String>,
 }
@@ -212,6 +214,7 @@ impl LaunchConfig {
             client_cert_pem,
             schema,
             misbehaviour: Misbehaviour { panic_on, slow, flood_bytes, handshake, stderr_logs },
+            store_dir: lookup("FIXTURE_STORE_DIR").filter(|d| !d.is_empty()).map(PathBuf::from),
             warnings,
         })
     }

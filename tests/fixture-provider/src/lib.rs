@@ -12,7 +12,10 @@
 //! go-plugin part, [`provider::Fixture`] is the one provider implementation that the
 //! protocol 5 and protocol 6 services (`provider_v5`, `provider_v6`) map onto, and
 //! [`convert`] turns a `schema_gen::tf::ProviderSchema` into either protocol's schema.
-//! [`synthetic::synthetic_schema`] builds an AWS-sized schema for benchmarks.
+//! [`synthetic::synthetic_schema`] builds an AWS-sized schema for benchmarks. The RPC
+//! behaviour is protocol-neutral: [`resources`] (validate, upgrade, plan, apply, read,
+//! import), [`reads`] (provider config, data sources, functions) and `store` work on the
+//! [`rpc`] types and [`value`] trees; the service modules only convert messages.
 //!
 //! # Environment
 //!
@@ -36,18 +39,93 @@
 //! | `FIXTURE_FLOOD_BYTES` | right after the handshake, write this many bytes to stdout and as many to stderr (both go through `GRPCStdio`); `GetProviderSchema`/`GetSchema` answers only once all of it was written, so a host that does not drain `StreamStdio` hangs there |
 //! | `FIXTURE_HANDSHAKE` | `exit` (exit 1 before the handshake), `hang` (never print it), `garbage` (print a line that is not a handshake, then hang), `core-protocol-2` or `netrpc` (a handshake the host must refuse); default `normal` |
 //! | `FIXTURE_STDERR_LOGS` | `1`: after the handshake, write [`misbehaviour::SAMPLE_STDERR_LOGS`] (hclog JSON lines at every level and plain lines) to the real stderr |
+//! | `FIXTURE_STORE_DIR` | a directory: apply writes each object's state as cty JSON to `<dir>/<type>/<id>.json` (a `/` in the id becomes `_`), delete removes it, `ReadResource` answers what the file holds (null `new_state` when the file is gone) and `ImportResourceState` starts from it; generated ids skip files that exist, so several processes can share one store. Unset: read answers the current state unchanged |
 //!
-//! Methods the fixture does not serve answer `UNIMPLEMENTED`.
+//! Served: schema, metadata, provider config (validate/prepare and configure), resource
+//! validation, `UpgradeResourceState`, `PlanResourceChange`, `ApplyResourceChange`,
+//! `ReadResource`, `ImportResourceState`, data source validation and reads, `GetFunctions`,
+//! `CallFunction`, stop. Other methods answer `UNIMPLEMENTED`. Values are read and written
+//! with the generic `rmpv` crate ([`value`]), never with the bridge's codec; unknowns are
+//! written as `d4 00 00` and any extension (refined unknowns, ext 12) is read as unknown.
 //!
-//! # Still to build (needs the cty value codec)
+//! # Provider and resource behaviour
 //!
-//! Resource behaviour (plan, apply, read, import, data source reads, function calls) and the
-//! per-resource value misbehaviour. The intended switch is an optional string attribute
-//! `misbehave` on a dedicated resource `fixture_misbehave`, read from the configuration at
-//! plan and apply time, so one process can hold well-behaved and misbehaving resources:
-//! `plan_differs_from_config`, `apply_changes_known_value`, `unknown_after_apply`,
-//! `set_elements_uncorrelated`, `legacy_type_system` (sets the flag on Plan/Apply
-//! responses), `error_with_partial_state` (error diagnostic plus a new state).
+//! - Provider config: a null `endpoint` or `max_retries` (the required attributes) is an
+//!   error "Missing required argument" at that attribute; unknown values are accepted.
+//! - Plan (every resource type): starts from the proposed new state; every computed
+//!   attribute (top level, in nested blocks, in nested attributes) whose proposed value is
+//!   null becomes unknown, so on create `id` and all computed attributes are unknown, and an
+//!   update keeps the prior values the proposal carries; write-only attributes are planned
+//!   null; a null proposed state plans null (destroy). `planned_private` is the prior private
+//!   bytes, or `fixture-private:<type>` when there are none.
+//! - Force-new: a change (prior vs planned) of a top-level attribute named `name` or starting
+//!   with `replace_` is reported in `requires_replace`: `fixture_flags.name`,
+//!   `fixture_blocks.name`, `fixture_misbehave.replace_key`.
+//! - Apply: an unknown `id` becomes `<type without fixture_>-<n>` (`flags-1`, `flags-2`, ...
+//!   per type and process); every other unknown becomes a deterministic value: string
+//!   `computed-<attribute name>`, number 42, bool true, collections of one such element,
+//!   dynamic the string `computed-<name>`. Write-only attributes are null in the new state;
+//!   `private` is the planned private bytes. A null planned state deletes and answers null.
+//! - Read answers the current state (or the store's copy, see `FIXTURE_STORE_DIR`) and
+//!   echoes `private`.
+//! - Import answers a state with only `id` set (blocks empty) or the store's copy, with
+//!   private `fixture-imported:<id>`; an id `multi:<x>` imports two objects, `<x>-1` and
+//!   `<x>-2`.
+//! - Upgrade decodes `RawState` JSON or flatmap through the current implied type (dropping
+//!   attributes the schema does not have); `fixture_versioned` (version 3) states of version
+//!   0 to 2 held `value` under the name `legacy_value`, which the upgrade renames. A version
+//!   above the schema's is an error.
+//! - Validation errors, each at its attribute path: `fixture_flags.name = "bad"`;
+//!   `fixture_types.number_value` outside 0..=1000; a `fixture_types.list_value` element
+//!   `"bad"` (path `list_value[i]`); `fixture_blocks.list_block[i].value = "bad"`; an unknown
+//!   name in `fixture_misbehave.misbehave`.
+//! - Data source `fixture_lookup`: `name = "bad"` fails validation at `name`; a read answers
+//!   the config with `id = name`, `value = "value-of-<name>"`,
+//!   `tags = {filters = "<number of filter blocks>", name = <name>}`.
+//! - Functions: `join(separator, parts...)` joins the non-null parts; an empty separator is
+//!   a function error on argument 0, a part `"bad"` one on its own index. `echo(value)`
+//!   answers its (dynamic) argument unchanged.
+//!
+//! # `fixture_misbehave`
+//!
+//! Attributes: `id` (computed), `misbehave` (optional string, a comma list read from the
+//! configuration at plan and apply time), `value` (optional string), `computed_value`
+//! (computed string), `items` (optional set of strings), `secret_wo` (optional write-only
+//! string), `replace_key` (optional, force-new). Without `misbehave` it behaves like every
+//! other resource. The values ([`resources::Misbehave`]):
+//!
+//! | value | effect |
+//! |---|---|
+//! | `plan_differs_from_config` | planned `value` is the configured one plus `-planned` |
+//! | `apply_changes_known_value` | apply returns `value` plus `-applied` |
+//! | `unknown_after_apply` | apply leaves `computed_value` unknown |
+//! | `null_after_apply` | a create/update apply returns a null new state (no diagnostics) |
+//! | `set_elements_uncorrelated` | apply appends `-uncorrelated` to every `items` element (`["uncorrelated"]` if empty/null) |
+//! | `legacy_type_system` | Plan and Apply answers set `legacy_type_system`; combine, e.g. `legacy_type_system,plan_differs_from_config` |
+//! | `error_with_partial_state` | apply answers the error "Partial failure" AND the full new state (known `id`) |
+//! | `requires_replace_nonexistent` | the plan adds `requires_replace` path `no_such_attribute` |
+//! | `write_only_in_plan` | planned `secret_wo` is `"leaked"` |
+//! | `deferred` | the plan answers deferred `RESOURCE_CONFIG_UNKNOWN` with the proposed state as planned state |
+//! | `panic_in_apply` | apply prints a Go panic to the real stderr and exits 2 |
+//! | `slow_apply` | apply waits for `StopProvider`/`Stop` (then: error "Apply interrupted" and the prior state) or 30 s (then applies normally) |
+//!
+//! `tests/fixture/terraform_misbehave.rs` records what Terraform 1.11 makes of each: "Provider
+//! produced invalid plan" (`plan_differs_from_config`, `write_only_in_plan`, and
+//! `requires_replace_nonexistent` on an update only: Terraform checks replace paths only
+//! when there is a prior object), "Provider produced inconsistent result after apply"
+//! (`apply_changes_known_value`, `set_elements_uncorrelated`, `null_after_apply`), "Provider
+//! returned invalid result object after apply" (`unknown_after_apply`), the provider's own
+//! "Partial failure" (`error_with_partial_state`), "Provider deferred changes when Terraform
+//! did not allow deferrals" (`deferred`), "The terraform-provider-fixture plugin crashed!"
+//! (`panic_in_apply`); with `legacy_type_system,plan_differs_from_config` the apply succeeds.
+//!
+//! # Launching it from a test
+//!
+//! Build it with `cargo build -p terraform-provider-fixture`; the binary is
+//! `target/debug/terraform-provider-fixture`. Root-package tests use
+//! `tests/common/fixture.rs` (`launch_fixture("5" | "6", &[("FIXTURE_STORE_DIR", dir)])`),
+//! which finds it next to the test binary and runs it through an `exec` wrapper script that
+//! sets the environment. This crate's own tests use `CARGO_BIN_EXE_terraform-provider-fixture`.
 //!
 //! Architecture invariant: the fixture knows nothing about Pulumi or the bridge; it only
 //! speaks the public Terraform plugin protocol, so a test that passes against it would pass
@@ -59,10 +137,17 @@ pub mod misbehaviour;
 pub mod provider;
 mod provider_v5;
 mod provider_v6;
+pub mod reads;
+#[cfg(test)]
+mod resource_tests;
+pub mod resources;
+pub mod rpc;
 pub mod serve;
 mod stdio;
+mod store;
 pub mod synthetic;
 mod tls;
+pub mod value;
 
 use schema_gen::tf;
 
@@ -96,6 +181,7 @@ mod tests {
                 "fixture_blocks",
                 "fixture_computed_id",
                 "fixture_flags",
+                "fixture_misbehave",
                 "fixture_nested_attributes",
                 "fixture_required_id",
                 "fixture_types",

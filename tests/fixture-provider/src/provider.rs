@@ -8,8 +8,11 @@
 //! Architecture invariant: `Fixture` knows nothing about the tfplugin5/tfplugin6 message
 //! types; conversion to them happens in `convert` and the service modules.
 
+use std::collections::HashMap;
 use std::fs::File;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::time::Duration;
 
 use schema_gen::tf;
 use tokio::sync::watch;
@@ -27,6 +30,11 @@ pub struct Fixture {
     flood_done: watch::Receiver<bool>,
     /// The stderr the process started with, for Go-style panics.
     real_stderr: Mutex<File>,
+    /// `FIXTURE_STORE_DIR`, see the `store` module.
+    store_dir: Option<PathBuf>,
+    /// The last number used in a generated `id`, per resource type, so ids do not depend
+    /// on the order in which different types are applied.
+    pub(crate) id_counters: Mutex<HashMap<String, u64>>,
 }
 
 impl Fixture {
@@ -35,6 +43,7 @@ impl Fixture {
         misbehaviour: Misbehaviour,
         flood_done: watch::Receiver<bool>,
         real_stderr: File,
+        store_dir: Option<PathBuf>,
     ) -> Fixture {
         Fixture {
             schema,
@@ -42,6 +51,29 @@ impl Fixture {
             stopped: watch::Sender::new(false),
             flood_done,
             real_stderr: Mutex::new(real_stderr),
+            store_dir,
+            id_counters: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn store_dir(&self) -> Option<&Path> {
+        self.store_dir.as_deref()
+    }
+
+    /// Prints a Go-style panic for `method` on the real stderr and exits with status 2.
+    pub fn panic_now(&self, method: &str) -> ! {
+        // A poisoned lock only means another thread panicked while writing; the file handle
+        // itself is still usable.
+        let mut real_stderr = self.real_stderr.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        misbehaviour::go_panic(&mut real_stderr, method)
+    }
+
+    /// Waits until the provider is stopped (true) or `limit` passes (false).
+    pub async fn wait_for_stop(&self, limit: Duration) -> bool {
+        let mut stopped = self.stopped.subscribe();
+        tokio::select! {
+            () = tokio::time::sleep(limit) => false,
+            _ = stopped.wait_for(|stopped| *stopped) => true,
         }
     }
 
@@ -50,10 +82,7 @@ impl Fixture {
     /// early with `CANCELLED` once the provider has been stopped.
     pub async fn enter(&self, method: &str) -> Result<(), tonic::Status> {
         if self.misbehaviour.panic_on.as_deref() == Some(method) {
-            // A poisoned lock only means another thread panicked while writing; the file
-            // handle itself is still usable.
-            let mut real_stderr = self.real_stderr.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            misbehaviour::go_panic(&mut real_stderr, method);
+            self.panic_now(method);
         }
         if let Some(slow) = &self.misbehaviour.slow
             && slow.method == method

@@ -11,7 +11,8 @@ use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
 use crate::convert;
-use crate::provider::{Fixture, TypeKind, provider_service};
+use crate::provider::{Fixture, provider_service};
+use crate::rpc::protocol_conversions;
 
 type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send>>;
 
@@ -26,15 +27,9 @@ impl ProviderV5 {
         let schema = convert::to_tfplugin5(&fixture.schema);
         ProviderV5 { fixture, schema }
     }
-
-    fn diagnostics(&self, kind: TypeKind, type_name: &str) -> Vec<pb::Diagnostic> {
-        self.fixture.unknown_type_name(kind, type_name).into_iter().map(error_diagnostic).collect()
-    }
 }
 
-fn error_diagnostic(summary: String) -> pb::Diagnostic {
-    pb::Diagnostic { severity: pb::diagnostic::Severity::Error as i32, summary, detail: String::new(), attribute: None }
-}
+protocol_conversions!();
 
 provider_service! {
     impl pb::provider_server::Provider for ProviderV5 {
@@ -83,9 +78,11 @@ provider_service! {
         ) -> Result<Response<pb::prepare_provider_config::Response>, Status> {
             self.fixture.enter("PrepareProviderConfig").await?;
             // The fixture has no defaults to fill in, so the prepared config is the config.
+            let config = request.into_inner().config;
+            let diagnostics = self.fixture.check_provider_config(&msgpack_of(config.clone()));
             Ok(Response::new(pb::prepare_provider_config::Response {
-                prepared_config: request.into_inner().config,
-                diagnostics: Vec::new(),
+                prepared_config: config,
+                diagnostics: diagnostics_of(diagnostics),
             }))
         }
 
@@ -94,8 +91,9 @@ provider_service! {
             request: Request<pb::validate_resource_type_config::Request>,
         ) -> Result<Response<pb::validate_resource_type_config::Response>, Status> {
             self.fixture.enter("ValidateResourceTypeConfig").await?;
-            let diagnostics = self.diagnostics(TypeKind::Resource, &request.get_ref().type_name);
-            Ok(Response::new(pb::validate_resource_type_config::Response { diagnostics }))
+            let request = request.into_inner();
+            let diagnostics = self.fixture.validate_resource_config(&request.type_name, &msgpack_of(request.config));
+            Ok(Response::new(pb::validate_resource_type_config::Response { diagnostics: diagnostics_of(diagnostics) }))
         }
 
         async fn validate_data_source_config(
@@ -103,16 +101,18 @@ provider_service! {
             request: Request<pb::validate_data_source_config::Request>,
         ) -> Result<Response<pb::validate_data_source_config::Response>, Status> {
             self.fixture.enter("ValidateDataSourceConfig").await?;
-            let diagnostics = self.diagnostics(TypeKind::DataSource, &request.get_ref().type_name);
-            Ok(Response::new(pb::validate_data_source_config::Response { diagnostics }))
+            let request = request.into_inner();
+            let diagnostics = self.fixture.validate_data_source_config(&request.type_name, &msgpack_of(request.config));
+            Ok(Response::new(pb::validate_data_source_config::Response { diagnostics: diagnostics_of(diagnostics) }))
         }
 
         async fn configure(
             &self,
-            _request: Request<pb::configure::Request>,
+            request: Request<pb::configure::Request>,
         ) -> Result<Response<pb::configure::Response>, Status> {
             self.fixture.enter("Configure").await?;
-            Ok(Response::new(pb::configure::Response::default()))
+            let diagnostics = self.fixture.check_provider_config(&msgpack_of(request.into_inner().config));
+            Ok(Response::new(pb::configure::Response { diagnostics: diagnostics_of(diagnostics) }))
         }
 
         async fn stop(
@@ -123,16 +123,92 @@ provider_service! {
             self.fixture.stop();
             Ok(Response::new(pb::stop::Response { error: String::new() }))
         }
+
+        async fn upgrade_resource_state(
+            &self,
+            request: Request<pb::upgrade_resource_state::Request>,
+        ) -> Result<Response<pb::upgrade_resource_state::Response>, Status> {
+            self.fixture.enter("UpgradeResourceState").await?;
+            let response = self.fixture.upgrade_resource_state(&upgrade_request(request.into_inner()));
+            Ok(Response::new(upgrade_response(response)))
+        }
+
+        async fn read_resource(
+            &self,
+            request: Request<pb::read_resource::Request>,
+        ) -> Result<Response<pb::read_resource::Response>, Status> {
+            self.fixture.enter("ReadResource").await?;
+            let request = request.into_inner();
+            let response = self.fixture.read_resource(&crate::rpc::ReadRequest {
+                type_name: request.type_name,
+                current_state: msgpack_of(request.current_state),
+                private: request.private,
+            });
+            Ok(Response::new(read_response(response)))
+        }
+
+        async fn plan_resource_change(
+            &self,
+            request: Request<pb::plan_resource_change::Request>,
+        ) -> Result<Response<pb::plan_resource_change::Response>, Status> {
+            self.fixture.enter("PlanResourceChange").await?;
+            let request = request.into_inner();
+            let response = self.fixture.plan_resource_change(&crate::rpc::PlanRequest {
+                type_name: request.type_name,
+                prior_state: msgpack_of(request.prior_state),
+                proposed_new_state: msgpack_of(request.proposed_new_state),
+                config: msgpack_of(request.config),
+                prior_private: request.prior_private,
+            });
+            Ok(Response::new(plan_response(response)))
+        }
+
+        async fn apply_resource_change(
+            &self,
+            request: Request<pb::apply_resource_change::Request>,
+        ) -> Result<Response<pb::apply_resource_change::Response>, Status> {
+            self.fixture.enter("ApplyResourceChange").await?;
+            let response = self.fixture.apply_resource_change(&apply_request(request.into_inner())).await;
+            Ok(Response::new(apply_response(response)))
+        }
+
+        async fn import_resource_state(
+            &self,
+            request: Request<pb::import_resource_state::Request>,
+        ) -> Result<Response<pb::import_resource_state::Response>, Status> {
+            self.fixture.enter("ImportResourceState").await?;
+            let request = request.into_inner();
+            let response = self.fixture.import_resource_state(&request.type_name, &request.id);
+            Ok(Response::new(import_response(response)))
+        }
+
+        async fn read_data_source(
+            &self,
+            request: Request<pb::read_data_source::Request>,
+        ) -> Result<Response<pb::read_data_source::Response>, Status> {
+            self.fixture.enter("ReadDataSource").await?;
+            let request = request.into_inner();
+            let response = self.fixture.read_data_source(&request.type_name, &msgpack_of(request.config));
+            Ok(Response::new(pb::read_data_source::Response {
+                state: dynamic_value(response.state),
+                diagnostics: diagnostics_of(response.diagnostics),
+                deferred: None,
+            }))
+        }
+
+        async fn call_function(
+            &self,
+            request: Request<pb::call_function::Request>,
+        ) -> Result<Response<pb::call_function::Response>, Status> {
+            self.fixture.enter("CallFunction").await?;
+            let request = request.into_inner();
+            let arguments: Vec<Vec<u8>> = request.arguments.into_iter().map(|argument| argument.msgpack).collect();
+            Ok(Response::new(call_function_response(self.fixture.call_function(&request.name, &arguments))))
+        }
     }
     unimplemented {
-        upgrade_resource_state(pb::upgrade_resource_state::Request) -> pb::upgrade_resource_state::Response = "UpgradeResourceState";
         upgrade_resource_identity(pb::upgrade_resource_identity::Request) -> pb::upgrade_resource_identity::Response = "UpgradeResourceIdentity";
-        read_resource(pb::read_resource::Request) -> pb::read_resource::Response = "ReadResource";
-        plan_resource_change(pb::plan_resource_change::Request) -> pb::plan_resource_change::Response = "PlanResourceChange";
-        apply_resource_change(pb::apply_resource_change::Request) -> pb::apply_resource_change::Response = "ApplyResourceChange";
-        import_resource_state(pb::import_resource_state::Request) -> pb::import_resource_state::Response = "ImportResourceState";
         move_resource_state(pb::move_resource_state::Request) -> pb::move_resource_state::Response = "MoveResourceState";
-        read_data_source(pb::read_data_source::Request) -> pb::read_data_source::Response = "ReadDataSource";
         generate_resource_config(pb::generate_resource_config::Request) -> pb::generate_resource_config::Response = "GenerateResourceConfig";
         validate_ephemeral_resource_config(pb::validate_ephemeral_resource_config::Request) -> pb::validate_ephemeral_resource_config::Response = "ValidateEphemeralResourceConfig";
         open_ephemeral_resource(pb::open_ephemeral_resource::Request) -> pb::open_ephemeral_resource::Response = "OpenEphemeralResource";
@@ -140,7 +216,6 @@ provider_service! {
         close_ephemeral_resource(pb::close_ephemeral_resource::Request) -> pb::close_ephemeral_resource::Response = "CloseEphemeralResource";
         list_resource(pb::list_resource::Request) -> Self::ListResourceStream = "ListResource";
         validate_list_resource_config(pb::validate_list_resource_config::Request) -> pb::validate_list_resource_config::Response = "ValidateListResourceConfig";
-        call_function(pb::call_function::Request) -> pb::call_function::Response = "CallFunction";
         plan_action(pb::plan_action::Request) -> pb::plan_action::Response = "PlanAction";
         invoke_action(pb::invoke_action::Request) -> Self::InvokeActionStream = "InvokeAction";
         validate_action_config(pb::validate_action_config::Request) -> pb::validate_action_config::Response = "ValidateActionConfig";

@@ -114,7 +114,13 @@ pub async fn run(config: LaunchConfig) -> Result<(), ServeError> {
         });
     }
 
-    let fixture = Arc::new(Fixture::new(schema, config.misbehaviour.clone(), flood_done, redirected.real_stderr));
+    let fixture = Arc::new(Fixture::new(
+        schema,
+        config.misbehaviour.clone(),
+        flood_done,
+        redirected.real_stderr,
+        config.store_dir.clone(),
+    ));
     let shutdown = Arc::new(Notify::new());
     let router = tonic::transport::Server::builder()
         .add_service(health::health_server::HealthServer::new(HealthService))
