@@ -5,6 +5,7 @@
 
 pub mod msgpack;
 pub mod plugin;
+pub mod pulumi;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
