@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [[ -f scripts/test-tools.sh ]]; then
-  bash scripts/test-tools.sh providers
+  # The end-to-end tests (tests/e2e_*.rs) also need the Pulumi CLI and the Go implementation.
+  bash scripts/test-tools.sh providers pulumi anchor
 fi
 
 log=$(mktemp)
