@@ -47,14 +47,16 @@ fi
 
 # An isolated, offline Pulumi: its own home, a file backend, passphrase secrets, no update
 # checks, no plugin downloads.
-export PATH="$tools/pulumi/3.259.0/bin:$tools/pulumi-yaml/1.38.1/bin:$PATH"
+export PATH="$tools/pulumi/3.259.0/bin:$PATH"
 export PULUMI_HOME=$work/pulumi-home
 export PULUMI_BACKEND_URL=file://$work/backend
 export PULUMI_CONFIG_PASSPHRASE=demo
 export PULUMI_SKIP_UPDATE_CHECK=true
 export PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true
 export PULUMI_DISABLE_REGISTRY_RESOLVE=true
-mkdir -p "$work/backend" "$work/project"
+mkdir -p "$work/backend" "$work/project" "$PULUMI_HOME/plugins/language-yaml-v1.38.1"
+# The YAML host as an installed plugin: on PATH, the CLI warns about it in every run.
+ln -s "$tools/pulumi-yaml/1.38.1/bin/pulumi-language-yaml" "$PULUMI_HOME/plugins/language-yaml-v1.38.1/"
 cp examples/pulumi-yaml/random/Pulumi.yaml "$work/project/"
 cd "$work/project"
 

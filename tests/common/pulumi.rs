@@ -143,7 +143,8 @@ impl Workspace {
         // An empty CLI configuration, so the machine's own ~/.terraformrc never leaks in.
         let cli_config = root.join("terraformrc");
         std::fs::write(&cli_config, "")?;
-        let path = format!("{}:{}:/usr/local/bin:/usr/bin:/bin", cli_dir.display(), yaml_dir.display());
+        // The CLI's own directory also holds the other language hosts, when built.
+        let path = format!("{}:/usr/local/bin:/usr/bin:/bin", cli_dir.display());
         let mut env: Vec<(String, String)> = vec![
             ("PATH".into(), path),
             ("HOME".into(), root.join("home").display().to_string()),
@@ -168,6 +169,11 @@ impl Workspace {
             root.join(format!("pulumi-home/plugins/resource-terraform-provider-v{}", implementation.plugin_version()));
         std::fs::create_dir_all(&plugin_dir)?;
         std::os::unix::fs::symlink(&plugin, plugin_dir.join("pulumi-resource-terraform-provider"))?;
+        // The YAML host as an installed plugin rather than on PATH, which the CLI warns about
+        // in every run.
+        let yaml_plugin_dir = root.join(format!("pulumi-home/plugins/language-yaml-v{PULUMI_YAML_VERSION}"));
+        std::fs::create_dir_all(&yaml_plugin_dir)?;
+        std::os::unix::fs::symlink(yaml_dir.join("pulumi-language-yaml"), yaml_plugin_dir.join("pulumi-language-yaml"))?;
         Ok(Workspace { implementation, root, project, env, commands_run: 0 })
     }
 
