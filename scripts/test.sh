@@ -7,6 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [[ -f scripts/test-tools.sh ]]; then
+  # The end-to-end tests (tests/e2e_*.rs) also need the Pulumi CLI and the Go implementation.
   bash scripts/test-tools.sh providers pulumi anchor
 fi
 

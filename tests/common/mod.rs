@@ -7,6 +7,7 @@ pub mod engine;
 pub mod fixture;
 pub mod msgpack;
 pub mod plugin;
+pub mod pulumi;
 pub mod recording_engine;
 
 use std::path::{Path, PathBuf};

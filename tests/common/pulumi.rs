@@ -1,0 +1,392 @@
+//! An isolated, offline Pulumi workspace for the end-to-end tests: the real Pulumi CLI and
+//! YAML language host (built by `scripts/test-tools.sh pulumi`), a throw-away `PULUMI_HOME`
+//! and `HOME`, a file backend, passphrase secrets, no update checks and no plugin
+//! acquisition. The `terraform-provider` plugin is either our binary or the Go
+//! implementation (`Implementation`), so the same scenario runs against both.
+//!
+//! Main types: `Implementation` (which plugin serves `terraform-provider`), `Workspace`
+//! (one project, one stack, one `PULUMI_HOME`) and `CommandOutput` (what one CLI run printed,
+//! with everything needed for a clear assertion message).
+//!
+//! Every CLI run has a timeout and its own log files; on a timeout the whole process group
+//! (the CLI and the plugins it started) is killed.
+//!
+//! Architecture invariant: this helper knows the Pulumi CLI's command line and environment
+//! only; it knows nothing about the programs it runs or the Terraform providers they use.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+
+/// Which program serves the `terraform-provider` plugin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Implementation {
+    /// Our Rust binary, as built by cargo for this test run.
+    Ours,
+    /// The Go implementation (pulumi-terraform-bridge `dynamic`), built by
+    /// `scripts/test-tools.sh anchor`.
+    Go,
+}
+
+/// The Go implementation's version, as its build stamps it (see scripts/README.md).
+const GO_IMPLEMENTATION_VERSION: &str = "1.1.3";
+const PULUMI_VERSION: &str = "3.259.0";
+const PULUMI_YAML_VERSION: &str = "1.38.1";
+
+/// The default time one CLI command may take before it is killed. Generous: two shared cores
+/// and several engineers building at once make a one-second `pulumi up` take much longer.
+pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(240);
+
+impl Implementation {
+    pub const ALL: [Implementation; 2] = [Implementation::Ours, Implementation::Go];
+
+    /// The plugin executable.
+    pub fn plugin_binary(self) -> anyhow::Result<PathBuf> {
+        match self {
+            Implementation::Ours => Ok(PathBuf::from(super::plugin::BINARY)),
+            Implementation::Go => {
+                let path = super::tools_dir().join("anchor/3.136.0/pulumi-resource-terraform-provider");
+                anyhow::ensure!(
+                    path.is_file(),
+                    "the Go implementation is missing at {}: run scripts/test-tools.sh anchor",
+                    path.display()
+                );
+                Ok(path)
+            }
+        }
+    }
+
+    /// The version the plugin is installed under; `package add terraform-provider@<v>` names it
+    /// so the CLI never asks GitHub for the latest release.
+    pub fn plugin_version(self) -> &'static str {
+        match self {
+            Implementation::Ours => env!("CARGO_PKG_VERSION"),
+            Implementation::Go => GO_IMPLEMENTATION_VERSION,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Implementation::Ours => "ours",
+            Implementation::Go => "go",
+        }
+    }
+}
+
+/// The Pulumi CLI and the YAML language host, or an error naming the script that builds them.
+fn pulumi_tools() -> anyhow::Result<(PathBuf, PathBuf)> {
+    let tools = super::tools_dir();
+    let cli_dir = tools.join("pulumi").join(PULUMI_VERSION).join("bin");
+    let yaml_dir = tools.join("pulumi-yaml").join(PULUMI_YAML_VERSION).join("bin");
+    for (path, what) in
+        [(cli_dir.join("pulumi"), "the Pulumi CLI"), (yaml_dir.join("pulumi-language-yaml"), "pulumi-language-yaml")]
+    {
+        anyhow::ensure!(path.is_file(), "{what} is missing at {}: run scripts/test-tools.sh pulumi", path.display());
+    }
+    Ok((cli_dir, yaml_dir))
+}
+
+/// The directory of this checkout's examples (`examples/pulumi-yaml/<name>`).
+pub fn example_dir(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/pulumi-yaml").join(name)
+}
+
+/// What one CLI run printed.
+#[derive(Debug)]
+pub struct CommandOutput {
+    pub command: String,
+    /// The exit code; `None` when the process was killed (by the timeout or a signal).
+    pub code: Option<i32>,
+    pub timed_out: bool,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl CommandOutput {
+    pub fn success(&self) -> bool {
+        self.code == Some(0)
+    }
+
+    /// stdout and stderr together, for searching error text wherever the CLI put it.
+    pub fn all_text(&self) -> String {
+        format!("{}\n{}", self.stdout, self.stderr)
+    }
+}
+
+impl std::fmt::Display for CommandOutput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let outcome = if self.timed_out { "timed out".to_owned() } else { format!("exit code {:?}", self.code) };
+        write!(f, "`{}`: {outcome}\n--- stdout ---\n{}\n--- stderr ---\n{}", self.command, self.stdout, self.stderr)
+    }
+}
+
+/// One Pulumi project with one stack, in its own temp directory.
+pub struct Workspace {
+    pub implementation: Implementation,
+    root: PathBuf,
+    project: PathBuf,
+    env: Vec<(String, String)>,
+    commands_run: usize,
+}
+
+impl Workspace {
+    /// A fresh workspace with the implementation's plugin installed as `terraform-provider`.
+    pub fn new(label: &str, implementation: Implementation) -> anyhow::Result<Workspace> {
+        let (cli_dir, yaml_dir) = pulumi_tools()?;
+        let plugin = implementation.plugin_binary()?;
+        let root = super::scratch_dir(&format!("e2e-{label}-{}", implementation.label()));
+        let project = root.join("project");
+        for dir in ["pulumi-home", "home", "backend", "logs", "project"] {
+            std::fs::create_dir_all(root.join(dir))?;
+        }
+        // An empty CLI configuration, so the machine's own ~/.terraformrc never leaks in.
+        let cli_config = root.join("terraformrc");
+        std::fs::write(&cli_config, "")?;
+        // The CLI's own directory also holds the other language hosts, when built.
+        let path = format!("{}:/usr/local/bin:/usr/bin:/bin", cli_dir.display());
+        let mut env: Vec<(String, String)> = vec![
+            ("PATH".into(), path),
+            ("HOME".into(), root.join("home").display().to_string()),
+            ("PULUMI_HOME".into(), root.join("pulumi-home").display().to_string()),
+            ("PULUMI_BACKEND_URL".into(), format!("file://{}", root.join("backend").display())),
+            ("PULUMI_CONFIG_PASSPHRASE".into(), "e2e-test".into()),
+            ("PULUMI_SKIP_UPDATE_CHECK".into(), "true".into()),
+            ("PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION".into(), "true".into()),
+            ("PULUMI_DISABLE_REGISTRY_RESOLVE".into(), "true".into()),
+            ("PULUMI_SKIP_CONFIRMATIONS".into(), "true".into()),
+            ("TF_CLI_CONFIG_FILE".into(), cli_config.display().to_string()),
+            ("TMPDIR".into(), std::env::temp_dir().display().to_string()),
+        ];
+        // The provider's own log filter passes through, for debugging a failing run.
+        if let Ok(filter) = std::env::var("TFBRIDGE_LOG") {
+            env.push(("TFBRIDGE_LOG".into(), filter));
+        }
+        // What `pulumi plugin install resource terraform-provider <v> --file <binary>` makes,
+        // with a symlink instead of a copy: a copy of the debug binary per workspace costs
+        // about 80 MB of disk, and the disk is shared.
+        let plugin_dir =
+            root.join(format!("pulumi-home/plugins/resource-terraform-provider-v{}", implementation.plugin_version()));
+        std::fs::create_dir_all(&plugin_dir)?;
+        std::os::unix::fs::symlink(&plugin, plugin_dir.join("pulumi-resource-terraform-provider"))?;
+        // The YAML host as an installed plugin rather than on PATH, which the CLI warns about
+        // in every run.
+        let yaml_plugin_dir = root.join(format!("pulumi-home/plugins/language-yaml-v{PULUMI_YAML_VERSION}"));
+        std::fs::create_dir_all(&yaml_plugin_dir)?;
+        std::os::unix::fs::symlink(yaml_dir.join("pulumi-language-yaml"), yaml_plugin_dir.join("pulumi-language-yaml"))?;
+        Ok(Workspace { implementation, root, project, env, commands_run: 0 })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn project_dir(&self) -> &Path {
+        &self.project
+    }
+
+    /// Sets (or replaces) an environment variable for every later CLI run.
+    pub fn set_env(&mut self, key: &str, value: &str) {
+        self.env.retain(|(k, _)| k != key);
+        self.env.push((key.to_owned(), value.to_owned()));
+    }
+
+    /// Copies the files of `examples/pulumi-yaml/<name>` into the project directory.
+    pub fn copy_example(&self, name: &str) -> anyhow::Result<()> {
+        let source = example_dir(name);
+        for entry in std::fs::read_dir(&source).with_context(|| format!("read the example {}", source.display()))? {
+            let entry = entry?;
+            if entry.file_type()?.is_file() {
+                std::fs::copy(entry.path(), self.project.join(entry.file_name()))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The project's Pulumi.yaml.
+    pub fn program(&self) -> anyhow::Result<String> {
+        Ok(std::fs::read_to_string(self.project.join("Pulumi.yaml"))?)
+    }
+
+    /// Rewrites the project's Pulumi.yaml; `from` must occur in it, so a stale edit fails loudly.
+    pub fn edit_program(&self, from: &str, to: &str) -> anyhow::Result<()> {
+        let text = self.program()?;
+        anyhow::ensure!(text.contains(from), "Pulumi.yaml does not contain {from:?}:\n{text}");
+        std::fs::write(self.project.join("Pulumi.yaml"), text.replacen(from, to, 1))?;
+        Ok(())
+    }
+
+    /// Runs the CLI in the project directory with the default timeout.
+    pub fn pulumi(&mut self, args: &[&str]) -> anyhow::Result<CommandOutput> {
+        self.pulumi_with_timeout(args, COMMAND_TIMEOUT)
+    }
+
+    /// Runs the CLI and fails with its full output unless it exits 0.
+    pub fn pulumi_ok(&mut self, args: &[&str]) -> anyhow::Result<CommandOutput> {
+        let output = self.pulumi(args)?;
+        anyhow::ensure!(output.success(), "{output}\n(workspace {})", self.root.display());
+        Ok(output)
+    }
+
+    /// Runs the CLI and fails unless it exits non-zero (and in time).
+    pub fn pulumi_fails(&mut self, args: &[&str]) -> anyhow::Result<CommandOutput> {
+        let output = self.pulumi(args)?;
+        anyhow::ensure!(!output.success() && !output.timed_out, "expected a failure, got {output}");
+        Ok(output)
+    }
+
+    pub fn pulumi_with_timeout(&mut self, args: &[&str], timeout: Duration) -> anyhow::Result<CommandOutput> {
+        use std::os::unix::process::CommandExt as _;
+        self.commands_run += 1;
+        let log_stem =
+            self.root.join("logs").join(format!("{:02}-{}", self.commands_run, args.first().unwrap_or(&"pulumi")));
+        let stdout_path = log_stem.with_extension("stdout");
+        let stderr_path = log_stem.with_extension("stderr");
+        let command_line = format!("pulumi {}", args.join(" "));
+        // Files rather than pipes: plugins the CLI starts inherit these descriptors, and a
+        // pipe reader would wait for the slowest of them.
+        let mut child = std::process::Command::new("pulumi")
+            .args(args)
+            .args(["--color", "never"])
+            .current_dir(&self.project)
+            .env_clear()
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .stdin(std::process::Stdio::null())
+            .stdout(std::fs::File::create(&stdout_path)?)
+            .stderr(std::fs::File::create(&stderr_path)?)
+            // Its own process group, so a timeout can kill the plugins too.
+            .process_group(0)
+            .spawn()
+            .with_context(|| format!("start {command_line}"))?;
+        let deadline = Instant::now() + timeout;
+        let (code, timed_out) = loop {
+            if let Some(status) = child.try_wait()? {
+                break (status.code(), false);
+            }
+            if Instant::now() >= deadline {
+                // SAFETY: kill(2) with a negative pid signals the process group we created.
+                unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+                let status = child.wait()?;
+                break (status.code(), true);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        Ok(CommandOutput {
+            command: command_line,
+            code,
+            timed_out,
+            stdout: std::fs::read_to_string(&stdout_path).unwrap_or_default(),
+            stderr: std::fs::read_to_string(&stderr_path).unwrap_or_default(),
+        })
+    }
+
+    /// `pulumi package add terraform-provider@<version> <args>...` for the installed plugin.
+    pub fn package_add(&mut self, args: &[&str]) -> anyhow::Result<CommandOutput> {
+        let source = format!("terraform-provider@{}", self.implementation.plugin_version());
+        let mut full = vec!["package", "add", &source];
+        full.extend_from_slice(args);
+        self.pulumi_ok(&full)
+    }
+
+    /// `pulumi stack init dev` with passphrase secrets.
+    pub fn stack_init(&mut self) -> anyhow::Result<()> {
+        self.pulumi_ok(&["stack", "init", "dev", "--secrets-provider", "passphrase", "--non-interactive"])?;
+        Ok(())
+    }
+
+    pub fn config_set(&mut self, key: &str, value: &str) -> anyhow::Result<()> {
+        self.pulumi_ok(&["config", "set", key, value, "--non-interactive"])?;
+        Ok(())
+    }
+
+    pub fn up(&mut self) -> anyhow::Result<CommandOutput> {
+        self.pulumi_ok(&["up", "--yes", "--skip-preview", "--non-interactive", "--diff"])
+    }
+
+    /// `pulumi up` expected to fail; the output carries the CLI's error text.
+    pub fn up_fails(&mut self) -> anyhow::Result<CommandOutput> {
+        self.pulumi_fails(&["up", "--yes", "--skip-preview", "--non-interactive"])
+    }
+
+    pub fn preview(&mut self) -> anyhow::Result<CommandOutput> {
+        self.pulumi_ok(&["preview", "--non-interactive", "--diff"])
+    }
+
+    /// `pulumi preview --expect-no-changes`: fails if the provider reports any diff.
+    pub fn preview_expect_no_changes(&mut self) -> anyhow::Result<CommandOutput> {
+        self.pulumi_ok(&["preview", "--expect-no-changes", "--non-interactive", "--diff"])
+    }
+
+    pub fn refresh(&mut self) -> anyhow::Result<CommandOutput> {
+        self.pulumi_ok(&["refresh", "--yes", "--skip-preview", "--non-interactive", "--diff"])
+    }
+
+    /// Imports `id` as resource `name` of type `token`, unprotected, without writing code.
+    pub fn import(&mut self, token: &str, name: &str, id: &str) -> anyhow::Result<CommandOutput> {
+        self.pulumi_ok(&[
+            "import",
+            token,
+            name,
+            id,
+            "--yes",
+            "--skip-preview",
+            "--protect=false",
+            "--generate-code=false",
+            "--non-interactive",
+        ])
+    }
+
+    pub fn destroy(&mut self) -> anyhow::Result<CommandOutput> {
+        self.pulumi_ok(&["destroy", "--yes", "--skip-preview", "--non-interactive"])
+    }
+
+    /// `pulumi stack output --json`, with secrets shown in the clear or as `[secret]`.
+    pub fn stack_outputs(&mut self, show_secrets: bool) -> anyhow::Result<serde_json::Value> {
+        let mut args = vec!["stack", "output", "--json"];
+        if show_secrets {
+            args.push("--show-secrets");
+        }
+        let output = self.pulumi_ok(&args)?;
+        serde_json::from_str(&output.stdout).with_context(|| format!("stack outputs are not JSON: {output}"))
+    }
+
+    /// `pulumi stack export`: the deployment (state) as JSON.
+    pub fn stack_export(&mut self) -> anyhow::Result<serde_json::Value> {
+        let output = self.pulumi_ok(&["stack", "export"])?;
+        serde_json::from_str(&output.stdout).with_context(|| format!("the export is not JSON: {output}"))
+    }
+
+    /// The resources in the state, without the stack and provider resources.
+    pub fn managed_resources(&mut self) -> anyhow::Result<Vec<serde_json::Value>> {
+        let state = self.stack_export()?;
+        let resources = state["deployment"]["resources"].as_array().cloned().unwrap_or_default();
+        Ok(resources
+            .into_iter()
+            .filter(|r| {
+                let kind = r["type"].as_str().unwrap_or_default();
+                kind != "pulumi:pulumi:Stack" && !kind.starts_with("pulumi:providers:")
+            })
+            .collect())
+    }
+
+    /// The state entry of the resource named `name`, or an error listing what is there.
+    pub fn resource_state(&mut self, name: &str) -> anyhow::Result<serde_json::Value> {
+        let resources = self.managed_resources()?;
+        let suffix = format!("::{name}");
+        resources.iter().find(|r| r["urn"].as_str().is_some_and(|urn| urn.ends_with(&suffix))).cloned().with_context(
+            || {
+                let urns: Vec<_> = resources.iter().map(|r| r["urn"].to_string()).collect();
+                format!("no resource named {name} in the state; it has {urns:?}")
+            },
+        )
+    }
+}
+
+impl Drop for Workspace {
+    fn drop(&mut self) {
+        // Keep the workspace (state, logs) for a look after a failure when asked to.
+        if std::env::var_os("TFBRIDGE_KEEP_E2E").is_none() {
+            let _ = std::fs::remove_dir_all(&self.root);
+        }
+    }
+}

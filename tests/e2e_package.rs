@@ -1,0 +1,130 @@
+//! Packages through the real Pulumi CLI with our provider: `pulumi package add` by registry
+//! name, resolved offline through a filesystem mirror (the Go implementation cannot do
+//! that), `pulumi package get-schema`, a program using the package added by name, and
+//! `pulumi package gen-sdk` for nodejs, python and go.
+//!
+//! Needs `scripts/test-tools.sh providers pulumi`; gen-sdk also needs the nodejs, python and
+//! go language hosts.
+
+mod common;
+
+use base64::Engine as _;
+use common::pulumi::{Implementation, Workspace};
+use serde_json::json;
+
+/// The parameter a by-name package embeds: the Go implementation's JSON format.
+const RANDOM_BY_NAME_PARAMETER: &str =
+    r#"{"remote":{"url":"registry.opentofu.org/hashicorp/random","version":"3.9.0"}}"#;
+
+/// Our plugin's version.
+const OURS: &str = env!("CARGO_PKG_VERSION");
+
+/// A workspace for our provider whose Terraform CLI configuration points at a filesystem
+/// mirror holding random 3.9.0 in the unpacked layout, and where any attempt to reach the
+/// network goes to a closed loopback port.
+fn workspace_with_a_mirror(label: &str) -> anyhow::Result<Workspace> {
+    let random = common::real_provider("random", "3.9.0")?;
+    let mut ws = Workspace::new(label, Implementation::Ours)?;
+    let mirror = ws.root().join("mirror");
+    let leaf = mirror.join("registry.opentofu.org/hashicorp/random/3.9.0/linux_amd64");
+    std::fs::create_dir_all(&leaf)?;
+    // A hard link costs no disk; fall back to a copy across file systems.
+    let target = leaf.join("terraform-provider-random");
+    if std::fs::hard_link(&random, &target).is_err() {
+        std::fs::copy(&random, &target)?;
+    }
+    let rc = ws.root().join("mirror.tfrc");
+    std::fs::write(
+        &rc,
+        format!("provider_installation {{\n  filesystem_mirror {{\n    path = \"{}\"\n  }}\n}}\n", mirror.display()),
+    )?;
+    ws.set_env("TF_CLI_CONFIG_FILE", rc.to_str().expect("a UTF-8 path"));
+    for proxy in ["HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"] {
+        ws.set_env(proxy, "http://127.0.0.1:9");
+    }
+    Ok(ws)
+}
+
+#[test]
+fn package_add_by_name_through_a_filesystem_mirror() -> anyhow::Result<()> {
+    let mut ws = workspace_with_a_mirror("by-name")?;
+    std::fs::write(ws.project_dir().join("Pulumi.yaml"), "name: by-name\nruntime: yaml\n")?;
+    ws.package_add(&["hashicorp/random", "3.9.0"])?;
+
+    let program = ws.program()?;
+    assert!(
+        program.contains(&format!(
+            "  random:\n    source: terraform-provider\n    version: {OURS}\n    parameters:\n      - hashicorp/random\n      - 3.9.0\n"
+        )),
+        "{program}"
+    );
+    // The YAML package lock file carries the embedded parameter value.
+    let lock = std::fs::read_to_string(ws.project_dir().join("sdks/random/random-3.9.0.yaml"))?;
+    let value = base64::engine::general_purpose::STANDARD.encode(RANDOM_BY_NAME_PARAMETER);
+    assert!(lock.contains(&format!("    name: random\n    version: 3.9.0\n    value: {value}\n")), "{lock}");
+
+    let output =
+        ws.pulumi_ok(&["package", "get-schema", &format!("terraform-provider@{OURS}"), "hashicorp/random", "3.9.0"])?;
+    let schema: serde_json::Value = serde_json::from_str(&output.stdout)?;
+    assert_eq!((&schema["name"], &schema["version"]), (&json!("random"), &json!("3.9.0")));
+    assert_eq!(
+        schema["parameterization"],
+        json!({"baseProvider": {"name": "terraform-provider", "version": OURS}, "parameter": value})
+    );
+    assert!(schema["resources"]["random:index/pet:Pet"].is_object(), "{schema:#}");
+    Ok(())
+}
+
+/// The random example with the package added by name: the engine parameterizes a fresh
+/// provider process by value, which installs from the mirror again.
+#[test]
+fn a_program_using_a_package_added_by_name() -> anyhow::Result<()> {
+    let mut ws = workspace_with_a_mirror("by-name-program")?;
+    ws.copy_example("random")?;
+    ws.package_add(&["hashicorp/random", "3.9.0"])?;
+    ws.stack_init()?;
+    ws.up()?;
+    let outputs = ws.stack_outputs(false)?;
+    assert_eq!(outputs["password"], json!("[secret]"), "{outputs:#}");
+    assert_eq!(outputs["tokenLength"], json!(12), "{outputs:#}");
+    ws.preview_expect_no_changes()?;
+    ws.destroy()?;
+    assert_eq!(ws.managed_resources()?, Vec::<serde_json::Value>::new());
+    Ok(())
+}
+
+/// `pulumi package gen-sdk` asks each language's host to write the SDK.
+#[test]
+fn gen_sdk_for_nodejs_python_and_go() -> anyhow::Result<()> {
+    let bin = common::tools_dir().join("pulumi/3.259.0/bin");
+    let missing: Vec<_> = ["nodejs", "python", "go"]
+        .into_iter()
+        .map(|language| bin.join(format!("pulumi-language-{language}")))
+        .filter(|host| !host.is_file())
+        .map(|host| host.display().to_string())
+        .collect();
+    anyhow::ensure!(
+        missing.is_empty(),
+        "gen-sdk needs the language hosts {missing:?}: run scripts/test-tools.sh pulumi-language-nodejs \
+         pulumi-language-python pulumi-language-go (on a machine whose Go module proxy serves them; \
+         see scripts/README.md)"
+    );
+
+    let random = common::real_provider("random", "3.9.0")?;
+    let random = random.to_str().expect("a UTF-8 path");
+    let mut ws = Workspace::new("gen-sdk", Implementation::Ours)?;
+    let value = base64::engine::general_purpose::STANDARD.encode(format!(r#"{{"local":{{"path":"{random}"}}}}"#));
+    let out = ws.root().join("sdk");
+    let out = out.to_str().expect("a UTF-8 path");
+    let source = format!("terraform-provider@{OURS}");
+    for language in ["nodejs", "python", "go"] {
+        ws.pulumi_ok(&["package", "gen-sdk", &source, random, "--language", language, "--out", out])?;
+    }
+    // Each SDK names the base provider and embeds the parameter value the engine sends back.
+    for file in ["nodejs/package.json", "python/pulumi_random/pulumi-plugin.json", "go/random/pulumi-plugin.json"] {
+        let path = ws.root().join("sdk").join(file);
+        let text = std::fs::read_to_string(&path).map_err(|e| anyhow::anyhow!("read {}: {e}", path.display()))?;
+        assert!(text.contains("terraform-provider") && text.contains(&value), "{file}:\n{text}");
+    }
+    Ok(())
+}
