@@ -7,6 +7,8 @@
 //! Architecture invariant: no gRPC; Pulumi values come in as [`crate::property`] values.
 
 pub mod paths;
+#[cfg(test)]
+mod proptests;
 pub mod raw_state;
 #[cfg(test)]
 mod tests;

@@ -141,3 +141,40 @@ fn numbers_an_f64_cannot_hold_come_back_as_exact_strings() {
         assert_eq!(again, value, "{text}");
     }
 }
+
+/// Found by the round-trip property: marks on the element of a MaxItems=1 block and on the
+/// entries of map blocks and map nested attributes were dropped by `from_cty`.
+#[test]
+fn marks_on_flattened_and_map_elements_come_back_secret() {
+    use crate::cty::Path;
+    let block = schema(
+        r#"{
+          "attributes": {
+            "nested_map": {"nested_type": {"nesting_mode": "map", "attributes": {"a": {"type": "string", "optional": true}}}, "optional": true}
+          },
+          "block_types": {
+            "one": {"nesting_mode": "list", "max_items": 1, "block": {"attributes": {"a": {"type": "string", "optional": true}}}},
+            "by_key": {"nesting_mode": "map", "block": {"attributes": {"a": {"type": "string", "optional": true}}}}
+          }
+        }"#,
+    );
+    let names = PropertyNames::of_block(&block);
+    let value = crate::testutil::val(
+        &block.implied_type(),
+        r#"{"nested_map": {"k": {"a": "x"}}, "one": [{"a": "y"}], "by_key": {"k": {"a": "z"}}}"#,
+    );
+    let marked = [
+        Path::root().attr("nested_map").key("k"),
+        Path::root().attr("one").index(0),
+        Path::root().attr("by_key").key("k"),
+    ];
+    let props = from_cty(&block, &names, &value, &marked).unwrap();
+    expect![[
+        r#"{"byKey":{"k":{"secret":{"a":"z"}}},"nestedMap":{"k":{"secret":{"a":"x"}}},"one":{"secret":{"a":"y"}}}"#
+    ]]
+    .assert_eq(&show_properties(&props));
+    // The flattened element's mark lands on the block, the one Pulumi value for both.
+    let (_, secrets) = to_cty(&block, &names, &props, UnknownKeys::Reject).unwrap();
+    let secrets: Vec<String> = secrets.iter().map(ToString::to_string).collect();
+    expect![[r#"[".by_key[\"k\"]", ".nested_map[\"k\"]", ".one"]"#]].assert_eq(&format!("{secrets:?}"));
+}

@@ -608,7 +608,8 @@ impl FromCty<'_> {
                     w.pulumi_path.steps.pop();
                     let converted = w.block(&nested.block, &names, only);
                     w.pulumi_path.steps.push(PropertyPathStep::Index(0));
-                    converted
+                    // A mark on the element becomes a mark on the one Pulumi value for both.
+                    Ok(w.mark(converted?, false))
                 }),
                 // More than one element despite MaxItems=1: show them all rather than drop any.
                 _ => self.elements(elems, |w, elem| w.block(&nested.block, &names, elem)),
@@ -621,7 +622,8 @@ impl FromCty<'_> {
                 for (key, elem) in entries {
                     let converted =
                         self.at(PropertyPathStep::Key(key.to_string()), PathStep::Key(key.to_string()), |w| {
-                            w.block(&nested.block, &names, elem)
+                            let converted = w.block(&nested.block, &names, elem)?;
+                            Ok::<_, ConvertError>(w.mark(converted, false))
                         })?;
                     out.insert(key.to_string(), converted);
                 }
@@ -652,7 +654,8 @@ impl FromCty<'_> {
                 for (key, elem) in entries {
                     let converted =
                         self.at(PropertyPathStep::Key(key.to_string()), PathStep::Key(key.to_string()), |w| {
-                            w.block(&object_block, &names, elem)
+                            let converted = w.block(&object_block, &names, elem)?;
+                            Ok::<_, ConvertError>(w.mark(converted, false))
                         })?;
                     out.insert(key.to_string(), converted);
                 }
