@@ -18,6 +18,6 @@ cargo test --workspace --locked --no-fail-fast 2>&1 | tee "$log" || status=$?
 
 # cargo prints one "test result:" line per test binary; add them up so the run ends with a
 # single line that says how many tests ran.
-awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i) ~ /^passed;?$/) p += $(i-1); if ($(i) ~ /^failed;?$/) f += $(i-1) } }
-     END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
+awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i) ~ /^passed;?$/) p += $(i-1); if ($(i) ~ /^failed;?$/) f += $(i-1); if ($(i) ~ /^ignored;?$/) g += $(i-1) } }
+     END { printf "tests: %d passed, %d failed, %d ignored\n", p, f, g }' "$log"
 exit "$status"

@@ -162,23 +162,51 @@ impl Workspace {
         if let Ok(filter) = std::env::var("TFBRIDGE_LOG") {
             env.push(("TFBRIDGE_LOG".into(), filter));
         }
-        // What `pulumi plugin install resource terraform-provider <v> --file <binary>` makes,
-        // with a symlink instead of a copy: a copy of the debug binary per workspace costs
-        // about 80 MB of disk, and the disk is shared.
-        let plugin_dir =
-            root.join(format!("pulumi-home/plugins/resource-terraform-provider-v{}", implementation.plugin_version()));
-        std::fs::create_dir_all(&plugin_dir)?;
-        std::os::unix::fs::symlink(&plugin, plugin_dir.join("pulumi-resource-terraform-provider"))?;
+        install_plugin(&root, implementation, &plugin)?;
         // The YAML host as an installed plugin rather than on PATH, which the CLI warns about
         // in every run.
         let yaml_plugin_dir = root.join(format!("pulumi-home/plugins/language-yaml-v{PULUMI_YAML_VERSION}"));
         std::fs::create_dir_all(&yaml_plugin_dir)?;
-        std::os::unix::fs::symlink(yaml_dir.join("pulumi-language-yaml"), yaml_plugin_dir.join("pulumi-language-yaml"))?;
+        std::os::unix::fs::symlink(
+            yaml_dir.join("pulumi-language-yaml"),
+            yaml_plugin_dir.join("pulumi-language-yaml"),
+        )?;
         Ok(Workspace { implementation, root, project, env, commands_run: 0 })
     }
 
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// Moves the project to the other implementation, as a user replacing one with the other
+    /// would: installs its plugin and rewrites the base plugin version that `package add`
+    /// wrote into Pulumi.yaml and the YAML package lock files. The stack keeps its state.
+    pub fn switch_to(&mut self, implementation: Implementation) -> anyhow::Result<()> {
+        let from = format!("version: {}", self.implementation.plugin_version());
+        let to = format!("version: {}", implementation.plugin_version());
+        install_plugin(&self.root, implementation, &implementation.plugin_binary()?)?;
+        let mut files = vec![self.project.join("Pulumi.yaml")];
+        let sdks = self.project.join("sdks");
+        if sdks.is_dir() {
+            for package in std::fs::read_dir(&sdks)? {
+                for file in std::fs::read_dir(package?.path())? {
+                    files.push(file?.path());
+                }
+            }
+        }
+        let mut rewritten = 0;
+        for file in files {
+            let text = std::fs::read_to_string(&file)?;
+            // The base plugin's version is the only line with exactly this text: the
+            // parameterized package's own version differs from both implementations'.
+            if text.contains(&from) {
+                std::fs::write(&file, text.replace(&from, &to))?;
+                rewritten += 1;
+            }
+        }
+        anyhow::ensure!(rewritten > 0, "no project file names the plugin version ({from})");
+        self.implementation = implementation;
+        Ok(())
     }
 
     pub fn project_dir(&self) -> &Path {
@@ -380,6 +408,20 @@ impl Workspace {
             },
         )
     }
+}
+
+/// What `pulumi plugin install resource terraform-provider <v> --file <binary>` makes, with a
+/// symlink instead of a copy: a copy of the debug binary per workspace costs about 80 MB of
+/// disk, and the disk is shared.
+fn install_plugin(root: &Path, implementation: Implementation, plugin: &Path) -> anyhow::Result<()> {
+    let plugin_dir =
+        root.join(format!("pulumi-home/plugins/resource-terraform-provider-v{}", implementation.plugin_version()));
+    std::fs::create_dir_all(&plugin_dir)?;
+    let link = plugin_dir.join("pulumi-resource-terraform-provider");
+    if link.symlink_metadata().is_err() {
+        std::os::unix::fs::symlink(plugin, link)?;
+    }
+    Ok(())
 }
 
 impl Drop for Workspace {
