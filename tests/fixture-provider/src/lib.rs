@@ -108,6 +108,7 @@
 //! | `deferred` | the plan answers deferred `RESOURCE_CONFIG_UNKNOWN` with the proposed state as planned state |
 //! | `panic_in_apply` | apply prints a Go panic to the real stderr and exits 2 |
 //! | `slow_apply` | apply waits for `StopProvider`/`Stop` (then: error "Apply interrupted" and the prior state) or 30 s (then applies normally) |
+//! | `unstable_plan` | every plan sets `computed_value` to a new known `plan-<nanoseconds>`, so the apply-time plan contradicts the earlier one |
 //!
 //! `tests/fixture/terraform_misbehave.rs` records what Terraform 1.11 makes of each: "Provider
 //! produced invalid plan" (`plan_differs_from_config`, `write_only_in_plan`, and
@@ -117,7 +118,8 @@
 //! returned invalid result object after apply" (`unknown_after_apply`), the provider's own
 //! "Partial failure" (`error_with_partial_state`), "Provider deferred changes when Terraform
 //! did not allow deferrals" (`deferred`), "The terraform-provider-fixture plugin crashed!"
-//! (`panic_in_apply`); with `legacy_type_system,plan_differs_from_config` the apply succeeds.
+//! (`panic_in_apply`), "Provider produced inconsistent final plan" (`unstable_plan`); with
+//! `legacy_type_system,plan_differs_from_config` the apply succeeds.
 //!
 //! # Launching it from a test
 //!

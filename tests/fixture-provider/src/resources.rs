@@ -55,10 +55,13 @@ pub enum Misbehave {
     /// Apply waits until `StopProvider`/`Stop` (then answers an error diagnostic and the
     /// prior state) or 30 seconds (then applies normally).
     SlowApply,
+    /// Each plan sets `computed_value` to a new known value, `plan-<nanoseconds since the
+    /// epoch>`, so the plan made at apply time differs from the one before it.
+    UnstablePlan,
 }
 
 impl Misbehave {
-    pub const ALL: [(&'static str, Misbehave); 12] = [
+    pub const ALL: [(&'static str, Misbehave); 13] = [
         ("plan_differs_from_config", Misbehave::PlanDiffersFromConfig),
         ("apply_changes_known_value", Misbehave::ApplyChangesKnownValue),
         ("unknown_after_apply", Misbehave::UnknownAfterApply),
@@ -71,6 +74,7 @@ impl Misbehave {
         ("deferred", Misbehave::Deferred),
         ("panic_in_apply", Misbehave::PanicInApply),
         ("slow_apply", Misbehave::SlowApply),
+        ("unstable_plan", Misbehave::UnstablePlan),
     ];
 
     /// Parses a comma list; the first name that is not a misbehaviour is the error.
@@ -285,6 +289,13 @@ impl Fixture {
         if misbehave.contains(&Misbehave::WriteOnlyInPlan) {
             set_attr(&mut planned, "secret_wo", Value::from("leaked"));
         }
+        if misbehave.contains(&Misbehave::UnstablePlan) {
+            // The clock, not a counter: Terraform plans and applies with separate processes.
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |elapsed| elapsed.as_nanos());
+            set_attr(&mut planned, "computed_value", Value::from(format!("plan-{nanos}")));
+        }
         response.planned_state = value::encode(&planned);
         response
     }
@@ -358,8 +369,11 @@ impl Fixture {
         }
         if misbehave.contains(&Misbehave::NullAfterApply) {
             new_state = Value::Nil;
-        } else if !value::contains_unknown(&new_state) {
-            self.store_save(&request.type_name, &schema.block.implied_type(), &new_state);
+        } else {
+            // The remote object exists even when the answer hides one of its values as unknown.
+            let mut remote = new_state.clone();
+            value::fill_unknowns(&mut remote, &schema.block.implied_type(), "");
+            self.store_save(&request.type_name, &schema.block.implied_type(), &remote);
         }
         response.new_state = value::encode(&new_state);
         response.private = request.planned_private.clone();
@@ -437,18 +451,21 @@ impl Fixture {
     fn next_id(&self, type_name: &str) -> String {
         let short = type_name.strip_prefix("fixture_").unwrap_or(type_name);
         loop {
-            let n = {
-                // A poisoned lock only means another apply panicked; the counters are intact.
-                let mut counters = self.id_counters.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-                let counter = counters.entry(type_name.to_owned()).or_default();
-                *counter += 1;
-                *counter
-            };
+            let n = self.count(type_name);
             let id = format!("{short}-{n}");
             if !self.store_has(type_name, &id) {
                 return id;
             }
         }
+    }
+
+    /// The next value of the per-process counter `key`, from 1.
+    fn count(&self, key: &str) -> u64 {
+        // A poisoned lock only means another apply panicked; the counters are intact.
+        let mut counters = self.id_counters.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let counter = counters.entry(key.to_owned()).or_default();
+        *counter += 1;
+        *counter
     }
 }
 
