@@ -331,15 +331,16 @@ impl Resource<'_> {
         }
         let mut replace_paths = Vec::new();
         for path in &response.requires_replace {
+            // A create replaces nothing; Terraform ignores (and so does not check) the paths.
+            if prior.is_null() {
+                continue;
+            }
             let path = cty_path(path);
             if !state::path_exists_in_type(&ty, &path) {
                 problems.push(format!(
                     "Provider {provider:?} has indicated \"requires replacement\" on {} for a non-existent attribute path {path}",
                     self.urn
                 ));
-                continue;
-            }
-            if prior.is_null() {
                 continue;
             }
             // Terraform keeps a path only when the value there really changes (or is not
@@ -428,7 +429,7 @@ impl Resource<'_> {
         };
         if new_state.is_null() && !is_delete && errors.is_empty() {
             errors.push(format!(
-                "Provider returned invalid result object after apply: provider {provider:?} produced a null object \
+                "Provider produced inconsistent result after apply: provider {provider:?} produced a null object \
                  after apply for {}. {PROVIDER_BUG_SUFFIX}",
                 self.urn
             ));

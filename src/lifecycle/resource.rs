@@ -95,16 +95,23 @@ struct Write<'a> {
     cancel: &'a CancellationToken,
 }
 
-/// Plans made by Diff, kept for the final-plan check of the Update that follows.
+/// Plans made by Diff, kept for the final-plan check of the Update that follows, with the
+/// prior state and configuration each was planned from.
 #[derive(Default)]
-pub struct PlanCache(Mutex<HashMap<String, Value>>);
+pub struct PlanCache(Mutex<HashMap<String, CachedPlan>>);
+
+struct CachedPlan {
+    prior: Value,
+    config: Value,
+    planned: Value,
+}
 
 impl PlanCache {
-    fn put(&self, urn: &str, planned: &Value) {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).insert(urn.to_owned(), planned.clone());
+    fn put(&self, urn: &str, plan: CachedPlan) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).insert(urn.to_owned(), plan);
     }
 
-    fn take(&self, urn: &str) -> Option<Value> {
+    fn take(&self, urn: &str) -> Option<CachedPlan> {
         self.0.lock().unwrap_or_else(|p| p.into_inner()).remove(urn)
     }
 }
@@ -231,7 +238,10 @@ impl Resource<'_> {
         let (prior, meta) = self.upgrade(id, olds, &mut warnings).await?;
         let (config, _) = self.config(news)?;
         let planned = self.plan(&prior, &meta.private, &config, &mut warnings).await?;
-        cache.put(&self.urn, &planned.value);
+        cache.put(
+            &self.urn,
+            CachedPlan { prior: prior.clone(), config: config.clone(), planned: planned.value.clone() },
+        );
         if planned.value.is_wholly_known() && planned.value.equals_ignoring_refinements(&prior) {
             return Ok(Diffed { warnings, ..Diffed::default() });
         }
@@ -298,8 +308,15 @@ impl Resource<'_> {
             };
             return Ok(Written { id, outputs, inputs: None, warnings });
         }
-        if let Some(earlier) = cache.and_then(|cache| cache.take(&self.urn)) {
-            self.check_final_plan(&earlier, &planned.value)?;
+        // Terraform checks the apply-time plan against the plan of the same configuration,
+        // whose unknowns may since have become known. A Diff of another configuration or
+        // prior state (an engine that skipped Diff, a timeouts block Update filled in) says
+        // nothing about this plan.
+        if let Some(earlier) = cache.and_then(|cache| cache.take(&self.urn))
+            && earlier.prior.equals_ignoring_refinements(&prior)
+            && invariants::assert_object_compatible(&self.schema.block, &earlier.config, &config).is_empty()
+        {
+            self.check_final_plan(&earlier.planned, &planned.value)?;
         }
         let limit = limit(write.timeout_seconds);
         let applied = self
