@@ -78,7 +78,11 @@ async fn random_password_is_secret_and_string_imports() {
     assert_eq!(read.id, "Hello123");
     let props = common::engine::from_struct(read.properties.as_ref().unwrap());
     assert_eq!(props["result"], "Hello123");
-    assert_eq!(common::engine::from_struct(read.inputs.as_ref().unwrap()), json!({"length": 8}));
+    // As the Go implementation derives them: settable values, without the zero ones (min*).
+    assert_eq!(
+        common::engine::from_struct(read.inputs.as_ref().unwrap()),
+        json!({"length": 8, "lower": true, "number": true, "numeric": true, "special": true, "upper": true})
+    );
 }
 
 #[tokio::test]

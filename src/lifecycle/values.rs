@@ -99,28 +99,121 @@ pub fn with_operation_timeout(block: &Block, config: &Value, operation: &str, se
     super::state::with_attribute(config, "timeouts", updated)
 }
 
-/// The Pulumi inputs that reproduce a Terraform state: every attribute a program can set
-/// (required, or optional and not computed) and every nested block, without computed-only
-/// values. Optional+computed attributes are left out: leaving them unset keeps the
-/// provider's value, while setting them would pin it.
+/// The Pulumi inputs that reproduce a Terraform state, for an import, as the Go
+/// implementation derives them (so `pulumi import` writes the same program with either):
+/// at every object level (the resource, nested blocks, nested attribute objects) keep what
+/// a program can set (required or optional, optional+computed included) and drop
+/// computed-only values; then drop every non-required value that is null or zero (`false`,
+/// `0`, `""`, an empty array or object), since a program that leaves it out means the same.
 pub fn inputs_from_outputs(block: &Block, names: &PropertyNames, outputs: &PropertyMap) -> PropertyMap {
+    block_inputs(block, names, outputs)
+}
+
+fn block_inputs(block: &Block, names: &PropertyNames, outputs: &PropertyMap) -> PropertyMap {
     let mut inputs = PropertyMap::new();
-    for name in names.iter() {
-        let settable = match block.attributes.get(&name.tf_name) {
-            Some(attr) => attr.required || (attr.optional && !attr.computed),
-            None => block.block_types.contains_key(&name.tf_name),
-        };
-        if !settable {
-            continue;
-        }
-        if let Some(value) = outputs.get(&name.pulumi_name) {
-            let empty = matches!(value, PropertyValue::Array(items) if items.is_empty());
-            if !matches!(value, PropertyValue::Null) && !empty {
-                inputs.insert(name.pulumi_name.clone(), value.clone());
+    for (key, value) in outputs {
+        let Some(name) = names.by_pulumi_name(key) else { continue };
+        let (kept, required) = if let Some(attr) = block.attributes.get(&name.tf_name) {
+            if !attr.required && !attr.optional {
+                continue;
             }
+            let kept = match &attr.ty {
+                AttributeType::Nested(nested) => {
+                    let names = PropertyNames::of_nested_object(nested);
+                    let shape = match nested.nesting {
+                        ObjectNesting::Single => Shape::Object,
+                        ObjectNesting::List | ObjectNesting::Set => Shape::Array,
+                        ObjectNesting::Map => Shape::Map,
+                    };
+                    each_object(value, shape, &|object| nested_inputs(nested, &names, object))
+                }
+                AttributeType::Type(_) => value.clone(),
+            };
+            (kept, attr.required)
+        } else if let Some(nested) = block.block_types.get(&name.tf_name) {
+            let names = PropertyNames::of_block(&nested.block);
+            let shape = match nested.nesting {
+                BlockNesting::Single | BlockNesting::Group => Shape::Object,
+                BlockNesting::List | BlockNesting::Set if name.max_items_one => Shape::Object,
+                BlockNesting::List | BlockNesting::Set => Shape::Array,
+                BlockNesting::Map => Shape::Map,
+            };
+            (each_object(value, shape, &|object| block_inputs(&nested.block, &names, object)), nested.min_items > 0)
+        } else {
+            continue;
+        };
+        if required || !is_zero(&kept) {
+            inputs.insert(key.clone(), kept);
         }
     }
     inputs
+}
+
+fn nested_inputs(nested: &NestedObject, names: &PropertyNames, outputs: &PropertyMap) -> PropertyMap {
+    let mut inputs = PropertyMap::new();
+    for (key, value) in outputs {
+        let Some(attr) = names.by_pulumi_name(key).and_then(|name| nested.attributes.get(&name.tf_name)) else {
+            continue;
+        };
+        if !attr.required && !attr.optional {
+            continue;
+        }
+        let kept = match &attr.ty {
+            AttributeType::Nested(inner) => {
+                let names = PropertyNames::of_nested_object(inner);
+                let shape = match inner.nesting {
+                    ObjectNesting::Single => Shape::Object,
+                    ObjectNesting::List | ObjectNesting::Set => Shape::Array,
+                    ObjectNesting::Map => Shape::Map,
+                };
+                each_object(value, shape, &|object| nested_inputs(inner, &names, object))
+            }
+            AttributeType::Type(_) => value.clone(),
+        };
+        if attr.required || !is_zero(&kept) {
+            inputs.insert(key.clone(), kept);
+        }
+    }
+    inputs
+}
+
+/// How Pulumi shows a nested object: itself, an array of them, or a map of them.
+#[derive(Clone, Copy)]
+enum Shape {
+    Object,
+    Array,
+    Map,
+}
+
+/// `value` with `f` applied to each object it holds in `shape` (through secrets); values of
+/// another shape are kept as they are.
+fn each_object(value: &PropertyValue, shape: Shape, f: &dyn Fn(&PropertyMap) -> PropertyMap) -> PropertyValue {
+    match (value, shape) {
+        (PropertyValue::Secret(inner), _) => PropertyValue::Secret(Box::new(each_object(inner, shape, f))),
+        (PropertyValue::Object(object), Shape::Object) => PropertyValue::Object(f(object)),
+        (PropertyValue::Array(items), Shape::Array) => {
+            PropertyValue::Array(items.iter().map(|item| each_object(item, Shape::Object, f)).collect())
+        }
+        (PropertyValue::Object(entries), Shape::Map) => PropertyValue::Object(
+            entries.iter().map(|(key, item)| (key.clone(), each_object(item, Shape::Object, f))).collect(),
+        ),
+        _ => value.clone(),
+    }
+}
+
+/// The Go implementation's "zero value" of an import: null, `false`, `0`, `""`, an empty
+/// array or an empty object, looking through secrets.
+fn is_zero(value: &PropertyValue) -> bool {
+    match value {
+        PropertyValue::Null => true,
+        PropertyValue::Bool(b) => !b,
+        PropertyValue::Number(n) => *n == 0.0,
+        PropertyValue::String(s) => s.is_empty(),
+        PropertyValue::Array(items) => items.is_empty(),
+        PropertyValue::Object(object) => object.is_empty(),
+        PropertyValue::Secret(inner) => is_zero(inner),
+        _ => false,
+    }
 }
 
 /// Inputs after a refresh: each input the program set takes the value the provider now
