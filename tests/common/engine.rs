@@ -118,7 +118,13 @@ pub fn urn(token: &str, name: &str) -> String {
 impl Session {
     /// Starts `implementation`, parameterized with the provider binary at `provider`.
     pub async fn start(implementation: Implementation, provider: &Path) -> Session {
-        let plugin = Plugin::start_binary(&implementation.binary(), &["127.0.0.1:9"]);
+        // Nothing listens on the discard port, so the plugin's Engine.Log calls go nowhere.
+        Session::start_with_engine(implementation, provider, "127.0.0.1:9").await
+    }
+
+    /// Like [`Session::start`], with the engine (for Engine.Log) at `engine`.
+    pub async fn start_with_engine(implementation: Implementation, provider: &Path, engine: &str) -> Session {
+        let plugin = Plugin::start_binary(&implementation.binary(), &[engine]);
         let mut client = plugin.client().await;
         let args = vec![provider.to_str().expect("utf-8 path").to_owned()];
         let response = client
