@@ -105,6 +105,10 @@ pub enum LifecycleError {
         grace.as_secs()
     )]
     Interrupted { urn: String, operation: &'static str, interruption: Interruption, grace: Duration },
+    /// An apply failed and left no object to record (errors from the provider, a broken
+    /// result, an interruption), as reasons already in words.
+    #[error("{urn}: {operation} failed: {}", reasons.join("; "))]
+    ApplyFailed { urn: String, operation: &'static str, reasons: Vec<String> },
     /// The remote object exists but the operation failed.
     #[error("{}: {}", .0.urn, .0.reasons.join("; "))]
     Partial(Box<PartialFailure>),

@@ -369,13 +369,10 @@ impl Resource<'_> {
         previous: Option<&Meta>,
         secrets: &[cty::Path],
         warnings: Vec<String>,
-        operation: &str,
+        operation: &'static str,
     ) -> Result<Written, LifecycleError> {
         if applied.new_state.is_null() {
-            return Err(LifecycleError::Invalid {
-                urn: self.urn.clone(),
-                message: format!("{operation} failed: {}", applied.errors.join("; ")),
-            });
+            return Err(LifecycleError::ApplyFailed { urn: self.urn.clone(), operation, reasons: applied.errors });
         }
         let outputs = self.outputs(&applied.new_state, secrets, &self.meta(previous, applied.private))?;
         let id = state::resource_id(&self.props, &applied.new_state);

@@ -87,9 +87,10 @@ pub(super) fn status(error: LifecycleError) -> Status {
         }
         LifecycleError::Interrupted { .. } => Status::deadline_exceeded(message),
         LifecycleError::Call { .. } => Status::unavailable(message),
-        LifecycleError::State { .. } | LifecycleError::Diagnostics { .. } | LifecycleError::ProviderBug { .. } => {
-            Status::failed_precondition(message)
-        }
+        LifecycleError::State { .. }
+        | LifecycleError::Diagnostics { .. }
+        | LifecycleError::ApplyFailed { .. }
+        | LifecycleError::ProviderBug { .. } => Status::failed_precondition(message),
     }
 }
 
