@@ -120,17 +120,29 @@ impl CliConfig {
     /// Reads the CLI configuration the way Terraform and OpenTofu find it: `TF_CLI_CONFIG_FILE`
     /// (or the legacy `TERRAFORM_CONFIG`) when set, else `~/.tofurc`, else `~/.terraformrc`.
     /// No file at all is the default configuration. `vars` are the environment variables.
-    pub fn load_from_variables(vars: &BTreeMap<String, String>) -> Result<CliConfig, Error> {
+    ///
+    /// A file named by the environment that does not exist is, as in Terraform, a warning
+    /// (the second value) and the default configuration; a file that exists but cannot be
+    /// read or parsed is an error, since installing without its mirrors or credentials could
+    /// fetch the wrong thing.
+    pub fn load_from_variables(vars: &BTreeMap<String, String>) -> Result<(CliConfig, Option<String>), Error> {
         let var = |name: &str| vars.get(name).filter(|value| !value.is_empty());
         let path = match var("TF_CLI_CONFIG_FILE").or_else(|| var("TERRAFORM_CONFIG")) {
+            Some(path) if !Path::new(path).exists() => {
+                let warning = format!(
+                    "the CLI configuration file {path} (from TF_CLI_CONFIG_FILE) does not exist; \
+                     using the default configuration"
+                );
+                return Ok((CliConfig::default(), Some(warning)));
+            }
             Some(path) => Some(PathBuf::from(path)),
             None => var("HOME").and_then(|home| {
                 [".tofurc", ".terraformrc"].iter().map(|name| Path::new(home).join(name)).find(|path| path.is_file())
             }),
         };
         match path {
-            Some(path) => CliConfig::load(&path),
-            None => Ok(CliConfig::default()),
+            Some(path) => Ok((CliConfig::load(&path)?, None)),
+            None => Ok((CliConfig::default(), None)),
         }
     }
 

@@ -117,6 +117,9 @@ pub struct InstallerConfig {
     /// OpenTofu skips signature checks when its default registry lists no signing keys; `false`
     /// (set by `OPENTOFU_ENFORCE_GPG_VALIDATION=true`) makes that an error.
     pub allow_unsigned_from_default_registry: bool,
+    /// Problems with the configuration that do not stop an installation (Terraform's "There
+    /// are some problems with the CLI configuration"), for the caller to show.
+    pub warnings: Vec<String>,
 }
 
 impl InstallerConfig {
@@ -129,7 +132,7 @@ impl InstallerConfig {
     /// [`InstallerConfig::from_environment`] with the environment variables given explicitly.
     pub fn from_variables(working_dir: &Path, vars: &BTreeMap<String, String>) -> Result<InstallerConfig, Error> {
         let var = |name: &str| vars.get(name).filter(|value| !value.is_empty()).cloned();
-        let cli_config = CliConfig::load_from_variables(vars)?;
+        let (cli_config, cli_config_warning) = CliConfig::load_from_variables(vars)?;
         let home = var("HOME").map(PathBuf::from);
         let cache_dir = match (var("PULUMI_DYNAMIC_TF_PLUGIN_CACHE_DIR"), var("PULUMI_HOME")) {
             (Some(dir), _) => PathBuf::from(dir),
@@ -163,6 +166,7 @@ impl InstallerConfig {
         let retries = var("TF_REGISTRY_DISCOVERY_RETRY").and_then(|text| text.parse::<u32>().ok()).unwrap_or(1);
         Ok(InstallerConfig {
             cli_config,
+            warnings: cli_config_warning.into_iter().collect(),
             cache_dir,
             terraform_plugin_cache_dir,
             implicit_mirror_dirs,
@@ -199,6 +203,10 @@ pub struct InstalledProvider {
 pub trait Progress: Sync {
     /// A step of the installation, as a short sentence without a trailing period.
     fn step(&self, message: &str);
+    /// Something the user should fix that did not stop the installation.
+    fn warning(&self, message: &str) {
+        self.step(&format!("warning: {message}"));
+    }
     /// Bytes received so far of a download, and its total size when the server announced it.
     fn download(&self, url: &str, received: u64, total: Option<u64>);
 }
@@ -292,5 +300,26 @@ mod tests {
         assert_eq!(config.tokens["b.example.com"].expose(), "config");
         let with_env_cache = config_for(&[("TF_CLI_CONFIG_FILE", &rc), ("TF_PLUGIN_CACHE_DIR", "/from/env")]);
         assert_eq!(with_env_cache.terraform_plugin_cache_dir, Some(PathBuf::from("/from/env")));
+        assert!(config.warnings.is_empty());
+    }
+
+    #[test]
+    fn a_missing_configured_cli_config_file_is_a_warning_and_a_broken_one_an_error() {
+        let temp = tempfile::tempdir().unwrap();
+        let missing = temp.path().join("missing.tfrc").to_string_lossy().into_owned();
+        let config = config_for(&[("HOME", "/home/u"), ("TF_CLI_CONFIG_FILE", &missing)]);
+        assert_eq!(config.cli_config, CliConfig::default());
+        assert_eq!(
+            config.warnings,
+            [format!(
+                "the CLI configuration file {missing} (from TF_CLI_CONFIG_FILE) does not exist; using the default configuration"
+            )]
+        );
+        let broken = temp.path().join("broken.tfrc");
+        std::fs::write(&broken, "provider_installation {").unwrap();
+        let vars: BTreeMap<String, String> =
+            [("TF_CLI_CONFIG_FILE".to_owned(), broken.to_string_lossy().into_owned())].into();
+        let error = InstallerConfig::from_variables(Path::new("/work"), &vars).err().expect("a broken file fails");
+        assert!(error.to_string().contains("broken.tfrc"), "{error}");
     }
 }

@@ -88,6 +88,9 @@ pub async fn parameterize(
         Source::Registry { address, constraint } => {
             let request = installer::InstallRequest::parse(address, constraint.as_deref().unwrap_or(""))?;
             let config = installer::InstallerConfig::from_environment(working_dir)?;
+            for warning in &config.warnings {
+                progress.warning(warning);
+            }
             let installed = installer::install(&request, &config, progress).await?;
             (
                 installed.executable,

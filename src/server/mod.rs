@@ -77,6 +77,11 @@ impl crate::installer::Progress for EngineProgress {
         self.runtime.spawn(async move { log.status(None, message).await });
     }
 
+    fn warning(&self, message: &str) {
+        let (log, message) = (self.engine_log.clone(), message.to_owned());
+        self.runtime.spawn(async move { log.log(Severity::Warning, None, message).await });
+    }
+
     fn download(&self, url: &str, received: u64, total: Option<u64>) {
         let mib = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
         let message = match total {

@@ -28,11 +28,14 @@ async fn parameterize_installs_reports_progress_and_then_runs_offline() {
     let ca_file = home.path().join("ca.pem");
     std::fs::write(&ca_file, &ca.ca_pem).unwrap();
     let cache = home.path().join("plugins");
+    // Named but absent, as on machines that export it for a file they never wrote: Terraform
+    // warns and goes on with the defaults, and so do we.
+    let missing_cli_config = home.path().join("missing.tfrc");
     let env: [(&str, &OsStr); 4] = [
         ("HOME", home.path().as_os_str()),
         ("SSL_CERT_FILE", ca_file.as_os_str()),
         ("PULUMI_DYNAMIC_TF_PLUGIN_CACHE_DIR", cache.as_os_str()),
-        ("TF_CLI_CONFIG_FILE", OsStr::new("/dev/null")),
+        ("TF_CLI_CONFIG_FILE", missing_cli_config.as_os_str()),
     ];
     let address = format!("{}/hashicorp/random", server.host());
 
@@ -46,7 +49,11 @@ async fn parameterize_installs_reports_progress_and_then_runs_offline() {
     assert_eq!((response.name.as_str(), response.version.as_str()), ("random", "3.9.0"));
 
     let mut messages = Vec::new();
+    let mut warnings = Vec::new();
     while let Ok(Some(log)) = tokio::time::timeout(Duration::from_secs(2), logs.recv()).await {
+        if log.severity == pulumirpc::LogSeverity::Warning as i32 {
+            warnings.push(log.message.clone());
+        }
         messages.push((log.ephemeral, log.message));
         if messages.iter().any(|(_, m)| m.starts_with("Using ")) {
             break;
@@ -55,6 +62,10 @@ async fn parameterize_installs_reports_progress_and_then_runs_offline() {
     assert!(
         messages.iter().any(|(ephemeral, m)| *ephemeral && m.starts_with("Downloading ")),
         "download progress as status lines: {messages:?}"
+    );
+    assert!(
+        warnings.iter().any(|w| w.contains("missing.tfrc") && w.contains("does not exist")),
+        "a warning about the missing CLI configuration: {warnings:?}"
     );
     let origin = messages.iter().map(|(_, m)| m).find(|m| m.starts_with("Using ")).expect("an origin line");
     assert!(origin.contains(&server.host()), "{origin}");

@@ -200,6 +200,7 @@ pub fn test_config(cache_dir: &Path, ca_pem: &str) -> InstallerConfig {
         max_download_bytes: 1 << 30,
         archive_limits: ArchiveLimits::DEFAULT,
         allow_unsigned_from_default_registry: false,
+        warnings: Vec::new(),
     }
 }
 
