@@ -319,7 +319,7 @@ mod tests {
         std::fs::write(&broken, "provider_installation {").unwrap();
         let vars: BTreeMap<String, String> =
             [("TF_CLI_CONFIG_FILE".to_owned(), broken.to_string_lossy().into_owned())].into();
-        let error = InstallerConfig::from_variables(Path::new("/work"), &vars).err().expect("a broken file fails");
+        let error = InstallerConfig::from_variables(Path::new("/work"), &vars).expect_err("a broken file fails");
         assert!(error.to_string().contains("broken.tfrc"), "{error}");
     }
 }
