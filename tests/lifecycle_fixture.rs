@@ -219,6 +219,16 @@ fn cases() -> Vec<Case> {
                 ],
             },
         },
+        // The object exists, but its state cannot be read: the engine must hear that the
+        // outcome is unknown (Internal), and the user what to do.
+        Case {
+            misbehave: "garbage_new_state",
+            operation: Create,
+            expect: Fails {
+                code: Code::Internal,
+                texts: &["ApplyResourceChange answered a new state that is invalid", "pulumi refresh"],
+            },
+        },
         Case {
             misbehave: "panic_in_apply",
             operation: Create,
@@ -473,6 +483,7 @@ async fn what_the_go_implementation_lets_through() {
         "unknown_after_apply",
         "null_after_apply",
         "error_with_partial_state",
+        "garbage_new_state",
         "panic_in_apply",
     ];
     let mut lines = Vec::new();
@@ -507,6 +518,7 @@ async fn what_the_go_implementation_lets_through() {
         unknown_after_apply: go=accepted ours=Unknown, names it, keeps it
         null_after_apply: go=Unknown ours=FailedPrecondition, names it
         error_with_partial_state: go=Unknown ours=Unknown, names it, keeps it
+        garbage_new_state: go=Unknown ours=Internal, names it
         panic_in_apply: go=Unavailable ours=Internal, names it"#]]
     .assert_eq(&lines.join("\n"));
 }

@@ -424,7 +424,11 @@ impl Resource<'_> {
             Ok(value) => value,
             Err(err) => {
                 // Undecodable means unknown: the object may exist, but nothing can be stored.
-                return Err(self.cty_error(operation, "a new state", &err));
+                return Err(LifecycleError::Unreadable {
+                    urn: self.urn.clone(),
+                    operation,
+                    reason: format!("a new state that is invalid ({err}), a bug in the provider"),
+                });
             }
         };
         if new_state.is_null() && !is_delete && errors.is_empty() {

@@ -105,6 +105,13 @@ pub enum LifecycleError {
         grace.as_secs()
     )]
     Interrupted { urn: String, operation: &'static str, interruption: Interruption, grace: Duration },
+    /// The provider's answer to a change cannot be read, so whether and how the remote
+    /// object exists is unknown.
+    #[error(
+        "{urn}: {operation} answered {reason}; the remote object may exist without being recorded: \
+         run `pulumi refresh` (or import it) before retrying"
+    )]
+    Unreadable { urn: String, operation: &'static str, reason: String },
     /// An apply failed and left no object to record (errors from the provider, a broken
     /// result, an interruption), as reasons already in words.
     #[error("{urn}: {operation} failed: {}", reasons.join("; "))]
@@ -125,9 +132,9 @@ impl LifecycleError {
     /// nothing about it: the engine must then treat the resource's status as unknown.
     pub fn remote_state_uncertain(&self) -> bool {
         match self {
-            LifecycleError::Call { operation, .. } | LifecycleError::Interrupted { operation, .. } => {
-                operation.starts_with("ApplyResourceChange")
-            }
+            LifecycleError::Call { operation, .. }
+            | LifecycleError::Interrupted { operation, .. }
+            | LifecycleError::Unreadable { operation, .. } => operation.starts_with("ApplyResourceChange"),
             _ => false,
         }
     }

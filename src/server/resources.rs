@@ -90,6 +90,7 @@ pub(super) fn status(error: LifecycleError) -> Status {
         LifecycleError::State { .. }
         | LifecycleError::Diagnostics { .. }
         | LifecycleError::ApplyFailed { .. }
+        | LifecycleError::Unreadable { .. }
         | LifecycleError::ProviderBug { .. } => Status::failed_precondition(message),
     }
 }

@@ -108,6 +108,7 @@
 //! | `deferred` | the plan answers deferred `RESOURCE_CONFIG_UNKNOWN` with the proposed state as planned state |
 //! | `panic_in_apply` | apply prints a Go panic to the real stderr and exits 2 |
 //! | `slow_apply` | apply waits for `StopProvider`/`Stop` (then: error "Apply interrupted" and the prior state) or 30 s (then applies normally) |
+//! | `garbage_new_state` | apply stores the object but answers a new state that is not msgpack (`c1`) |
 //! | `unstable_plan` | every plan sets `computed_value` to a new known `plan-<nanoseconds>`, so the apply-time plan contradicts the earlier one |
 //!
 //! `tests/fixture/terraform_misbehave.rs` records what Terraform 1.11 makes of each: "Provider

@@ -58,10 +58,13 @@ pub enum Misbehave {
     /// Each plan sets `computed_value` to a new known value, `plan-<nanoseconds since the
     /// epoch>`, so the plan made at apply time differs from the one before it.
     UnstablePlan,
+    /// Apply creates the object (the store holds it) but answers a new state that is not
+    /// msgpack at all (the byte `c1`, which msgpack never uses).
+    GarbageNewState,
 }
 
 impl Misbehave {
-    pub const ALL: [(&'static str, Misbehave); 13] = [
+    pub const ALL: [(&'static str, Misbehave); 14] = [
         ("plan_differs_from_config", Misbehave::PlanDiffersFromConfig),
         ("apply_changes_known_value", Misbehave::ApplyChangesKnownValue),
         ("unknown_after_apply", Misbehave::UnknownAfterApply),
@@ -75,6 +78,7 @@ impl Misbehave {
         ("panic_in_apply", Misbehave::PanicInApply),
         ("slow_apply", Misbehave::SlowApply),
         ("unstable_plan", Misbehave::UnstablePlan),
+        ("garbage_new_state", Misbehave::GarbageNewState),
     ];
 
     /// Parses a comma list; the first name that is not a misbehaviour is the error.
@@ -375,7 +379,8 @@ impl Fixture {
             value::fill_unknowns(&mut remote, &schema.block.implied_type(), "");
             self.store_save(&request.type_name, &schema.block.implied_type(), &remote);
         }
-        response.new_state = value::encode(&new_state);
+        response.new_state =
+            if misbehave.contains(&Misbehave::GarbageNewState) { vec![0xc1] } else { value::encode(&new_state) };
         response.private = request.planned_private.clone();
         response
     }
