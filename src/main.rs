@@ -50,6 +50,11 @@ fn parse_engine_address(text: &str) -> Result<String, String> {
     }
 }
 
+// Values are trees of many small allocations; mimalloc decodes a 10,000-object state about
+// 15% faster than the system allocator (benches/values.rs, which uses it too).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
