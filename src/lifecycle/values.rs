@@ -117,19 +117,7 @@ fn block_inputs(block: &Block, names: &PropertyNames, outputs: &PropertyMap) -> 
             if !attr.required && !attr.optional {
                 continue;
             }
-            let kept = match &attr.ty {
-                AttributeType::Nested(nested) => {
-                    let names = PropertyNames::of_nested_object(nested);
-                    let shape = match nested.nesting {
-                        ObjectNesting::Single => Shape::Object,
-                        ObjectNesting::List | ObjectNesting::Set => Shape::Array,
-                        ObjectNesting::Map => Shape::Map,
-                    };
-                    each_object(value, shape, &|object| nested_inputs(nested, &names, object))
-                }
-                AttributeType::Type(_) => value.clone(),
-            };
-            (kept, attr.required)
+            (attribute_inputs(&attr.ty, value), attr.required)
         } else if let Some(nested) = block.block_types.get(&name.tf_name) {
             let names = PropertyNames::of_block(&nested.block);
             let shape = match nested.nesting {
@@ -158,23 +146,29 @@ fn nested_inputs(nested: &NestedObject, names: &PropertyNames, outputs: &Propert
         if !attr.required && !attr.optional {
             continue;
         }
-        let kept = match &attr.ty {
-            AttributeType::Nested(inner) => {
-                let names = PropertyNames::of_nested_object(inner);
-                let shape = match inner.nesting {
-                    ObjectNesting::Single => Shape::Object,
-                    ObjectNesting::List | ObjectNesting::Set => Shape::Array,
-                    ObjectNesting::Map => Shape::Map,
-                };
-                each_object(value, shape, &|object| nested_inputs(inner, &names, object))
-            }
-            AttributeType::Type(_) => value.clone(),
-        };
+        let kept = attribute_inputs(&attr.ty, value);
         if attr.required || !is_zero(&kept) {
             inputs.insert(key.clone(), kept);
         }
     }
     inputs
+}
+
+/// The inputs within one attribute's value: nested attribute objects are filtered field by
+/// field; any other type is kept whole.
+fn attribute_inputs(ty: &AttributeType, value: &PropertyValue) -> PropertyValue {
+    match ty {
+        AttributeType::Nested(nested) => {
+            let names = PropertyNames::of_nested_object(nested);
+            let shape = match nested.nesting {
+                ObjectNesting::Single => Shape::Object,
+                ObjectNesting::List | ObjectNesting::Set => Shape::Array,
+                ObjectNesting::Map => Shape::Map,
+            };
+            each_object(value, shape, &|object| nested_inputs(nested, &names, object))
+        }
+        AttributeType::Type(_) => value.clone(),
+    }
 }
 
 /// How Pulumi shows a nested object: itself, an array of them, or a map of them.
