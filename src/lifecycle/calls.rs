@@ -171,7 +171,7 @@ impl Resource<'_> {
         LifecycleError::ProviderBug { urn: self.urn.clone(), summary, problems }
     }
 
-    fn call_error(&self, operation: &'static str, error: CallError) -> LifecycleError {
+    pub(super) fn call_error(&self, operation: &'static str, error: CallError) -> LifecycleError {
         LifecycleError::Call { urn: self.urn.clone(), operation, error: Box::new(error) }
     }
 
@@ -189,25 +189,15 @@ impl Resource<'_> {
         })
     }
 
-    fn diagnostics(
-        &self,
-        operation: &'static str,
-        diagnostics: &[Diagnostic],
-        warnings: &mut Vec<String>,
-    ) -> Vec<Reported> {
-        let (errors, warns) = report(&self.schema.block, &self.props.names, diagnostics);
-        warnings.extend(warns.iter().map(ToString::to_string));
-        let _ = operation;
-        errors
-    }
-
-    fn fail_on_errors(
+    /// Collects the warnings of a provider answer and fails with its errors, if any.
+    pub(super) fn fail_on_errors(
         &self,
         operation: &'static str,
         diagnostics: &[Diagnostic],
         warnings: &mut Vec<String>,
     ) -> Result<(), LifecycleError> {
-        let errors = self.diagnostics(operation, diagnostics, warnings);
+        let (errors, warns) = report(&self.schema.block, &self.props.names, diagnostics);
+        warnings.extend(warns.iter().map(ToString::to_string));
         if errors.is_empty() {
             Ok(())
         } else {

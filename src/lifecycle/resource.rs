@@ -206,14 +206,12 @@ impl Resource<'_> {
             urn: self.urn.clone(),
             message: format!("the configuration cannot be encoded: {err}"),
         })?;
-        let diagnostics =
-            self.provider.client.validate_resource_config(self.tf_name, &encoded).await.map_err(|error| {
-                LifecycleError::Call {
-                    urn: self.urn.clone(),
-                    operation: "ValidateResourceConfig",
-                    error: Box::new(error),
-                }
-            })?;
+        let diagnostics = self
+            .provider
+            .client
+            .validate_resource_config(self.tf_name, &encoded)
+            .await
+            .map_err(|error| self.call_error("ValidateResourceConfig", error))?;
         let (errors, warnings) = report(&self.schema.block, &self.props.names, &diagnostics);
         checked.warnings = warnings.iter().map(ToString::to_string).collect();
         checked.failures = errors
@@ -419,21 +417,14 @@ impl Resource<'_> {
                 provider_meta: self.provider.provider_meta(),
                 planned_private: Vec::new(),
             };
-            let response =
-                self.provider.client.plan_resource_change(&request).await.map_err(|error| LifecycleError::Call {
-                    urn: self.urn.clone(),
-                    operation: "PlanResourceChange (destroy)",
-                    error: Box::new(error),
-                })?;
-            let (errors, warns) = report(&self.schema.block, &self.props.names, &response.diagnostics);
-            warnings.extend(warns.iter().map(ToString::to_string));
-            if !errors.is_empty() {
-                return Err(LifecycleError::Diagnostics {
-                    urn: self.urn.clone(),
-                    operation: "PlanResourceChange (destroy)",
-                    diagnostics: errors,
-                });
-            }
+            let operation = "PlanResourceChange (destroy)";
+            let response = self
+                .provider
+                .client
+                .plan_resource_change(&request)
+                .await
+                .map_err(|error| self.call_error(operation, error))?;
+            self.fail_on_errors(operation, &response.diagnostics, &mut warnings)?;
             let planned = decode(&response.planned_state, &self.ty());
             if !matches!(&planned, Ok(v) if v.is_null()) {
                 return Err(LifecycleError::ProviderBug {
@@ -506,18 +497,14 @@ impl Resource<'_> {
 
     async fn import(&self, id: &str) -> Result<Written, LifecycleError> {
         let mut warnings = Vec::new();
-        let response = self.provider.client.import_resource_state(self.tf_name, id).await.map_err(|error| {
-            LifecycleError::Call { urn: self.urn.clone(), operation: "ImportResourceState", error: Box::new(error) }
-        })?;
-        let (errors, warns) = report(&self.schema.block, &self.props.names, &response.diagnostics);
-        warnings.extend(warns.iter().map(ToString::to_string));
-        if !errors.is_empty() {
-            return Err(LifecycleError::Diagnostics {
-                urn: self.urn.clone(),
-                operation: "ImportResourceState",
-                diagnostics: errors,
-            });
-        }
+        let operation = "ImportResourceState";
+        let response = self
+            .provider
+            .client
+            .import_resource_state(self.tf_name, id)
+            .await
+            .map_err(|error| self.call_error(operation, error))?;
+        self.fail_on_errors(operation, &response.diagnostics, &mut warnings)?;
         let imported = match response.imported_resources.as_slice() {
             [] => {
                 return Err(self.invalid(format!(
