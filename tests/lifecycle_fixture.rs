@@ -253,21 +253,7 @@ async fn run(case: &Case, protocol: &str) -> Result<(), String> {
         Operation::Update => {
             let (old_inputs, id, olds) = fx.session.create(&urn, json!({"value": "v1", "items": ["a"]})).await;
             // The engine diffs before it updates; a failing Diff is this case's outcome.
-            let (token, name) = (MISBEHAVE, "m");
-            let diffed = fx
-                .session
-                .client
-                .diff(pulumirpc::DiffRequest {
-                    id: id.clone(),
-                    urn: urn.clone(),
-                    olds: Some(to_struct(&olds)),
-                    news: Some(to_struct(&inputs)),
-                    old_inputs: Some(to_struct(&old_inputs)),
-                    name: name.to_owned(),
-                    r#type: token.to_owned(),
-                    ignore_changes: Vec::new(),
-                })
-                .await;
+            let diffed = fx.session.try_diff(&urn, &id, &olds, &old_inputs, &inputs).await;
             match diffed {
                 Ok(_) => fx.session.update(&urn, &id, &olds, &old_inputs, &inputs).await,
                 Err(status) => Err(status),

@@ -230,8 +230,22 @@ impl Session {
         old_inputs: &Json,
         news: &Json,
     ) -> pulumirpc::DiffResponse {
+        self.try_diff(urn, id, olds, old_inputs, news)
+            .await
+            .unwrap_or_else(|status| panic!("Diff of {urn}: {}", status.message()))
+    }
+
+    pub async fn try_diff(
+        &mut self,
+        urn: &str,
+        id: &str,
+        olds: &Json,
+        old_inputs: &Json,
+        news: &Json,
+    ) -> Result<pulumirpc::DiffResponse, tonic::Status> {
         let (token, name) = split_urn(urn);
-        self.client
+        Ok(self
+            .client
             .diff(pulumirpc::DiffRequest {
                 id: id.to_owned(),
                 urn: urn.to_owned(),
@@ -242,9 +256,8 @@ impl Session {
                 name: name.to_owned(),
                 r#type: token.to_owned(),
             })
-            .await
-            .unwrap_or_else(|status| panic!("Diff of {urn}: {}", status.message()))
-            .into_inner()
+            .await?
+            .into_inner())
     }
 
     pub async fn update(

@@ -456,21 +456,18 @@ impl Fixture {
     fn next_id(&self, type_name: &str) -> String {
         let short = type_name.strip_prefix("fixture_").unwrap_or(type_name);
         loop {
-            let n = self.count(type_name);
+            let n = {
+                // A poisoned lock only means another apply panicked; the counters are intact.
+                let mut counters = self.id_counters.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                let counter = counters.entry(type_name.to_owned()).or_default();
+                *counter += 1;
+                *counter
+            };
             let id = format!("{short}-{n}");
             if !self.store_has(type_name, &id) {
                 return id;
             }
         }
-    }
-
-    /// The next value of the per-process counter `key`, from 1.
-    fn count(&self, key: &str) -> u64 {
-        // A poisoned lock only means another apply panicked; the counters are intact.
-        let mut counters = self.id_counters.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let counter = counters.entry(key.to_owned()).or_default();
-        *counter += 1;
-        *counter
     }
 }
 
