@@ -68,8 +68,10 @@ pub enum Error {
     #[error("host {host} does not offer a Terraform provider registry (service discovery at {url})")]
     NoProviderService { host: String, url: String },
 
-    /// The registry does not know the provider at all (404 on its versions list).
-    #[error("provider {address} was not found in the registry at {url}")]
+    /// The registry does not know the provider at all (404 on its versions list). A short
+    /// name means the OpenTofu registry, which lacks some providers the Terraform registry has,
+    /// so the message then names the full Terraform address to try.
+    #[error("provider {address} was not found in the registry at {url}{}", terraform_registry_hint(.address))]
     ProviderNotFound { address: ProviderAddress, url: String },
 
     /// The selected version has no package for the platform we run on.
@@ -180,4 +182,47 @@ fn render_source_chain(error: &reqwest::Error) -> String {
         cause = inner.source();
     }
     rendered
+}
+
+/// For a provider missing from the OpenTofu registry: the same provider's address on the
+/// Terraform registry, which users of the Go implementation may have meant.
+fn terraform_registry_hint(address: &ProviderAddress) -> String {
+    if address.hostname != super::address::DEFAULT_REGISTRY_HOST {
+        return String::new();
+    }
+    format!(
+        "; if it is published on the Terraform registry, name it in full: {}/{}/{}",
+        super::address::TERRAFORM_REGISTRY_HOST,
+        address.namespace,
+        address.type_name
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_provider_missing_from_the_opentofu_registry_suggests_the_terraform_one() {
+        let cases = [
+            (
+                "hashicorp/awscc",
+                "provider registry.opentofu.org/hashicorp/awscc was not found in the registry at URL; if it is \
+                 published on the Terraform registry, name it in full: registry.terraform.io/hashicorp/awscc",
+            ),
+            (
+                "registry.terraform.io/acme/thing",
+                "provider registry.terraform.io/acme/thing was not found in the registry at URL",
+            ),
+            (
+                "example.com:8443/acme/thing",
+                "provider example.com:8443/acme/thing was not found in the registry at URL",
+            ),
+        ];
+        for (source, expected) in cases {
+            let address = ProviderAddress::parse(source).unwrap();
+            let error = Error::ProviderNotFound { address, url: "URL".to_owned() };
+            assert_eq!(error.to_string(), expected, "{source}");
+        }
+    }
 }

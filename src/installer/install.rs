@@ -136,7 +136,7 @@ fn find_in_local_caches(
 
 /// Where a candidate version can be had.
 enum Origin {
-    /// An unpacked package in a filesystem mirror, used in place.
+    /// An unpacked package in a filesystem mirror, copied into our cache.
     LocalDirectory { package_dir: PathBuf, mirror: PathBuf },
     /// A zip archive to bring into our cache.
     Archive(ArchiveOrigin),
@@ -290,20 +290,7 @@ async fn install_from_methods(
     let archive_origin = match origin {
         Origin::Archive(archive_origin) => archive_origin,
         Origin::LocalDirectory { package_dir, mirror } => {
-            let label = format!("the filesystem mirror at {}", mirror.display());
-            check_locked_hashes(address, &selected, &label, locked, &[directory_hash1(package_dir)?])?;
-            let executable = find_executable(package_dir, &address.type_name).ok_or_else(|| Error::NoExecutable {
-                type_name: address.type_name.clone(),
-                dir: package_dir.clone(),
-            })?;
-            progress.step(&format!("using {} {selected} from {label}", address.short_name()));
-            return Ok(InstalledProvider {
-                address: address.clone(),
-                source: format!("{} {selected} from {label}", address.short_name()),
-                version: selected,
-                executable,
-                package_dir: package_dir.clone(),
-            });
+            return install_unpacked(address, &selected, package_dir, mirror, config, locked, progress).await;
         }
     };
     install_archive(address, &selected, archive_origin, config, &http, locked, progress).await
@@ -376,6 +363,90 @@ async fn install_archive(
         package_dir: final_dir,
         source: format!("{} {version} {}", address.short_name(), fetched.description),
     })
+}
+
+/// Copies an unpacked package from a filesystem mirror into our cache, as `terraform init`
+/// copies it into the working directory: a mirror is often a mounted share or a directory
+/// a CI job prepares, and a later run must work after it is gone. The copy is staged,
+/// hashed and renamed into place under the provider lock, like a download.
+async fn install_unpacked(
+    address: &ProviderAddress,
+    version: &Version,
+    package_dir: &Path,
+    mirror: &Path,
+    config: &InstallerConfig,
+    locked: Option<&LockedProvider>,
+    progress: &dyn Progress,
+) -> Result<InstalledProvider, Error> {
+    let label = format!("the filesystem mirror at {}", mirror.display());
+    let mirror_hash = directory_hash1(package_dir)?;
+    check_locked_hashes(address, version, &label, locked, std::slice::from_ref(&mirror_hash))?;
+    find_executable(package_dir, &address.type_name)
+        .ok_or_else(|| Error::NoExecutable { type_name: address.type_name.clone(), dir: package_dir.to_owned() })?;
+
+    let final_dir = unpacked_package_dir(&config.cache_dir, address, version, &config.platform);
+    let _lock = lock_provider(&config.cache_dir, address, progress).await?;
+    if let Some(executable) = find_executable(&final_dir, &address.type_name)
+        && directory_hash1(&final_dir)? == mirror_hash
+    {
+        // Another process copied it while we were resolving or waiting for the lock.
+        return Ok(InstalledProvider {
+            address: address.clone(),
+            version: version.clone(),
+            executable,
+            package_dir: final_dir,
+            source: format!("{} {version} from {label}", address.short_name()),
+        });
+    }
+    let staging = Staging::begin(&config.cache_dir, address, version, &config.platform)?;
+    progress.step(&format!("copying {} {version} from {label}", address.short_name()));
+    let (from, to) = (package_dir.to_owned(), staging.package_dir());
+    let copied_hash = tokio::task::spawn_blocking(move || -> Result<String, Error> {
+        copy_dir(&from, &to)?;
+        directory_hash1(&to)
+    })
+    .await
+    .map_err(|error| Error::Io {
+        action: "copy task failed for",
+        path: package_dir.to_owned(),
+        source: std::io::Error::other(error.to_string()),
+    })??;
+    // The mirror may change under us (another job refreshing it): install only what was hashed.
+    if copied_hash != mirror_hash {
+        return Err(Error::HashMismatch {
+            what: format!("{} {version} copied from {label}", address.short_name()),
+            expected: vec![mirror_hash],
+            actual: vec![copied_hash],
+        });
+    }
+    let executable_name = find_executable(&staging.package_dir(), &address.type_name)
+        .and_then(|executable| executable.file_name().map(ToOwned::to_owned))
+        .unwrap_or_default();
+    staging.commit(&final_dir)?;
+    progress.step(&format!("installed {} {version} into {}", address.short_name(), final_dir.display()));
+    Ok(InstalledProvider {
+        address: address.clone(),
+        version: version.clone(),
+        executable: final_dir.join(executable_name),
+        package_dir: final_dir,
+        source: format!("{} {version} from {label}", address.short_name()),
+    })
+}
+
+/// Copies a directory tree, following symbolic links (a mirror may link to the real files)
+/// and keeping permission bits, so executables stay executable.
+fn copy_dir(from: &Path, to: &Path) -> Result<(), Error> {
+    std::fs::create_dir_all(to).map_err(Error::io("cannot create directory", to))?;
+    for entry in std::fs::read_dir(from).map_err(Error::io("cannot read directory", from))? {
+        let entry = entry.map_err(Error::io("cannot read directory", from))?;
+        let (source, target) = (entry.path(), to.join(entry.file_name()));
+        if source.is_dir() {
+            copy_dir(&source, &target)?;
+        } else {
+            std::fs::copy(&source, &target).map_err(Error::io("cannot copy", &source))?;
+        }
+    }
+    Ok(())
 }
 
 struct FetchedArchive {

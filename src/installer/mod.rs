@@ -14,7 +14,9 @@
 //! 3. The CLI configuration's `provider_installation` methods in order (filesystem mirrors in the
 //!    packed and unpacked layouts, network mirrors, the direct registry), or without that block
 //!    Terraform's implicit local mirror directories and then the registry. The newest allowed
-//!    version across them is installed from the first method offering it.
+//!    version across them is installed from the first method offering it. Whatever the method,
+//!    the package ends up in our cache (an unpacked mirror package is copied, as `terraform
+//!    init` does), so later runs work with the mirror or network gone.
 //!
 //! Downloads are authenticated (registry: SHA256SUMS, its OpenPGP signature and the zip's
 //! SHA-256; mirrors: their listed `h1:`/`zh:` hashes), checked against `.terraform.lock.hcl`

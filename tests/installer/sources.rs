@@ -205,11 +205,20 @@ async fn filesystem_mirrors_in_both_layouts_and_the_terraform_plugin_cache() {
     expect!["acme/testprov 2.0.0 from the filesystem mirror at WORK/mirror"]
         .assert_eq(&normalize(&packed.source, &replacements));
 
-    // The unpacked 1.5.0 is used in place.
-    let in_place = install(&request(&host, "< 2.0"), &config, &NoProgress).await.unwrap();
-    assert_eq!(run(&in_place.executable), "unpacked 1.5.0\n");
+    // The unpacked 1.5.0 is copied into our cache, as `terraform init` copies it...
+    let copied = install(&request(&host, "< 2.0"), &config, &NoProgress).await.unwrap();
+    assert_eq!(run(&copied.executable), "unpacked 1.5.0\n");
+    assert!(copied.executable.starts_with(&cache), "{}", copied.executable.display());
     expect!["acme/testprov 1.5.0 from the filesystem mirror at WORK/mirror"]
-        .assert_eq(&normalize(&in_place.source, &replacements));
+        .assert_eq(&normalize(&copied.source, &replacements));
+
+    // ...so a later run works with the mirror gone.
+    std::fs::rename(&mirror, work.path().join("mirror-gone")).unwrap();
+    let offline = install(&request(&host, "< 2.0"), &config, &NoProgress).await.unwrap();
+    assert_eq!(run(&offline.executable), "unpacked 1.5.0\n");
+    expect!["acme/testprov 1.5.0 from the plugin cache at WORK/cache"]
+        .assert_eq(&normalize(&offline.source, &replacements));
+    std::fs::rename(work.path().join("mirror-gone"), &mirror).unwrap();
 
     // Terraform's plugin cache is reused read-only, before any installation method.
     let terraform_cache = work.path().join("terraform-cache");
