@@ -78,10 +78,19 @@ fn main() -> ExitCode {
         }
     };
     let config = tfbridge::server::ServeConfig { engine_address: cli.engine_address };
+    // Only a plugin the engine launched watches its launcher: in attach mode the plugin was
+    // started by hand and outlives any one engine on purpose.
+    let watch_launcher = config.engine_address.is_some();
     let served = runtime.block_on(async {
         // Signal handlers go in before the port is printed: the engine may signal as soon
         // as it has read the port, and an uninstalled handler would let SIGINT kill us.
-        let shutdown = shutdown_signal()?;
+        let signal = shutdown_signal()?;
+        let shutdown = async move {
+            tokio::select! {
+                () = signal => {}
+                () = launcher_gone(LAUNCHER_POLL), if watch_launcher => {}
+            }
+        };
         tfbridge::server::serve(config, shutdown).await
     });
     match served {
@@ -120,6 +129,29 @@ fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
             _ = terminate.recv() => tracing::info!("SIGTERM received, shutting down"),
         }
     })
+}
+
+/// How often the plugin checks that its launcher is still there.
+const LAUNCHER_POLL: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Completes once the process that launched us (the Pulumi CLI) has gone.
+///
+/// A CLI killed with SIGKILL sends no SIGINT and closes nothing we could notice on the gRPC
+/// side until our next call to it, which may never come: the plugin, and with it the
+/// Terraform provider it runs, would live on forever. The kernel re-parents an orphan to a
+/// subreaper or init, so a changed parent pid is a reliable sign, whatever the engine did.
+/// (The Go implementation polls the engine's gRPC health service every 5 minutes instead.)
+async fn launcher_gone(poll: std::time::Duration) {
+    // SAFETY: getppid(2) has no preconditions and cannot fail.
+    let launcher = unsafe { libc::getppid() };
+    loop {
+        tokio::time::sleep(poll).await;
+        // SAFETY: as above.
+        if unsafe { libc::getppid() } != launcher {
+            tracing::warn!(launcher, "the process that launched this plugin has gone; shutting down");
+            return;
+        }
+    }
 }
 
 #[cfg(test)]

@@ -223,3 +223,75 @@ fn stdout_holds_only_the_port_line() {
     assert_eq!(lines.len(), 1, "stdout: {all:?}");
     assert!(lines[0].parse::<u16>().is_ok(), "stdout: {all:?}");
 }
+
+/// The pids of `pid`'s children, from every thread's `children` list.
+fn children_of(pid: u32) -> Vec<u32> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return Vec::new() };
+    let mut children = Vec::new();
+    for task in tasks.flatten() {
+        let list = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        children.extend(list.split_whitespace().filter_map(|child| child.parse::<u32>().ok()));
+    }
+    children
+}
+
+/// An engine killed with SIGKILL tells nobody. The plugin notices that its launcher is gone,
+/// stops the Terraform provider it runs and exits within seconds, instead of living on.
+#[tokio::test]
+async fn when_its_launcher_is_killed_the_plugin_and_its_terraform_provider_exit() {
+    use std::io::{BufRead, BufReader};
+    let fixture = common::fixture::wrapper_dir("6", &[]).expect("the fixture provider");
+    // A shell stands in for the Pulumi CLI: it launches the plugin as its child and waits.
+    let mut launcher = Command::new("sh")
+        .args(["-c", "\"$0\" 127.0.0.1:9 & echo \"pid $!\"; wait", BINARY])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("sh starts");
+    let mut stdout = BufReader::new(launcher.stdout.take().expect("piped"));
+    let (mut plugin_pid, mut port) = (None, None);
+    while plugin_pid.is_none() || port.is_none() {
+        let mut line = String::new();
+        assert!(stdout.read_line(&mut line).expect("read") > 0, "the launcher's output ended early");
+        match line.trim().strip_prefix("pid ") {
+            Some(pid) => plugin_pid = Some(pid.parse::<u32>().expect("a pid")),
+            None => port = Some(line.trim().parse::<u16>().expect("a port line")),
+        }
+    }
+    let (plugin_pid, port) = (plugin_pid.expect("pid"), port.expect("port"));
+    std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
+
+    let mut client =
+        pulumirpc::resource_provider_client::ResourceProviderClient::connect(format!("http://127.0.0.1:{port}"))
+            .await
+            .expect("connects to the plugin");
+    let args = vec![fixture.join("terraform-provider-fixture").display().to_string()];
+    client
+        .parameterize(pulumirpc::ParameterizeRequest {
+            parameters: Some(pulumirpc::parameterize_request::Parameters::Args(
+                pulumirpc::parameterize_request::ParametersArgs { args },
+            )),
+        })
+        .await
+        .expect("Parameterize launches the fixture provider");
+    let providers = children_of(plugin_pid);
+    assert_eq!(providers.len(), 1, "the plugin runs one Terraform provider: {providers:?}");
+    drop(client);
+
+    // SAFETY: kill(2) with a pid we own and a valid signal number has no memory effects.
+    let rc = unsafe { libc::kill(libc::pid_t::try_from(launcher.id()).expect("pid"), libc::SIGKILL) };
+    assert_eq!(rc, 0);
+    launcher.wait().expect("reap the launcher");
+
+    assert!(
+        common::wait_until_dead(plugin_pid, Duration::from_secs(5)),
+        "the plugin {plugin_pid} still runs 5 s after its launcher was killed"
+    );
+    for provider in providers {
+        assert!(
+            common::wait_until_dead(provider, Duration::from_secs(5)),
+            "the Terraform provider {provider} outlived the plugin"
+        );
+    }
+}
