@@ -7,6 +7,7 @@
 //! Architecture invariant: this is the only module that touches `pulumirpc` types, and
 //! the only place where domain errors become `tonic::Status`.
 
+mod call;
 mod engine;
 mod resources;
 
@@ -43,6 +44,9 @@ pub struct Provider {
     parameterized: tokio::sync::Mutex<Option<Arc<Parameterized>>>,
     /// Plans made by Diff, for the final-plan check of the Update that follows.
     plans: lifecycle::PlanCache,
+    /// The provider configuration as last given to CheckConfig or Configure, for the
+    /// `terraformConfig` method (the Go implementation keeps the same).
+    last_config: Mutex<crate::property::PropertyMap>,
 }
 
 impl Provider {
@@ -53,7 +57,16 @@ impl Provider {
             cancel,
             parameterized: tokio::sync::Mutex::new(None),
             plans: lifecycle::PlanCache::default(),
+            last_config: Mutex::new(crate::property::PropertyMap::new()),
         }
+    }
+
+    fn remember_config(&self, config: &crate::property::PropertyMap) {
+        *self.last_config.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = config.clone();
+    }
+
+    fn last_config(&self) -> crate::property::PropertyMap {
+        self.last_config.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
     }
 
     /// Where relative local provider paths and lock files are found: the program directory
@@ -230,9 +243,9 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
 
     async fn call(
         &self,
-        _request: Request<pulumirpc::CallRequest>,
+        request: Request<pulumirpc::CallRequest>,
     ) -> Result<Response<pulumirpc::CallResponse>, Status> {
-        Err(not_implemented("Call"))
+        Ok(Response::new(self.do_call(request.into_inner()).await?))
     }
 
     async fn check(
