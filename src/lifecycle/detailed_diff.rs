@@ -223,7 +223,8 @@ mod tests {
         // (prior outputs, planned outputs, new inputs, replace paths, expected "path kind" lines)
         let u = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
         let unknown_content = format!(r#"{{"content": "{u}"}}"#);
-        let cases: Vec<(String, String, &str, &[&str], &[&str])> = vec![
+        type Case<'a> = (String, String, &'a str, &'a [&'a str], &'a [&'a str]);
+        let cases: Vec<Case> = vec![
             // issue 12 item 8: local_file's content forces a replacement; its id and hashes
             // are recomputed. Only the content is a change.
             (
