@@ -119,6 +119,14 @@ fn local_lifecycle(implementation: Implementation) -> anyhow::Result<()> {
 
     // Every local_file input forces a replacement.
     ws.config_set("greeting", "bonjour")?;
+    // An honest preview (issue 12 item 8): the content changes; the id and the content
+    // hashes are recomputed, not deleted, so no `- id` or `- contentMd5` lines.
+    let preview = ws.pulumi_ok(&["preview", "--diff"])?;
+    assert!(preview.stdout.contains("content"), "{preview}");
+    for computed in ["id", "contentMd5", "contentSha1", "contentSha256", "contentBase64sha256"] {
+        let deleted = preview.stdout.lines().any(|line| line.trim_start().starts_with(&format!("- {computed}:")));
+        assert!(!deleted, "{computed} is shown as deleted:\n{preview}");
+    }
     let up = ws.up()?;
     assert!(up.stdout.contains("replaced"), "{up}");
     assert_eq!(read(&greeting)?, "bonjour");
