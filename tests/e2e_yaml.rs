@@ -62,7 +62,12 @@ fn random_lifecycle(implementation: Implementation) -> anyhow::Result<()> {
         "the result is stored as a secret: {state:#}"
     );
 
-    ws.preview_expect_no_changes()?;
+    // A quiet happy path (issue 12 item 7): where the provider came from is news only at
+    // `package add` or a download, not on every run; the Go implementation never says it.
+    let preview = ws.preview_expect_no_changes()?;
+    for output in [&up, &preview] {
+        assert!(!output.all_text().contains("Using random"), "no origin line on an ordinary run: {output}");
+    }
 
     // Every random_pet input forces a replacement; the other resources stay.
     ws.config_set("petLength", "3")?;
@@ -114,6 +119,14 @@ fn local_lifecycle(implementation: Implementation) -> anyhow::Result<()> {
 
     // Every local_file input forces a replacement.
     ws.config_set("greeting", "bonjour")?;
+    // An honest preview (issue 12 item 8): the content changes; the id and the content
+    // hashes are recomputed, not deleted, so no `- id` or `- contentMd5` lines.
+    let preview = ws.pulumi_ok(&["preview", "--diff"])?;
+    assert!(preview.stdout.contains("content"), "{preview}");
+    for computed in ["id", "contentMd5", "contentSha1", "contentSha256", "contentBase64sha256"] {
+        let deleted = preview.stdout.lines().any(|line| line.trim_start().starts_with(&format!("- {computed}:")));
+        assert!(!deleted, "{computed} is shown as deleted:\n{preview}");
+    }
     let up = ws.up()?;
     assert!(up.stdout.contains("replaced"), "{up}");
     assert_eq!(read(&greeting)?, "bonjour");

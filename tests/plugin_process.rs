@@ -126,8 +126,9 @@ async fn before_parameterize_calls_say_what_is_missing() {
             FailedPrecondition,
             not_parameterized,
         ),
-        // Terraform has no components, methods or list resources: these stay unimplemented.
-        ("Call", client.call(pulumirpc::CallRequest::default()).await.map(drop), Unimplemented, "Call"),
+        // The provider resource's terraformConfig method needs the provider.
+        ("Call", client.call(pulumirpc::CallRequest::default()).await.map(drop), FailedPrecondition, not_parameterized),
+        // Terraform has no components or list resources: these stay unimplemented.
         (
             "Construct",
             client.construct(pulumirpc::ConstructRequest::default()).await.map(drop),
