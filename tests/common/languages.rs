@@ -12,9 +12,10 @@
 //!   `ts-node` at exact versions (`node_modules`), and the npm cache it came through
 //!   (`npm_cache`), for `npm install --offline --cache <npm-cache>` of `package.json` files
 //!   that pin `@pulumi/pulumi` to exactly 3.259.0;
+//! - the Python venv also has `parver`, which generated Python SDKs import;
 //! - Go: `github.com/pulumi/pulumi/sdk/v3` v3.259.0 in the Go module cache named by
 //!   `go_offline_env` (`GOMODCACHE`), and a `go.mod`/`go.sum` pair that builds its packages
-//!   (`go_sdk_dir`); builds run with `GOPROXY=off`, `GOFLAGS=-mod=mod`.
+//!   (`go_sdk_dir`); builds run with `GOPROXY=off`, `GOFLAGS=-mod=mod` (`go_offline_env`).
 //!
 //! Architecture invariant: this module knows paths and environment variables only; it runs
 //! nothing.
@@ -100,8 +101,8 @@ pub fn go_sdk_dir() -> anyhow::Result<PathBuf> {
 
 /// The environment for `go build`/`go vet` of a module using the cached Go SDK, offline:
 /// the module cache test-tools.sh downloaded into, no proxy, go.mod/go.sum updated from the
-/// cache as needed, and no checksum database (every module in the cache was verified
-/// against it when downloaded).
+/// cache as needed, no checksum database (every module in the cache was verified against it
+/// when downloaded), and cgo off as when test-tools.sh compiled the SDK's packages.
 pub fn go_offline_env() -> anyhow::Result<Vec<(String, String)>> {
     let dir = go_sdk_dir()?;
     let gomodcache = std::fs::read_to_string(dir.join("gomodcache"))?.trim().to_owned();
@@ -116,5 +117,7 @@ pub fn go_offline_env() -> anyhow::Result<Vec<(String, String)>> {
         ("GOFLAGS".into(), "-mod=mod".into()),
         ("GOSUMDB".into(), "off".into()),
         ("GOTOOLCHAIN".into(), "local".into()),
+        // As test-tools.sh built the SDK's packages, so the Go build cache has them.
+        ("CGO_ENABLED".into(), "0".into()),
     ])
 }
