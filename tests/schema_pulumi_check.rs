@@ -3,9 +3,8 @@
 //! `pulumi package add` does, then validates it against the schema spec and binds it (every
 //! `$ref` resolved, every token and type valid for the SDK languages).
 //!
-//! SDK generation itself (`pulumi package gen-sdk`) needs the nodejs, python and go language
-//! hosts, which the build machine's Go proxy refuses (scripts/README.md); binding is the part
-//! of it that judges the schema.
+//! SDK generation itself (`pulumi package gen-sdk` for nodejs, python and go) is tested in
+//! `tests/e2e_sdk_gen.rs`.
 
 mod common;
 
