@@ -7,7 +7,7 @@
 //! and translation warnings go to stderr, so stdout is always just the schema.
 //!
 //! Architecture invariant: a thin shell over `tfbridge::parameterize::parse_args` and
-//! `tfbridge::lifecycle::parameterize`; it knows no translation rule of its own.
+//! `tfbridge::lifecycle::start_provider`; it knows no translation rule of its own.
 
 use std::process::ExitCode;
 
@@ -96,7 +96,7 @@ async fn run(options: Options) -> anyhow::Result<String> {
     let args = tfbridge::parameterize::parse_args(&options.parameterize_args)?;
     let working_dir = std::env::current_dir().context("reading the current directory")?;
     let progress = StderrProgress { last_tenth: std::sync::Mutex::new(None) };
-    let parameterized = tfbridge::lifecycle::parameterize(&args, &working_dir, &progress).await?;
+    let parameterized = tfbridge::lifecycle::start_provider(&args, &working_dir, &progress).await?;
     let text = if options.terraform_schema {
         // Terraform keys a provider by its source address; a local binary has none, so its
         // entry is keyed by the provider's name alone.
@@ -114,7 +114,7 @@ async fn run(options: Options) -> anyhow::Result<String> {
         }
         spec.to_json_pretty()
     };
-    parameterized.client.shutdown().await;
+    parameterized.shutdown().await;
     Ok(text)
 }
 

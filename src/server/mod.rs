@@ -128,7 +128,7 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
         let args = match request.into_inner().parameters {
             Some(Parameters::Args(args)) => parameterize::parse_args(&args.args)
                 .map_err(|err| Status::invalid_argument(format!("invalid Parameterize arguments: {err}")))?,
-            Some(Parameters::Value(value)) => parameterize::Value::from_json(&value.value)
+            Some(Parameters::Value(value)) => parameterize::ParameterValue::from_json(&value.value)
                 .map_err(|err| Status::invalid_argument(err.to_string()))?
                 .to_args(),
             None => return Err(Status::invalid_argument("Parameterize needs arguments or a parameter value")),
@@ -143,7 +143,7 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
         let progress =
             EngineProgress { engine_log: self.engine_log.clone(), runtime: tokio::runtime::Handle::current() };
         let working_dir = self.working_dir();
-        let work = lifecycle::parameterize(&args, &working_dir, &progress);
+        let work = lifecycle::start_provider(&args, &working_dir, &progress);
         let parameterized = tokio::select! {
             () = self.cancel.cancelled() => return Err(Status::cancelled("Parameterize was cancelled by the Pulumi engine")),
             result = work => result.map_err(|err| Status::failed_precondition(err.to_string()))?,
