@@ -9,7 +9,7 @@
 //! - `resource`: Check, Diff, Create, Update, Delete and Read on top of those calls.
 //! - `provider_config`: CheckConfig, DiffConfig and Configure.
 //! - `invoke`: data sources and provider-defined functions.
-//! - [`proposed_new`]: the proposed new state sent with every `PlanResourceChange`, and the
+//! - `proposed_new`: the proposed new state sent with every `PlanResourceChange`, and the
 //!   data-source plan Terraform core makes itself.
 //! - `state`: the stored-state layout shared with the Go implementation.
 //!
@@ -26,16 +26,17 @@ mod parameterized;
 mod proposed_new;
 mod provider_config;
 mod resource;
-pub mod state;
+mod state;
 #[cfg(test)]
 mod tests;
 
-pub use calls::{Resource, STOP_GRACE, TERRAFORM_VERSION};
+// What the server and the binaries use; everything else stays inside `lifecycle`.
+pub use calls::Resource;
 pub use checks::CheckFailure;
 pub use detailed_diff::{DiffKind, PropertyDiff};
 pub use error::{Change, Interruption, LifecycleError, Operation, PartialFailure, Reported, Subject};
 pub use invoke::Invoked;
-pub use parameterized::{ParameterizeError, Parameterized, TokenKind, start_provider};
-pub use proposed_new::{planned_data_source_object, proposed_new};
+pub use parameterized::{ParameterizeError, Parameterized, start_provider};
+pub(crate) use proposed_new::{planned_data_source_object, proposed_new};
 pub use provider_config::{ConfigChecked, MissingKey};
 pub use resource::{Autonaming, Checked, Diffed, PlanCache, Written};

@@ -11,23 +11,25 @@
 //! - `provider`: calls about the provider as a whole and its functions, on
 //!   [`Parameterized`]: GetProviderSchema, ValidateProviderConfig, ConfigureProvider,
 //!   ValidateDataResourceConfig, ReadDataSource, CallFunction.
-//! - `resource`: the calls of a resource operation, on [`Resource`]: ValidateResourceConfig,
-//!   UpgradeResourceState, PlanResourceChange (and its destroy form), ApplyResourceChange
-//!   (interruptible), ReadResource, ImportResourceState.
+//! - `resource`: [`Resource`] and the calls that read or load a resource:
+//!   ValidateResourceConfig, UpgradeResourceState, ReadResource, ImportResourceState.
+//! - `change`: the calls that change one: PlanResourceChange (and its destroy form), the
+//!   final-plan check, ApplyResourceChange (interruptible).
 //!
 //! A new RPC gets its method here, an [`Operation`] naming it in errors, and its decisions
 //! as pure functions in `checks`.
 //!
 //! Architecture invariant: no Pulumi property values except in error paths; values are cty.
 
+mod change;
 mod provider;
 mod resource;
 
 use schema_gen::tf::Block;
 use schema_gen::translate::PropertyNames;
 
-pub use provider::{FunctionResult, TERRAFORM_VERSION};
-pub use resource::{Applied, Resource, STOP_GRACE};
+pub use provider::FunctionResult;
+pub use resource::{Applied, Resource};
 
 use super::error::{LifecycleError, Operation, Reported, Subject};
 use super::parameterized::Parameterized;

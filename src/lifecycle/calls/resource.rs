@@ -4,33 +4,27 @@
 //! [`Resource`] is one resource type of the parameterized provider, bound to the URN of the
 //! resource being worked on, so every error can name it. Its methods are the steps
 //! Terraform runs: [`Resource::validate`], [`Resource::upgrade`] (on every load of stored
-//! state), [`Resource::plan`] (with `AssertPlanValid`, the write-only and `requires_replace`
-//! checks), [`Resource::plan_destroy`], [`Resource::apply`] (with `AssertObjectCompatible`
-//! and the unknown-after-apply check), [`Resource::read`] and [`Resource::import`]. Checks
-//! that Terraform tolerates for providers on the legacy SDK type system become warnings;
-//! everything else fails the operation.
+//! state), [`Resource::read`] and [`Resource::import`] here; [`Resource::plan`] (with
+//! `AssertPlanValid`, the write-only and `requires_replace` checks),
+//! [`Resource::plan_destroy`] and [`Resource::apply`] (with `AssertObjectCompatible` and
+//! the unknown-after-apply check) in `change.rs`. Checks that Terraform tolerates for
+//! providers on the legacy SDK type system become warnings; everything else fails the
+//! operation.
 
-use std::future::Future;
 use std::time::Duration;
 
 use schema_gen::tf::Schema;
 use schema_gen::translate::ResourceProperties;
-use tokio_util::sync::CancellationToken;
 
 use super::{Diagnostics, Warned, call_error, decode, encode};
 use crate::convert::paths::pulumi_path;
 use crate::cty::{self, Path, Value};
-use crate::invariants::{self, Violation};
-use crate::lifecycle::checks::{self, ApplyOutcome, ApplyProblem, DestroyPlanProblem};
-use crate::lifecycle::error::{Interruption, LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
+use crate::invariants::Violation;
+use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
 use crate::lifecycle::parameterized::{Parameterized, TokenKind};
 use crate::lifecycle::state;
 use crate::property::PropertyPath;
-use crate::tfplugin::CallError;
-use crate::tfplugin::types::{
-    ApplyResourceChangeRequest, DynamicValue, PlanResourceChangeRequest, RawState, ReadResourceRequest,
-    UpgradeResourceStateRequest,
-};
+use crate::tfplugin::types::{DynamicValue, RawState, ReadResourceRequest, UpgradeResourceStateRequest};
 
 /// How long a provider may take to answer once it was asked to stop (cancellation or a
 /// timeout) before the bridge gives up on the call.
@@ -43,7 +37,7 @@ pub struct Resource<'p> {
     pub schema: &'p Schema,
     pub props: ResourceProperties,
     pub urn: String,
-    subject: Subject,
+    pub(super) subject: Subject,
 }
 
 /// A plan the provider made and the bridge checked.
@@ -110,14 +104,14 @@ impl Resource<'_> {
 
     /// `<pulumi path> (<terraform path>)` for messages: users know the first, provider
     /// developers the second.
-    fn describe(&self, path: &Path) -> String {
+    pub(super) fn describe(&self, path: &Path) -> String {
         if path.is_root() {
             return "the resource".to_owned();
         }
         format!("property {} (Terraform {}{path})", self.pulumi_path(path), self.tf_name)
     }
 
-    fn violations(&self, violations: &[Violation]) -> Vec<String> {
+    pub(super) fn violations(&self, violations: &[Violation]) -> Vec<String> {
         violations.iter().map(|v| format!("{}: {}", self.describe(&v.path), v.message)).collect()
     }
 
@@ -130,15 +124,15 @@ impl Resource<'_> {
         LifecycleError::ProviderBug { subject: self.subject.clone(), summary, problems }
     }
 
-    fn diagnostics(&self, diagnostics: &[crate::tfplugin::types::Diagnostic]) -> Diagnostics {
+    pub(super) fn diagnostics(&self, diagnostics: &[crate::tfplugin::types::Diagnostic]) -> Diagnostics {
         Diagnostics::new(&self.schema.block, &self.props.names, diagnostics)
     }
 
-    fn encode(&self, what: &str, value: &Value) -> Result<DynamicValue, LifecycleError> {
+    pub(super) fn encode(&self, what: &str, value: &Value) -> Result<DynamicValue, LifecycleError> {
         encode(&self.subject, what, value, &self.ty())
     }
 
-    fn deferred(&self, problem: String) -> LifecycleError {
+    pub(super) fn deferred(&self, problem: String) -> LifecycleError {
         LifecycleError::ProviderBug {
             subject: self.subject.clone(),
             summary: "Provider deferred changes when Terraform did not allow deferrals",
@@ -210,270 +204,6 @@ impl Resource<'_> {
             ));
         }
         Ok(Warned { value: (value, meta), warnings })
-    }
-
-    /// PlanResourceChange for an update or create (`prior` null), checked as Terraform
-    /// checks plans.
-    pub async fn plan(
-        &self,
-        prior: &Value,
-        prior_private: &[u8],
-        config: &Value,
-    ) -> Result<Warned<Planned>, LifecycleError> {
-        let ty = self.ty();
-        let proposed = crate::lifecycle::proposed_new(&self.schema.block, prior, config).map_err(|err| {
-            LifecycleError::Internal {
-                subject: self.subject.clone(),
-                message: format!("cannot propose a new state: {err}"),
-            }
-        })?;
-        let request = PlanResourceChangeRequest {
-            type_name: self.tf_name.to_owned(),
-            prior_state: self.encode("the prior state", prior)?,
-            proposed_new_state: self.encode("the proposed new state", &proposed)?,
-            config: self.encode("the configuration", config)?,
-            prior_private: prior_private.to_vec(),
-            provider_meta: self.provider.provider_meta(),
-            planned_private: Vec::new(),
-        };
-        let operation = Operation::PlanResourceChange;
-        let response = self
-            .provider
-            .client
-            .0
-            .plan_resource_change(&request)
-            .await
-            .map_err(call_error(&self.subject, operation))?;
-        let mut warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, operation)?;
-        if response.deferred.is_some() {
-            return Err(self.deferred(format!(
-                "The provider signaled a deferred action for {:?}, but in this context deferrals are disabled. \
-                 This is a bug in the provider, please file an issue with the provider developers",
-                self.tf_name
-            )));
-        }
-        let provider = self.provider.display_name();
-        let planned = decode(&response.planned_state, &ty).map_err(|err| {
-            self.bug(
-                "Provider produced invalid plan",
-                vec![format!("Provider {provider:?} planned an invalid value for {}: {err}", self.urn)],
-            )
-        })?;
-        let mut problems = self.write_only_problems(&planned, "during planning");
-        let violations = invariants::assert_plan_valid(&self.schema.block, prior, config, &planned);
-        if !violations.is_empty() {
-            let texts: Vec<String> = self
-                .violations(&violations)
-                .into_iter()
-                .map(|text| format!("Provider {provider:?} planned an invalid value for {text}"))
-                .collect();
-            if response.legacy_type_system {
-                warnings.push(legacy_warning(provider, "produced an invalid plan", &self.urn, &texts));
-            } else {
-                problems.extend(texts);
-            }
-        }
-        let requested: Vec<Path> = response.requires_replace.iter().map(super::cty_path).collect();
-        let replacement = checks::requires_replace(&ty, prior, &planned, &requested);
-        problems.extend(replacement.nonexistent.iter().map(|path| {
-            format!(
-                "Provider {provider:?} has indicated \"requires replacement\" on {} for a non-existent attribute path {path}",
-                self.urn
-            )
-        }));
-        if !problems.is_empty() {
-            return Err(self.bug("Provider produced invalid plan", problems));
-        }
-        let planned = Planned {
-            value: planned,
-            private: response.planned_private,
-            replace_paths: replacement.paths,
-            legacy_type_system: response.legacy_type_system,
-        };
-        Ok(Warned { value: planned, warnings })
-    }
-
-    /// PlanResourceChange for a destroy (null proposed state and configuration), which
-    /// providers that declare `plan_destroy` expect before a delete. Returns the planned
-    /// private bytes for the apply.
-    pub async fn plan_destroy(&self, prior: &Value, prior_private: &[u8]) -> Result<Warned<Vec<u8>>, LifecycleError> {
-        let request = PlanResourceChangeRequest {
-            type_name: self.tf_name.to_owned(),
-            prior_state: self.encode("the prior state", prior)?,
-            proposed_new_state: DynamicValue::null(),
-            config: DynamicValue::null(),
-            prior_private: prior_private.to_vec(),
-            provider_meta: self.provider.provider_meta(),
-            planned_private: Vec::new(),
-        };
-        let operation = Operation::PlanDestroy;
-        let response = self
-            .provider
-            .client
-            .0
-            .plan_resource_change(&request)
-            .await
-            .map_err(call_error(&self.subject, operation))?;
-        let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, operation)?;
-        let provider = self.provider.display_name();
-        let planned = decode(&response.planned_state, &self.ty());
-        match checks::destroy_plan_problem(planned.as_ref()) {
-            None => Ok(Warned { value: response.planned_private, warnings }),
-            Some(DestroyPlanProblem::NotNull) => Err(self.bug(
-                "Provider produced invalid plan",
-                vec![format!("Provider {provider:?} planned a non-null destroy value for {}", self.urn)],
-            )),
-            Some(DestroyPlanProblem::Invalid(err)) => Err(self.bug(
-                "Provider produced invalid plan",
-                vec![format!("Provider {provider:?} planned an invalid value for the destroy of {}: {err}", self.urn)],
-            )),
-        }
-    }
-
-    /// Non-null write-only attributes in `value` (they may never be returned).
-    fn write_only_problems(&self, value: &Value, when: &str) -> Vec<String> {
-        checks::write_only_returned(&self.schema.block, value)
-            .iter()
-            .map(|name| self.write_only_problem(name, when))
-            .collect()
-    }
-
-    fn write_only_problem(&self, name: &str, when: &str) -> String {
-        format!(
-            "Provider {:?} returned a value for the write-only attribute {} {when}. Write-only attributes \
-             cannot be read back from the provider",
-            self.provider.display_name(),
-            self.describe(&Path::root().attr(name))
-        )
-    }
-
-    /// ApplyResourceChange, interruptible, checked as Terraform checks apply results.
-    /// `planned` null is a delete.
-    #[allow(clippy::too_many_arguments)]
-    pub async fn apply(
-        &self,
-        prior: &Value,
-        planned: &Value,
-        planned_private: &[u8],
-        config: &Value,
-        legacy_plan: bool,
-        limit: Option<Duration>,
-        cancel: &CancellationToken,
-    ) -> Result<Warned<Applied>, LifecycleError> {
-        let request = ApplyResourceChangeRequest {
-            type_name: self.tf_name.to_owned(),
-            prior_state: self.encode("the prior state", prior)?,
-            planned_state: self.encode("the planned state", planned)?,
-            config: if config.is_null() { DynamicValue::null() } else { self.encode("the configuration", config)? },
-            planned_private: planned_private.to_vec(),
-            provider_meta: self.provider.provider_meta(),
-        };
-        let operation = Operation::ApplyResourceChange;
-        let call = self.provider.client.0.apply_resource_change(&request);
-        let (response, interruption) = self.interruptible(operation, call, limit, cancel).await?;
-        let response = response.map_err(call_error(&self.subject, operation))?;
-        let provider = self.provider.display_name();
-        let (reported, mut warnings) = self.diagnostics(&response.diagnostics).split();
-        let mut errors: Vec<String> = reported.iter().map(ToString::to_string).collect();
-        if let Some(interruption) = interruption {
-            errors.push(format!("the operation {interruption}"));
-        }
-        let new_state = decode(&response.new_state, &self.ty()).map_err(|err| {
-            // Undecodable means unknown: the object may exist, but nothing can be stored.
-            LifecycleError::Unreadable {
-                subject: self.subject.clone(),
-                operation,
-                reason: format!("a new state that is invalid ({err}), a bug in the provider"),
-            }
-        })?;
-        let outcome = ApplyOutcome {
-            provider_errors: !reported.is_empty(),
-            interrupted: interruption.is_some(),
-            legacy_type_system: response.legacy_type_system || legacy_plan,
-        };
-        let verdict = checks::check_apply(&self.schema.block, planned, new_state, outcome);
-        errors.extend(verdict.problems.iter().map(|problem| self.apply_problem(problem)));
-        if !verdict.tolerated.is_empty() {
-            let texts = self.unexpected_new_values(&verdict.tolerated);
-            warnings.push(legacy_warning(provider, "produced an unexpected new value", &self.urn, &texts));
-        }
-        let applied = Applied { new_state: verdict.new_state, private: response.private, errors };
-        Ok(Warned { value: applied, warnings })
-    }
-
-    fn unexpected_new_values(&self, violations: &[Violation]) -> Vec<String> {
-        let provider = self.provider.display_name();
-        self.violations(violations)
-            .into_iter()
-            .map(|text| {
-                format!(
-                    "When applying changes to {}, provider {provider:?} produced an unexpected new value: {text}",
-                    self.urn
-                )
-            })
-            .collect()
-    }
-
-    /// Terraform's words for a problem with an apply result.
-    fn apply_problem(&self, problem: &ApplyProblem) -> String {
-        let provider = self.provider.display_name();
-        match problem {
-            ApplyProblem::NullAfterApply => format!(
-                "Provider produced inconsistent result after apply: provider {provider:?} produced a null object \
-                 after apply for {}. {PROVIDER_BUG_SUFFIX}",
-                self.urn
-            ),
-            ApplyProblem::NonNullAfterDelete => format!(
-                "Provider returned invalid result object after apply: provider {provider:?} returned a non-null \
-                 object after a delete of {}. {PROVIDER_BUG_SUFFIX}",
-                self.urn
-            ),
-            ApplyProblem::UnknownAfterApply(path) => format!(
-                "Provider returned invalid result object after apply: after the apply operation, the provider \
-                 still indicated an unknown value for {}. All values must be known after apply, so this is \
-                 always a bug in the provider and should be reported in the provider's own repository",
-                self.describe(path)
-            ),
-            ApplyProblem::WriteOnlyReturned(name) => {
-                format!("Provider produced invalid object: {}", self.write_only_problem(name, "after apply"))
-            }
-            ApplyProblem::Inconsistent(violation) => {
-                let text = self.unexpected_new_values(std::slice::from_ref(violation)).remove(0);
-                format!("Provider produced inconsistent result after apply: {text}. {PROVIDER_BUG_SUFFIX}")
-            }
-        }
-    }
-
-    /// Terraform's "inconsistent final plan" check of the plan made at apply time against
-    /// the one Diff made (see [`checks::final_plan_violations`]).
-    pub(in crate::lifecycle) fn check_final_plan(
-        &self,
-        earlier: &checks::EarlierPlan,
-        prior: &Value,
-        config: &Value,
-        planned: &Value,
-    ) -> Result<(), LifecycleError> {
-        let violations = checks::final_plan_violations(&self.schema.block, earlier, prior, config, planned);
-        if violations.is_empty() {
-            return Ok(());
-        }
-        let provider = self.provider.display_name();
-        Err(LifecycleError::ProviderBug {
-            subject: self.subject.clone(),
-            summary: "Provider produced inconsistent final plan",
-            problems: violations
-                .iter()
-                .map(|v| {
-                    format!(
-                        "When expanding the plan for {} to include new values learned so far during apply, \
-                         provider {provider:?} produced an invalid new value for property {}: {}. {PROVIDER_BUG_SUFFIX}",
-                        self.urn,
-                        self.pulumi_path(&v.path),
-                        v.message
-                    )
-                })
-                .collect(),
-        })
     }
 
     /// ReadResource with the (upgraded) state; `None` when the remote object is gone.
@@ -569,54 +299,4 @@ impl Resource<'_> {
         }
         Ok(Warned { value: (state, imported.private.clone()), warnings })
     }
-
-    /// Runs a provider call that may be cancelled by the engine or time out. When either
-    /// happens the provider is asked to stop and given [`STOP_GRACE`] to answer; its answer
-    /// (often an error with a partial state) is still used, so nothing created is lost.
-    async fn interruptible<T>(
-        &self,
-        operation: Operation,
-        call: impl Future<Output = Result<T, CallError>>,
-        limit: Option<Duration>,
-        cancel: &CancellationToken,
-    ) -> Result<(Result<T, CallError>, Option<Interruption>), LifecycleError> {
-        tokio::pin!(call);
-        let deadline = async {
-            match limit {
-                Some(limit) => tokio::time::sleep(limit).await,
-                None => std::future::pending().await,
-            }
-        };
-        let interruption = tokio::select! {
-            result = &mut call => return Ok((result, None)),
-            () = cancel.cancelled() => Interruption::Cancelled,
-            () = deadline => Interruption::TimedOut(limit.unwrap_or_default()),
-        };
-        tracing::info!(urn = %self.urn, %operation, "{interruption}; asking the provider to stop");
-        if let Err(err) = self.provider.client.0.stop_provider().await {
-            tracing::warn!("StopProvider failed: {err}");
-        }
-        match tokio::time::timeout(STOP_GRACE, call).await {
-            Ok(result) => Ok((result, Some(interruption))),
-            Err(_) => Err(LifecycleError::Interrupted {
-                subject: self.subject.clone(),
-                operation,
-                interruption,
-                grace: STOP_GRACE,
-            }),
-        }
-    }
-}
-
-/// Terraform's log text for a check it tolerates from legacy-SDK providers.
-fn legacy_warning(provider: &str, what: &str, urn: &str, problems: &[String]) -> String {
-    let mut text = format!(
-        "Provider {provider:?} {what} for {urn}, but we are tolerating it because it is using the legacy plugin SDK.\n    \
-         The following problems may be the cause of any confusing errors from downstream operations:"
-    );
-    for problem in problems {
-        text.push_str("\n      - ");
-        text.push_str(problem);
-    }
-    text
 }
