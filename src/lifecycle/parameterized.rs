@@ -13,7 +13,8 @@ use schema_gen::pulumi::PackageSpec;
 use schema_gen::tf::ProviderSchema;
 use schema_gen::translate::{ProviderNames, TokenFilter, TranslateConfig, Warning, translate};
 
-use super::calls::Client;
+use super::calls::{Client, Resource};
+use super::error::LifecycleError;
 use crate::installer;
 use crate::parameterize::{Args, LocalValue, ParameterValue, RemoteValue, Source};
 use crate::tfplugin::reattach::{REATTACH_ENV_VARS, ReattachError, reattach_config_from_env};
@@ -163,6 +164,27 @@ impl Parameterized {
     /// What a Pulumi token names, and the Terraform name behind it.
     pub fn lookup_token(&self, token: &str) -> Option<(TokenKind, &str)> {
         self.by_token.get(token).map(|(kind, tf_name)| (*kind, tf_name.as_str()))
+    }
+
+    /// The resource type behind a Pulumi token, bound to `urn`.
+    pub fn resource(&self, token: &str, urn: &str) -> Result<Resource<'_>, LifecycleError> {
+        let found = match self.lookup_token(token) {
+            Some((TokenKind::Resource, tf_name)) => self.schema.resources.get_key_value(tf_name),
+            _ => None,
+        };
+        let Some((tf_name, schema)) = found else {
+            return Err(LifecycleError::UnknownToken {
+                kind: "resource",
+                token: token.to_owned(),
+                package: self.package_name.clone(),
+            });
+        };
+        Ok(Resource::new(self, tf_name, schema, urn))
+    }
+
+    /// How messages name the provider: its source address, else its name.
+    pub(super) fn display_name(&self) -> &str {
+        self.source_address.as_deref().unwrap_or(&self.terraform_name)
     }
 
     /// The Pulumi package schema (GetSchema), with the translation's warnings.

@@ -21,7 +21,7 @@ use crate::convert::paths::pulumi_path;
 use crate::cty::{self, Path, Value};
 use crate::invariants::Violation;
 use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
-use crate::lifecycle::parameterized::{Parameterized, TokenKind};
+use crate::lifecycle::parameterized::Parameterized;
 use crate::lifecycle::state;
 use crate::property::PropertyPath;
 use crate::tfplugin::types::{DynamicValue, RawState, ReadResourceRequest, UpgradeResourceStateRequest};
@@ -57,34 +57,16 @@ pub struct Applied {
     pub errors: Vec<String>,
 }
 
-impl Parameterized {
-    /// The resource type behind a Pulumi token, bound to `urn`.
-    pub fn resource(&self, token: &str, urn: &str) -> Result<Resource<'_>, LifecycleError> {
-        let found = match self.lookup_token(token) {
-            Some((TokenKind::Resource, tf_name)) => self.schema.resources.get_key_value(tf_name),
-            _ => None,
-        };
-        let Some((tf_name, schema)) = found else {
-            return Err(LifecycleError::UnknownToken {
-                kind: "resource",
-                token: token.to_owned(),
-                package: self.package_name.clone(),
-            });
-        };
-        let props = self.names.resource_properties(tf_name, &schema.block);
-        Ok(Resource {
-            provider: self,
-            tf_name,
-            schema,
-            props,
-            urn: urn.to_owned(),
-            subject: Subject::Urn(urn.to_owned()),
-        })
-    }
-
-    /// How messages name the provider: its source address, else its name.
-    pub(in crate::lifecycle) fn display_name(&self) -> &str {
-        self.source_address.as_deref().unwrap_or(&self.terraform_name)
+impl<'p> Resource<'p> {
+    /// `tf_name`'s resource type, bound to `urn` (see [`Parameterized::resource`]).
+    pub(in crate::lifecycle) fn new(
+        provider: &'p Parameterized,
+        tf_name: &'p str,
+        schema: &'p Schema,
+        urn: &str,
+    ) -> Resource<'p> {
+        let props = provider.names.resource_properties(tf_name, &schema.block);
+        Resource { provider, tf_name, schema, props, urn: urn.to_owned(), subject: Subject::Urn(urn.to_owned()) }
     }
 }
 
