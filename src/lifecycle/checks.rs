@@ -1,8 +1,8 @@
 //! What Terraform core decides after a provider answers, as pure functions.
 //!
 //! `calls` sends each request and hands the decoded answer here; these functions say what
-//! is wrong with it, as data: which `requires_replace` paths count
-//! ([`requires_replace`]), what an apply result breaks ([`check_apply`]), whether the
+//! is wrong with it, as data: what a plan breaks ([`check_plan`]) and which of its
+//! `requires_replace` paths count ([`requires_replace`]), what an apply result breaks ([`check_apply`]), whether the
 //! apply-time plan is consistent with the earlier one ([`final_plan_violations`]), whether a
 //! destroy plan is one ([`destroy_plan_problem`]), and which provider diagnostics become
 //! Check failures ([`check_failures`]). Wording the problems for users (URNs, Pulumi paths,
@@ -91,6 +91,53 @@ pub fn requires_replace(ty: &Type, prior: &Value, planned: &Value, requested: &[
         }
     }
     replacement
+}
+
+/// One thing wrong with a plan.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlanProblem {
+    /// A write-only attribute was planned with a value.
+    WriteOnlyPlanned(String),
+    /// The plan breaks what the configuration or prior state fix (`AssertPlanValid`).
+    Invalid(Violation),
+    /// `requires_replace` names a path the resource type does not have.
+    ReplaceNonexistent(Path),
+}
+
+/// What Terraform makes of a plan.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanVerdict {
+    pub problems: Vec<PlanProblem>,
+    /// `AssertPlanValid` violations Terraform only logs, for providers on the legacy SDK
+    /// type system.
+    pub tolerated: Vec<Violation>,
+    /// The `requires_replace` paths that count (see [`requires_replace`]).
+    pub replace_paths: Vec<Path>,
+}
+
+/// Terraform's checks of a PlanResourceChange answer: no write-only values, a plan valid
+/// for the configuration and prior state (tolerated for `legacy_type_system` providers),
+/// and `requires_replace` paths that exist.
+pub fn check_plan(
+    block: &Block,
+    prior: &Value,
+    config: &Value,
+    planned: &Value,
+    requested_replace: &[Path],
+    legacy_type_system: bool,
+) -> PlanVerdict {
+    let mut problems: Vec<PlanProblem> =
+        write_only_returned(block, planned).into_iter().map(PlanProblem::WriteOnlyPlanned).collect();
+    let violations = invariants::assert_plan_valid(block, prior, config, planned);
+    let mut tolerated = Vec::new();
+    if legacy_type_system {
+        tolerated = violations;
+    } else {
+        problems.extend(violations.into_iter().map(PlanProblem::Invalid));
+    }
+    let replacement = requires_replace(&block.implied_type(), prior, planned, requested_replace);
+    problems.extend(replacement.nonexistent.into_iter().map(PlanProblem::ReplaceNonexistent));
+    PlanVerdict { problems, tolerated, replace_paths: replacement.paths }
 }
 
 /// One thing wrong with the new state an apply returned.

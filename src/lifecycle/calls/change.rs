@@ -10,8 +10,8 @@ use tokio_util::sync::CancellationToken;
 use super::resource::{Applied, Planned, Resource, STOP_GRACE};
 use super::{Warned, Warnings, call_error, decode};
 use crate::cty::{Path, Value};
-use crate::invariants::{self, Violation};
-use crate::lifecycle::checks::{self, ApplyOutcome, ApplyProblem, DestroyPlanProblem};
+use crate::invariants::Violation;
+use crate::lifecycle::checks::{self, ApplyOutcome, ApplyProblem, DestroyPlanProblem, PlanProblem};
 use crate::lifecycle::error::{Interruption, LifecycleError, Operation, PROVIDER_BUG_SUFFIX};
 use crate::tfplugin::CallError;
 use crate::tfplugin::types::{
@@ -70,35 +70,21 @@ impl Resource<'_> {
                 vec![format!("Provider {provider:?} planned an invalid value for {}: {err}", self.urn)],
             )
         })?;
-        let mut problems = self.write_only_problems(&planned, "during planning");
-        let violations = invariants::assert_plan_valid(&self.schema.block, prior, config, &planned);
-        if !violations.is_empty() {
-            let texts: Vec<String> = self
-                .violations(&violations)
-                .into_iter()
-                .map(|text| format!("Provider {provider:?} planned an invalid value for {text}"))
-                .collect();
-            if response.legacy_type_system {
-                warnings.push(legacy_warning(provider, "produced an invalid plan", &self.urn, &texts));
-            } else {
-                problems.extend(texts);
-            }
-        }
         let requested: Vec<Path> = response.requires_replace.iter().map(super::cty_path).collect();
-        let replacement = checks::requires_replace(&ty, prior, &planned, &requested);
-        problems.extend(replacement.nonexistent.iter().map(|path| {
-            format!(
-                "Provider {provider:?} has indicated \"requires replacement\" on {} for a non-existent attribute path {path}",
-                self.urn
-            )
-        }));
-        if !problems.is_empty() {
+        let verdict =
+            checks::check_plan(&self.schema.block, prior, config, &planned, &requested, response.legacy_type_system);
+        if !verdict.tolerated.is_empty() {
+            let texts = self.invalid_planned_values(&verdict.tolerated);
+            warnings.push(legacy_warning(provider, "produced an invalid plan", &self.urn, &texts));
+        }
+        if !verdict.problems.is_empty() {
+            let problems = verdict.problems.iter().map(|problem| self.plan_problem(problem)).collect();
             return Err(self.bug("Provider produced invalid plan", problems));
         }
         let planned = Planned {
             value: planned,
             private: response.planned_private,
-            replace_paths: replacement.paths,
+            replace_paths: verdict.replace_paths,
             legacy_type_system: response.legacy_type_system,
         };
         Ok(Warned { value: planned, warnings })
@@ -133,14 +119,6 @@ impl Resource<'_> {
         }
     }
 
-    /// Non-null write-only attributes in `value` (they may never be returned).
-    fn write_only_problems(&self, value: &Value, when: &str) -> Vec<String> {
-        checks::write_only_returned(&self.schema.block, value)
-            .iter()
-            .map(|name| self.write_only_problem(name, when))
-            .collect()
-    }
-
     fn write_only_problem(&self, name: &str, when: &str) -> String {
         format!(
             "Provider {:?} returned a value for the write-only attribute {} {when}. Write-only attributes \
@@ -148,6 +126,27 @@ impl Resource<'_> {
             self.provider.display_name(),
             self.describe(&Path::root().attr(name))
         )
+    }
+
+    fn invalid_planned_values(&self, violations: &[Violation]) -> Vec<String> {
+        let provider = self.provider.display_name();
+        self.violations(violations)
+            .into_iter()
+            .map(|text| format!("Provider {provider:?} planned an invalid value for {text}"))
+            .collect()
+    }
+
+    /// Terraform's words for a problem with a plan.
+    fn plan_problem(&self, problem: &PlanProblem) -> String {
+        let provider = self.provider.display_name();
+        match problem {
+            PlanProblem::WriteOnlyPlanned(name) => self.write_only_problem(name, "during planning"),
+            PlanProblem::Invalid(violation) => self.invalid_planned_values(std::slice::from_ref(violation)).remove(0),
+            PlanProblem::ReplaceNonexistent(path) => format!(
+                "Provider {provider:?} has indicated \"requires replacement\" on {} for a non-existent attribute path {path}",
+                self.urn
+            ),
+        }
     }
 
     /// ApplyResourceChange, interruptible, checked as Terraform checks apply results.

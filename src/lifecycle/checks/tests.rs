@@ -4,8 +4,8 @@
 use expect_test::{Expect, expect};
 
 use super::{
-    ApplyOutcome, ApplyProblem, EarlierPlan, check_apply, check_failures, destroy_plan_problem, final_plan_violations,
-    requires_replace,
+    ApplyOutcome, ApplyProblem, EarlierPlan, PlanProblem, check_apply, check_failures, check_plan,
+    destroy_plan_problem, final_plan_violations, requires_replace,
 };
 use crate::cty::{self, Path, Value};
 use crate::lifecycle::error::Reported;
@@ -82,6 +82,65 @@ fn requires_replace_inside_collections() {
         prior,
         &[root().attr("no_such_attribute"), root().attr("name").attr("deeper")],
         expect!["replace: [] nonexistent: [.no_such_attribute .name.deeper]"],
+    );
+}
+
+#[track_caller]
+fn check_planned(prior: &str, config: &str, planned: &str, replace: &[Path], legacy: bool, expect: Expect) {
+    let block = schema(SIMPLE);
+    let ty = block.implied_type();
+    let verdict = check_plan(&block, &val(&ty, prior), &val(&ty, config), &val(&ty, planned), replace, legacy);
+    let mut lines: Vec<String> = verdict
+        .problems
+        .iter()
+        .map(|problem| match problem {
+            PlanProblem::WriteOnlyPlanned(name) => format!("write-only planned: {name}"),
+            PlanProblem::Invalid(violation) => format!("invalid: {violation}"),
+            PlanProblem::ReplaceNonexistent(path) => format!("replace nonexistent: {path}"),
+        })
+        .collect();
+    lines.extend(verdict.tolerated.iter().map(|violation| format!("tolerated: {violation}")));
+    lines.extend(verdict.replace_paths.iter().map(|path| format!("replace: {path}")));
+    expect.assert_eq(&lines.join("\n"));
+}
+
+#[test]
+fn plans_may_fill_in_only_what_the_configuration_leaves_open() {
+    let prior = r#"{"id":"i-1","name":"a","size":1}"#;
+    check_planned(prior, r#"{"name":"b"}"#, r#"{"id":"i-1","name":"b","size":1}"#, &[], false, expect![""]);
+    check_planned(
+        prior,
+        r#"{"name":"b"}"#,
+        r#"{"id":"i-1","name":"c","size":1}"#,
+        &[root().attr("name")],
+        false,
+        expect![[r#"
+            invalid: .name: planned value cty.StringVal("c") does not match config value cty.StringVal("b") nor prior value cty.StringVal("a")
+            replace: .name"#]],
+    );
+    // The legacy SDK type system gets away with it: Terraform only logs it.
+    check_planned(
+        prior,
+        r#"{"name":"b"}"#,
+        r#"{"id":"i-1","name":"c","size":1}"#,
+        &[],
+        true,
+        expect![[r#"tolerated: .name: planned value cty.StringVal("c") does not match config value cty.StringVal("b") nor prior value cty.StringVal("a")"#]],
+    );
+}
+
+#[test]
+fn plans_hold_no_write_only_values_and_replace_only_real_paths() {
+    let prior = r#"{"id":"i-1","name":"a"}"#;
+    check_planned(
+        prior,
+        r#"{"name":"a","password":"hunter2"}"#,
+        r#"{"id":"i-1","name":"a","password":"hunter2"}"#,
+        &[root().attr("no_such_attribute")],
+        true,
+        expect![[r#"
+            write-only planned: password
+            replace nonexistent: .no_such_attribute"#]],
     );
 }
 
