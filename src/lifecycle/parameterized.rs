@@ -42,7 +42,7 @@ pub struct Parameterized {
     /// One line saying where the provider came from.
     pub origin: String,
     /// Optional protocol features the provider declared (e.g. `plan_destroy`).
-    pub capabilities: ServerCapabilities,
+    pub(super) capabilities: ServerCapabilities,
     /// Pulumi token → Terraform name, for resources, data sources and functions.
     by_token: BTreeMap<String, (TokenKind, String)>,
 }

@@ -32,11 +32,11 @@ pub const STOP_GRACE: Duration = Duration::from_secs(15);
 
 /// One resource type, bound to the resource an operation works on.
 pub struct Resource<'p> {
-    pub provider: &'p Parameterized,
-    pub tf_name: &'p str,
-    pub schema: &'p Schema,
-    pub props: ResourceProperties,
-    pub urn: String,
+    pub(in crate::lifecycle) provider: &'p Parameterized,
+    pub(in crate::lifecycle) tf_name: &'p str,
+    pub(in crate::lifecycle) schema: &'p Schema,
+    pub(in crate::lifecycle) props: ResourceProperties,
+    pub(in crate::lifecycle) urn: String,
     pub(super) subject: Subject,
 }
 

@@ -125,7 +125,9 @@ fn plans_may_fill_in_only_what_the_configuration_leaves_open() {
         r#"{"id":"i-1","name":"c","size":1}"#,
         &[],
         true,
-        expect![[r#"tolerated: .name: planned value cty.StringVal("c") does not match config value cty.StringVal("b") nor prior value cty.StringVal("a")"#]],
+        expect![[
+            r#"tolerated: .name: planned value cty.StringVal("c") does not match config value cty.StringVal("b") nor prior value cty.StringVal("a")"#
+        ]],
     );
 }
 
