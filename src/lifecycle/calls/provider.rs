@@ -166,7 +166,7 @@ impl Parameterized {
             return Err(LifecycleError::ProviderBug {
                 subject: subject.clone(),
                 summary: "Provider does not support CallFunction",
-                problems: vec![format!("its schema declares the function {tf_name}, which so cannot be called")],
+                problems: vec![format!("its schema declares the function {tf_name}, which therefore cannot be called")],
             });
         };
         if let Some(error) = response.error {
