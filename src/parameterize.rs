@@ -7,7 +7,7 @@
 //!   plus `--include`, `--exclude`, `--provider-name` and the hidden docs flags, parsed with
 //!   the semantics of the cobra/pflag command the Go implementation uses (`--flag value`,
 //!   `--flag=value`, comma lists that accumulate, `--` ending the flags).
-//! - [`Value`]: `{"remote":{"url","version"}}` or `{"local":{"path"}}` plus `includes`,
+//! - [`ParameterValue`]: `{"remote":{"url","version"}}` or `{"local":{"path"}}` plus `includes`,
 //!   `excludes` and `providerName`. A value is a fully resolved request: an exact version,
 //!   never a constraint, so a program never re-resolves "latest".
 //!
@@ -231,7 +231,7 @@ fn split_comma_list(text: &str) -> Vec<String> {
 /// Unknown fields are ignored, as Go's decoder ignores them: a value written by a newer
 /// release of either implementation must still load.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Value {
+pub struct ParameterValue {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remote: Option<RemoteValue>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -261,7 +261,7 @@ pub struct LocalValue {
 /// Why a parameter value could not be used. The value normally comes from a generated SDK,
 /// so any of these means the SDK was edited or produced by something else.
 #[derive(Debug, thiserror::Error)]
-pub enum ValueError {
+pub enum ParameterValueError {
     /// Not the JSON shape of a parameter value.
     #[error("the parameter value is not valid: {0}")]
     Json(#[from] serde_json::Error),
@@ -273,32 +273,32 @@ pub enum ValueError {
     Empty(&'static str),
 }
 
-impl Value {
+impl ParameterValue {
     /// Reads and validates a parameter value.
-    pub fn from_json(bytes: &[u8]) -> Result<Value, ValueError> {
-        let value: Value = serde_json::from_slice(bytes)?;
+    pub fn from_json(bytes: &[u8]) -> Result<ParameterValue, ParameterValueError> {
+        let value: ParameterValue = serde_json::from_slice(bytes)?;
         match (&value.remote, &value.local) {
             (Some(remote), None) => {
                 if remote.url.is_empty() {
-                    return Err(ValueError::Empty("remote.url"));
+                    return Err(ParameterValueError::Empty("remote.url"));
                 }
                 if remote.version.is_empty() {
-                    return Err(ValueError::Empty("remote.version"));
+                    return Err(ParameterValueError::Empty("remote.version"));
                 }
             }
             (None, Some(local)) => {
                 if local.path.is_empty() {
-                    return Err(ValueError::Empty("local.path"));
+                    return Err(ParameterValueError::Empty("local.path"));
                 }
             }
-            _ => return Err(ValueError::NotExactlyOneSource),
+            _ => return Err(ParameterValueError::NotExactlyOneSource),
         }
         Ok(value)
     }
 
     /// The compact JSON, field order as the Go implementation writes it.
     pub fn to_json(&self) -> Vec<u8> {
-        serde_json::to_vec(self).unwrap_or_else(|err| unreachable!("a Value is plain data: {err}"))
+        serde_json::to_vec(self).unwrap_or_else(|err| unreachable!("a ParameterValue is plain data: {err}"))
     }
 
     /// The equivalent arguments: an exact version constraint, so nothing is re-resolved.
@@ -422,10 +422,10 @@ mod tests {
 
     #[track_caller]
     fn check_value(json: &str, expect: Expect) {
-        let actual = match Value::from_json(json.as_bytes()) {
+        let actual = match ParameterValue::from_json(json.as_bytes()) {
             Ok(value) => {
                 let back = String::from_utf8(value.to_json()).unwrap();
-                assert_eq!(Value::from_json(back.as_bytes()).unwrap(), value);
+                assert_eq!(ParameterValue::from_json(back.as_bytes()).unwrap(), value);
                 format!("{back} => {:?}", value.to_args().source)
             }
             Err(err) => format!("error: {err}"),

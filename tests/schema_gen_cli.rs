@@ -70,7 +70,7 @@ fn errors_name_the_cause() {
     let cases: [(&[&str], i32, &str); 4] = [
         (&[], 1, "schema-gen: accepts between 1 and 2 arg(s), received 0"),
         (&["./terraform-provider-nope"], 1, "terraform-provider-nope does not exist"),
-        (&["--plugin-version"], 2, "schema-gen: flag needs an argument: --plugin-version"),
+        (&["--plugin-version"], 2, "a value is required for '--plugin-version <VERSION>'"),
         (&["./terraform-provider-nope", "--bogus"], 1, "schema-gen: unknown flag: --bogus"),
     ];
     for (args, code, message) in cases {

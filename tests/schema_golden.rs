@@ -1,5 +1,5 @@
 //! Golden files of the whole Pulumi package schema, made the way GetSchema makes it: the
-//! provider is launched and described by `tfbridge::lifecycle::parameterize`, then
+//! provider is launched and described by `tfbridge::lifecycle::start_provider`, then
 //! translated. Covers the fixture provider over protocol 5 and 6 (every type, nesting mode
 //! and flag) and the real random, null and local providers.
 //!
@@ -22,9 +22,9 @@ const PLUGIN_VERSION: &str = "1.0.0";
 /// warnings with the goldens.
 async fn check(dir: &Path, name: &str, schema_golden: ExpectFile, warnings_golden: ExpectFile) -> anyhow::Result<()> {
     let args = tfbridge::parameterize::parse_args(&[format!("./terraform-provider-{name}")])?;
-    let parameterized = tfbridge::lifecycle::parameterize(&args, dir, &NoProgress).await?;
+    let parameterized = tfbridge::lifecycle::start_provider(&args, dir, &NoProgress).await?;
     let (spec, warnings) = parameterized.package_schema(PLUGIN_VERSION);
-    parameterized.client.shutdown().await;
+    parameterized.shutdown().await;
     schema_golden.assert_eq(&(spec.to_json_pretty() + "\n"));
     let warnings: String = warnings.iter().map(|warning| format!("{warning}\n")).collect();
     warnings_golden.assert_eq(&warnings);

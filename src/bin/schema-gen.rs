@@ -6,65 +6,44 @@
 //! the provider the way the plugin does, and writes the JSON to stdout. Installer progress
 //! and translation warnings go to stderr, so stdout is always just the schema.
 //!
+//! Its own flags are parsed with clap; the Parameterize arguments after them keep their own
+//! grammar (the Go implementation's), so they are handed over untouched.
+//!
 //! Architecture invariant: a thin shell over `tfbridge::parameterize::parse_args` and
-//! `tfbridge::lifecycle::parameterize`; it knows no translation rule of its own.
+//! `tfbridge::lifecycle::start_provider`; it knows no translation rule of its own.
 
 use std::process::ExitCode;
 
 use anyhow::Context as _;
 use schema_gen::tf::ProvidersSchemaFile;
 
-const HELP: &str = "schema-gen: print the Pulumi package schema of a Terraform provider
-
-Usage:
-  schema-gen [--terraform-schema] <registry-address> [version-constraint] [flags]
-  schema-gen [--terraform-schema] <./path/to/terraform-provider-name> [flags]
-
-The arguments are those of `pulumi package add terraform-provider ...`:
+/// The Parameterize arguments, shown after clap's own help.
+const PROVIDER_ARGS_HELP: &str = "The provider arguments are those of `pulumi package add terraform-provider ...`:
+  <registry-address> [version-constraint] | <./path/to/terraform-provider-name>
       --include strings        Comma-separated Terraform tokens to include
       --exclude strings        Comma-separated Terraform tokens to exclude
-      --provider-name string   Custom name for the generated Pulumi package
+      --provider-name string   Custom name for the generated Pulumi package";
 
-Options of schema-gen itself (before the provider arguments):
-      --terraform-schema       Print the provider's Terraform schema in the
-                               `terraform providers schema -json` format instead
-      --plugin-version string  The terraform-provider plugin version recorded as
-                               parameterization.baseProvider.version (default: this build's)
-  -h, --help                   Show this text
-";
-
-/// What schema-gen itself was asked, apart from the Parameterize arguments.
+/// schema-gen's own flags come first; everything from the first other argument on belongs
+/// to Parameterize, which has its own grammar (`--` included) and its own errors.
+#[derive(Debug, clap::Parser)]
+#[command(
+    name = "schema-gen",
+    about = "schema-gen: print the Pulumi package schema of a Terraform provider",
+    after_help = PROVIDER_ARGS_HELP
+)]
 struct Options {
+    /// Print the provider's Terraform schema in the `terraform providers schema -json`
+    /// format instead
+    #[arg(long)]
     terraform_schema: bool,
+    /// The terraform-provider plugin version recorded as parameterization.baseProvider.version
+    #[arg(long, value_name = "VERSION", default_value = env!("CARGO_PKG_VERSION"))]
     plugin_version: String,
+    /// The provider: a registry address and optional version constraint, or a local path,
+    /// then Parameterize's flags
+    #[arg(value_name = "PROVIDER ARGS", trailing_var_arg = true, allow_hyphen_values = true)]
     parameterize_args: Vec<String>,
-}
-
-/// Takes schema-gen's own flags off the front; everything from the first other argument on
-/// belongs to Parameterize, which has its own grammar (`--` included).
-fn parse_options(mut args: Vec<String>) -> anyhow::Result<Option<Options>> {
-    let mut terraform_schema = false;
-    let mut plugin_version = env!("CARGO_PKG_VERSION").to_owned();
-    while let Some(first) = args.first() {
-        match first.as_str() {
-            "-h" | "--help" => return Ok(None),
-            "--terraform-schema" => {
-                terraform_schema = true;
-                args.remove(0);
-            }
-            "--plugin-version" => {
-                anyhow::ensure!(args.len() > 1, "flag needs an argument: --plugin-version");
-                plugin_version = args.remove(1);
-                args.remove(0);
-            }
-            other if other.starts_with("--plugin-version=") => {
-                plugin_version = other["--plugin-version=".len()..].to_owned();
-                args.remove(0);
-            }
-            _ => break,
-        }
-    }
-    Ok(Some(Options { terraform_schema, plugin_version, parameterize_args: args }))
 }
 
 /// Installer progress as plain lines on stderr; downloads report every 10%, so a slow
@@ -96,7 +75,7 @@ async fn run(options: Options) -> anyhow::Result<String> {
     let args = tfbridge::parameterize::parse_args(&options.parameterize_args)?;
     let working_dir = std::env::current_dir().context("reading the current directory")?;
     let progress = StderrProgress { last_tenth: std::sync::Mutex::new(None) };
-    let parameterized = tfbridge::lifecycle::parameterize(&args, &working_dir, &progress).await?;
+    let parameterized = tfbridge::lifecycle::start_provider(&args, &working_dir, &progress).await?;
     let text = if options.terraform_schema {
         // Terraform keys a provider by its source address; a local binary has none, so its
         // entry is keyed by the provider's name alone.
@@ -114,20 +93,18 @@ async fn run(options: Options) -> anyhow::Result<String> {
         }
         spec.to_json_pretty()
     };
-    parameterized.client.shutdown().await;
+    parameterized.shutdown().await;
     Ok(text)
 }
 
 fn main() -> ExitCode {
-    let options = match parse_options(std::env::args().skip(1).collect()) {
-        Ok(Some(options)) => options,
-        Ok(None) => {
-            print!("{HELP}");
-            return ExitCode::SUCCESS;
-        }
+    use clap::Parser as _;
+    let options = match Options::try_parse() {
+        Ok(options) => options,
+        // Help goes to stdout with success; usage errors to stderr with exit code 2.
         Err(err) => {
-            eprintln!("schema-gen: {err:#}\n\n{HELP}");
-            return ExitCode::from(2);
+            let _ = err.print();
+            return ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2));
         }
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {

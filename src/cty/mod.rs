@@ -6,8 +6,9 @@
 //! is the single error type of this layer: a path plus an [`ErrorKind`].
 //!
 //! The codecs are type-directed, as go-cty's are: [`msgpack::encode`] / [`msgpack::decode`]
-//! (Terraform's `DynamicValue.msgpack`), [`json::encode`] / [`json::decode`] (`DynamicValue.json`
-//! and `RawState.json`), and [`flatmap::decode`] (legacy `RawState.flatmap`).
+//! (Terraform's `DynamicValue.msgpack`) and [`json::encode`] / [`json::decode`]
+//! (`DynamicValue.json` and `RawState.json`). Walking a value (`walk`): every part with its
+//! path, the value at a path, unknowns.
 //!
 //! Every decoder bounds nesting at [`MAX_DEPTH`] levels.
 //!
@@ -15,12 +16,12 @@
 //! part of a value; callers keep them beside it, by path.
 
 mod block;
-pub mod flatmap;
 pub mod json;
 pub mod msgpack;
 mod number;
 mod path;
 mod value;
+mod walk;
 
 #[cfg(test)]
 mod proptests;
@@ -34,6 +35,7 @@ pub use path::{Error, ErrorKind, Path, PathStep};
 // on this crate; it is re-exported here because values and types are used together.
 pub use schema_gen::tf::{ObjectType, Type};
 pub use value::{NumberBound, Refinements, Str, Value, View};
+pub use walk::{path_exists_in_type, unknown_paths, unknowns_to_null, value_at, with_attribute};
 
 /// Values nesting deeper than this many levels of containers are refused by every decoder
 /// and encoder. Real Terraform schemas nest a few levels; the bound keeps recursion on hostile

@@ -1,10 +1,10 @@
-//! Tables for the value model, the JSON codec and the flatmap decoder.
+//! Tables for the value model and the JSON codec.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use expect_test::{Expect, expect};
 
-use super::{Number, Path, Refinements, Type, Value, flatmap, json};
+use super::{Number, Path, Refinements, Type, Value, json};
 
 fn ty(spec: &str) -> Type {
     Type::from_json_bytes(spec.as_bytes()).unwrap()
@@ -234,59 +234,6 @@ fn json_decoding_is_lenient_like_go_cty() {
             "string" "a" x => error: malformed input: trailing characters at line 1 column 5
         "#]],
     );
-}
-
-#[test]
-fn flatmap_states() {
-    let spec = r#"["object",{
-        "id":"string","count":"number","enabled":"bool",
-        "list":["list","string"],"empty":["list","string"],"absent":["list","string"],
-        "tags":["map","string"],
-        "block":["list",["object",{"x":"number","y":"string"}]],
-        "set":["set",["object",{"name":"string"}]],
-        "pending":["list","string"],"later":"string"
-    }]"#;
-    let flat: HashMap<String, String> = [
-        ("id", "abc"),
-        ("count", "3"),
-        ("enabled", "true"),
-        ("list.#", "2"),
-        ("list.0", "a"),
-        ("list.1", "b"),
-        ("empty.#", "0"),
-        ("tags.%", "2"),
-        ("tags.Name", "web"),
-        ("tags.dotted.key", "v"),
-        ("block.#", "1"),
-        ("block.0.x", "1.5"),
-        ("set.#", "2"),
-        ("set.1234.name", "one"),
-        ("set.99.name", "two"),
-        ("pending.#", flatmap::UNKNOWN_PLACEHOLDER),
-        ("later", flatmap::UNKNOWN_PLACEHOLDER),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_owned(), v.to_owned()))
-    .collect();
-    let value = flatmap::decode(&flat, &ty(spec)).unwrap();
-    expect![[r#"{absent = null(list of string), block = [{x = 1.5, y = null(string)}], count = 3, empty = [], enabled = true, id = "abc", later = (unknown string), list = ["a", "b"], pending = (unknown list of string), set = set[{name = "one"}, {name = "two"}], tags = map{Name = "web", dotted.key = "v"}}"#]]
-        .assert_eq(&value.to_string());
-
-    let bad = |key: &str, raw: &str| {
-        let mut flat = flat.clone();
-        flat.insert(key.to_owned(), raw.to_owned());
-        flatmap::decode(&flat, &ty(spec)).unwrap_err().to_string()
-    };
-    expect![[r#"
-        [
-            ".block[0].x: invalid number \"x\"",
-            ".enabled: bool is required",
-            ".list: malformed input: count 99999999 in \"list.#\" is larger than the whole state",
-            ".list: malformed input: invalid count \"-1\" in \"list.#\"",
-        ]
-    "#]]
-    .assert_debug_eq(&[bad("block.0.x", "x"), bad("enabled", "yes"), bad("list.#", "99999999"), bad("list.#", "-1")]);
-    assert_eq!(flatmap::decode(&flat, &Type::String).unwrap_err().to_string(), "object is required, found string");
 }
 
 #[test]

@@ -20,7 +20,7 @@ use schema_gen::tf::Type;
 use unicode_normalization::UnicodeNormalization;
 
 use super::number::Number;
-use super::path::{Error, ErrorKind, Path, PathStep};
+use super::path::{Error, ErrorKind, PathStep};
 
 /// A cty value.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -497,39 +497,6 @@ impl Value {
             }
             _ => mismatch(),
         }
-    }
-
-    /// Calls `visit` on this value and every part of it, parents before children, with the
-    /// path of each. This is how callers collect the paths of things (say, the parts that
-    /// must be marked secret) without this module knowing what they look for.
-    pub fn walk(&self, visit: &mut dyn FnMut(&Path, &Value)) {
-        fn go(value: &Value, path: &mut Path, visit: &mut dyn FnMut(&Path, &Value)) {
-            visit(path, value);
-            let mut descend = |step: PathStep, child: &Value, path: &mut Path| {
-                path.steps.push(step);
-                go(child, path, visit);
-                path.steps.pop();
-            };
-            match &value.0 {
-                Repr::List(_, elems) | Repr::Set(_, elems) | Repr::Tuple(elems) => {
-                    for (idx, elem) in elems.iter().enumerate() {
-                        descend(PathStep::Index(idx as u64), elem, path);
-                    }
-                }
-                Repr::Map(_, elems) => {
-                    for (key, elem) in elems {
-                        descend(PathStep::Key(key.to_string()), elem, path);
-                    }
-                }
-                Repr::Object(attrs) => {
-                    for (name, attr) in attrs {
-                        descend(PathStep::Attr(name.to_string()), attr, path);
-                    }
-                }
-                _ => {}
-            }
-        }
-        go(self, &mut Path::root(), visit);
     }
 }
 

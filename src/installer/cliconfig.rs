@@ -153,7 +153,7 @@ impl CliConfig {
     }
 
     /// Parses the text of a CLI configuration file.
-    pub fn parse(text: &str) -> Result<CliConfig, String> {
+    pub(crate) fn parse(text: &str) -> Result<CliConfig, String> {
         // Terraform reads this file with HCL 1, which accepts quoted keys inside a block
         // (`dev_overrides { "hashicorp/null" = "/dir" }`). HCL 2 only allows them in object
         // expressions, so we read `dev_overrides {` as the equivalent `dev_overrides = {`.

@@ -16,13 +16,6 @@ pub fn value(v: &Value) -> String {
     out
 }
 
-/// `%#v` of a cty type.
-pub fn ty(t: &Type) -> String {
-    let mut out = String::new();
-    write_type(t, &mut out);
-    out
-}
-
 fn write_type(t: &Type, out: &mut String) {
     match t {
         Type::Bool => out.push_str("cty.Bool"),

@@ -1,7 +1,7 @@
 //! What can go wrong in a lifecycle operation, in terms a user can act on.
 //!
-//! Every variant names the resource (its URN, or the token for invokes) and, where the cause
-//! is a value, the Pulumi property path. Provider diagnostics keep their summary and detail;
+//! Every variant names what it is about (a [`Subject`]: the resource's URN, the provider's
+//! URN, or the token of an invoke) and, where the cause is a value, the Pulumi property path. Provider diagnostics keep their summary and detail;
 //! broken Terraform invariants quote Terraform's own texts so they can be searched for and
 //! reported upstream.
 //!
@@ -78,53 +78,148 @@ pub struct PartialFailure {
     pub reasons: Vec<String>,
 }
 
+/// What an error is about: how messages name it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Subject {
+    /// A resource, or the provider itself, by URN.
+    Urn(String),
+    /// A data source or function, by the token the program invoked.
+    Token(String),
+}
+
+impl fmt::Display for Subject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Subject::Urn(text) | Subject::Token(text) => f.write_str(text),
+        }
+    }
+}
+
+/// A provider call, as messages name it: its protocol 6 RPC name (the v5 names differ
+/// only on the wire).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operation {
+    GetProviderSchema,
+    ValidateProviderConfig,
+    ConfigureProvider,
+    ValidateResourceConfig,
+    UpgradeResourceState,
+    PlanResourceChange,
+    /// PlanResourceChange with a null proposed state, for providers that plan destroys.
+    PlanDestroy,
+    ApplyResourceChange,
+    ReadResource,
+    ImportResourceState,
+    ValidateDataResourceConfig,
+    ReadDataSource,
+    CallFunction,
+}
+
+impl Operation {
+    /// Whether a failed call may still have changed a remote object: only an apply does.
+    /// When it fails without a usable answer, the engine must treat the outcome as unknown.
+    pub fn changes_remote_objects(self) -> bool {
+        matches!(self, Operation::ApplyResourceChange)
+    }
+}
+
+impl fmt::Display for Operation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Operation::GetProviderSchema => "GetProviderSchema",
+            Operation::ValidateProviderConfig => "ValidateProviderConfig",
+            Operation::ConfigureProvider => "ConfigureProvider",
+            Operation::ValidateResourceConfig => "ValidateResourceConfig",
+            Operation::UpgradeResourceState => "UpgradeResourceState",
+            Operation::PlanResourceChange => "PlanResourceChange",
+            Operation::PlanDestroy => "PlanResourceChange (destroy)",
+            Operation::ApplyResourceChange => "ApplyResourceChange",
+            Operation::ReadResource => "ReadResource",
+            Operation::ImportResourceState => "ImportResourceState",
+            Operation::ValidateDataResourceConfig => "ValidateDataResourceConfig",
+            Operation::ReadDataSource => "ReadDataSource",
+            Operation::CallFunction => "CallFunction",
+        })
+    }
+}
+
+/// The change an apply makes; also the key of its `timeouts` setting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    Create,
+    Update,
+    Delete,
+}
+
+impl Change {
+    /// The word users and Terraform's `timeouts` blocks use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Change::Create => "create",
+            Change::Update => "update",
+            Change::Delete => "delete",
+        }
+    }
+}
+
+impl fmt::Display for Change {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum LifecycleError {
     /// The token names no resource, data source or function of this provider.
     #[error("{token:?} is not a {kind} of the {package} package")]
     UnknownToken { kind: &'static str, token: String, package: String },
     /// A property value does not fit the Terraform schema.
-    #[error("{urn}: invalid value for {}", describe_convert(.error))]
-    InvalidProperty { urn: String, error: ConvertError },
+    #[error("{subject}: invalid value for {}", describe_convert(.error))]
+    InvalidProperty { subject: Subject, error: Box<ConvertError> },
     /// The stored state cannot be turned back into Terraform state.
-    #[error("{urn}: the stored state cannot be read: {reason}")]
-    State { urn: String, reason: String },
+    #[error("{subject}: the stored state cannot be read: {reason}")]
+    State { subject: Subject, reason: String },
     /// The provider answered with error diagnostics.
-    #[error("{urn}: {operation} failed: {}", join(.diagnostics))]
-    Diagnostics { urn: String, operation: &'static str, diagnostics: Vec<Reported> },
+    #[error("{subject}: {operation} failed: {}", join(.diagnostics))]
+    Diagnostics { subject: Subject, operation: Operation, diagnostics: Vec<Reported> },
     /// The provider broke one of Terraform core's rules; `summary` is Terraform's text.
-    #[error("{urn}: {summary}: {}", problems.join("; "))]
-    ProviderBug { urn: String, summary: &'static str, problems: Vec<String> },
+    #[error("{subject}: {summary}: {}", problems.join("; "))]
+    ProviderBug { subject: Subject, summary: &'static str, problems: Vec<String> },
     /// The provider call itself failed (crash, connection, protocol).
-    #[error("{urn}: {operation}: {error}")]
-    Call { urn: String, operation: &'static str, error: Box<CallError> },
+    #[error("{subject}: {operation}: {error}")]
+    Call { subject: Subject, operation: Operation, error: Box<CallError> },
     /// The call was interrupted and the provider did not answer within the grace period.
     #[error(
-        "{urn}: {operation} {interruption}; the Terraform provider was asked to stop but did not answer within {}s, \
+        "{subject}: {operation} {interruption}; the Terraform provider was asked to stop but did not answer within {}s, \
          so the remote object may exist without being recorded: run `pulumi refresh` (or import it) before retrying",
         grace.as_secs()
     )]
-    Interrupted { urn: String, operation: &'static str, interruption: Interruption, grace: Duration },
+    Interrupted { subject: Subject, operation: Operation, interruption: Interruption, grace: Duration },
     /// The provider's answer to a change cannot be read, so whether and how the remote
     /// object exists is unknown.
     #[error(
-        "{urn}: {operation} answered {reason}; the remote object may exist without being recorded: \
+        "{subject}: {operation} answered {reason}; the remote object may exist without being recorded: \
          run `pulumi refresh` (or import it) before retrying"
     )]
-    Unreadable { urn: String, operation: &'static str, reason: String },
+    Unreadable { subject: Subject, operation: Operation, reason: String },
     /// An apply failed and left no object to record (errors from the provider, a broken
     /// result, an interruption), as reasons already in words.
-    #[error("{urn}: {operation} failed: {}", reasons.join("; "))]
-    ApplyFailed { urn: String, operation: &'static str, reasons: Vec<String> },
+    #[error("{subject}: {change} failed: {}", reasons.join("; "))]
+    ApplyFailed { subject: Subject, change: Change, reasons: Vec<String> },
     /// The remote object exists but the operation failed.
     #[error("{}: {}", .0.urn, .0.reasons.join("; "))]
     Partial(Box<PartialFailure>),
     /// Required provider settings have no value.
     #[error("missing required configuration for the {package} provider: {}", keys.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", "))]
     MissingConfig { package: String, keys: Vec<super::MissingKey> },
-    /// A request that does not make sense (e.g. several objects from one import).
-    #[error("{urn}: {message}")]
-    Invalid { urn: String, message: String },
+    /// The user asked for something that cannot be done (e.g. importing an id that names
+    /// several objects, or none): the program or command must change.
+    #[error("{subject}: {message}")]
+    Invalid { subject: Subject, message: String },
+    /// The bridge failed on its own (e.g. a value it built cannot be encoded): a bug here,
+    /// not in the program or the provider.
+    #[error("{subject}: {message}")]
+    Internal { subject: Subject, message: String },
 }
 
 impl LifecycleError {
@@ -134,7 +229,7 @@ impl LifecycleError {
         match self {
             LifecycleError::Call { operation, .. }
             | LifecycleError::Interrupted { operation, .. }
-            | LifecycleError::Unreadable { operation, .. } => operation.starts_with("ApplyResourceChange"),
+            | LifecycleError::Unreadable { operation, .. } => operation.changes_remote_objects(),
             _ => false,
         }
     }

@@ -10,11 +10,11 @@
 use schema_gen::tf::{Attribute, Block, Function, Type};
 use schema_gen::translate::{PropertyNames, argument_names};
 
-use super::calls::{decode, encode, report};
-use super::error::LifecycleError;
+use super::calls::{FunctionResult, Warnings};
+use super::checks::{self, CheckFailure};
+use super::error::{LifecycleError, Subject};
+use super::inputs::strip_computed_only;
 use super::parameterized::{Parameterized, TokenKind};
-use super::resource::CheckFailure;
-use super::values::strip_computed_only;
 use crate::convert::values::{self as convert, UnknownKeys};
 use crate::cty::Value;
 use crate::property::{PropertyMap, PropertyValue, UnknownKind};
@@ -30,8 +30,8 @@ pub struct Invoked {
 impl Parameterized {
     pub async fn invoke(&self, token: &str, args: &PropertyMap) -> Result<Invoked, LifecycleError> {
         match self.lookup_token(token) {
-            Some((TokenKind::DataSource, tf_name)) => self.read_data_source(token, tf_name, args).await,
-            Some((TokenKind::Function, tf_name)) => self.call_function(token, tf_name, args).await,
+            Some((TokenKind::DataSource, tf_name)) => self.invoke_data_source(token, tf_name, args).await,
+            Some((TokenKind::Function, tf_name)) => self.call_provider_function(token, tf_name, args).await,
             _ => Err(LifecycleError::UnknownToken {
                 kind: "data source or function",
                 token: token.to_owned(),
@@ -40,7 +40,7 @@ impl Parameterized {
         }
     }
 
-    async fn read_data_source(
+    async fn invoke_data_source(
         &self,
         token: &str,
         tf_name: &str,
@@ -48,94 +48,56 @@ impl Parameterized {
     ) -> Result<Invoked, LifecycleError> {
         let block = &self.schema.data_sources[tf_name].block;
         let names = PropertyNames::of_block(block);
-        let ty = block.implied_type();
+        let subject = Subject::Token(token.to_owned());
         let mut invoked = Invoked::default();
         let config = match convert::to_cty(block, &names, args, UnknownKeys::Reject) {
             Ok((config, _)) => strip_computed_only(block, &config),
             Err(error) => {
-                invoked
-                    .failures
-                    .push(CheckFailure { property: error.path.to_string(), reason: error.kind.to_string() });
+                invoked.failures.push(checks::convert_failure(&error));
                 return Ok(invoked);
             }
         };
-        let call_error =
-            |operation, error| LifecycleError::Call { urn: token.to_owned(), operation, error: Box::new(error) };
-        let invalid = |message: String| LifecycleError::Invalid { urn: token.to_owned(), message };
-        let encoded = encode(&config, &ty).map_err(|err| invalid(format!("the arguments cannot be encoded: {err}")))?;
-        let diagnostics = self
-            .client
-            .validate_data_resource_config(tf_name, &encoded)
-            .await
-            .map_err(|err| call_error("ValidateDataResourceConfig", err))?;
-        let (errors, warnings) = report(block, &names, &diagnostics);
-        invoked.warnings.extend(warnings.iter().map(ToString::to_string));
-        if !errors.is_empty() {
-            invoked.failures = errors
-                .iter()
-                .map(|e| CheckFailure {
-                    property: e.property.as_ref().map(ToString::to_string).unwrap_or_default(),
-                    reason: e.text(),
-                })
-                .collect();
+        let diagnostics = self.validate_data_resource_config(&subject, tf_name, &names, &config).await?;
+        let mut warnings = Warnings::default();
+        warnings.extend(diagnostics.warnings.iter().map(ToString::to_string));
+        if !diagnostics.errors.is_empty() {
+            invoked.failures = checks::check_failures(&diagnostics.errors, &[]);
+            invoked.warnings = warnings.into_vec();
             return Ok(invoked);
         }
         let state = if config.is_wholly_known() {
-            let request = crate::tfplugin::types::ReadDataSourceRequest {
-                type_name: tf_name.to_owned(),
-                config: encoded,
-                provider_meta: self.provider_meta(),
-            };
-            let response =
-                self.client.read_data_source(&request).await.map_err(|err| call_error("ReadDataSource", err))?;
-            let (errors, warnings) = report(block, &names, &response.diagnostics);
-            invoked.warnings.extend(warnings.iter().map(ToString::to_string));
-            if !errors.is_empty() {
-                return Err(LifecycleError::Diagnostics {
-                    urn: token.to_owned(),
-                    operation: "ReadDataSource",
-                    diagnostics: errors,
-                });
-            }
-            let state = decode(&response.state, &ty).map_err(|err| {
-                invalid(format!("Provider produced invalid object: ReadDataSource returned an invalid value: {err}"))
-            })?;
-            if state.is_null() {
-                return Err(invalid(format!("Provider produced null object: {tf_name} returned null")));
-            }
-            if !state.is_wholly_known() {
-                return Err(invalid(format!(
-                    "Provider produced invalid object: {tf_name} returned a value that is not wholly known"
-                )));
-            }
-            state
+            warnings.keep(self.read_data_source(&subject, tf_name, &names, &config).await?)
         } else {
             // A preview with arguments not known yet: what Terraform plans for the read.
-            super::planned_data_source_object(block, &config)
-                .map_err(|err| invalid(format!("cannot plan the data source read: {err}")))?
+            super::planned_data_source_object(block, &config).map_err(|err| LifecycleError::Internal {
+                subject: subject.clone(),
+                message: format!("cannot plan the data source read: {err}"),
+            })?
         };
+        invoked.warnings = warnings.into_vec();
         let outputs = convert::from_cty(block, &names, &state, &[])
-            .map_err(|error| LifecycleError::InvalidProperty { urn: token.to_owned(), error })?;
+            .map_err(|error| LifecycleError::InvalidProperty { subject, error: Box::new(error) })?;
         invoked.outputs = outputs.into_iter().map(|(k, v)| (k, without_secrets(v))).collect();
         Ok(invoked)
     }
 
-    async fn call_function(&self, token: &str, tf_name: &str, args: &PropertyMap) -> Result<Invoked, LifecycleError> {
-        let function: &Function = &self.schema.functions[tf_name];
+    async fn call_provider_function<'p>(
+        &'p self,
+        token: &str,
+        tf_name: &str,
+        args: &PropertyMap,
+    ) -> Result<Invoked, LifecycleError> {
+        let function: &'p Function = &self.schema.functions[tf_name];
         let arg_names = argument_names(function);
+        let subject = Subject::Token(token.to_owned());
         let mut invoked = Invoked::default();
-        let mut encoded = Vec::new();
+        let mut arguments: Vec<(Value, &Type)> = Vec::new();
         let mut any_unknown = false;
         let mut convert_arg =
-            |name: &str, ty: &Type, value: &PropertyValue, invoked: &mut Invoked| match to_value(ty, value) {
+            |name: &str, ty: &'p Type, value: &PropertyValue, invoked: &mut Invoked| match to_value(ty, value) {
                 Ok(value) => {
                     any_unknown |= !value.is_wholly_known();
-                    match encode(&value, ty) {
-                        Ok(bytes) => encoded.push(bytes),
-                        Err(err) => {
-                            invoked.failures.push(CheckFailure { property: name.to_owned(), reason: err.to_string() })
-                        }
-                    }
+                    arguments.push((value, ty));
                 }
                 Err(error) => invoked.failures.push(CheckFailure {
                     property: if error.path.steps.is_empty() {
@@ -179,33 +141,19 @@ impl Parameterized {
             invoked.outputs.insert("result".to_owned(), PropertyValue::Unknown(UnknownKind::String));
             return Ok(invoked);
         }
-        let response = self.client.call_function(tf_name, &encoded).await.map_err(|error| LifecycleError::Call {
-            urn: token.to_owned(),
-            operation: "CallFunction",
-            error: Box::new(error),
-        })?;
-        let Some(response) = response.supported() else {
-            return Err(LifecycleError::Invalid {
-                urn: token.to_owned(),
-                message: format!("the provider does not support CallFunction, so {tf_name} cannot be called"),
-            });
+        let result = match self.call_function(&subject, tf_name, &arguments, &function.return_type).await? {
+            FunctionResult::Value(result) => result,
+            FunctionResult::Error { argument, text } => {
+                let property = argument
+                    .and_then(|idx| arg_names.get(idx.min(arg_names.len().saturating_sub(1))))
+                    .cloned()
+                    .unwrap_or_default();
+                invoked.failures.push(CheckFailure { property, reason: text });
+                return Ok(invoked);
+            }
         };
-        if let Some(error) = response.error {
-            let property = error
-                .argument
-                .and_then(|idx| usize::try_from(idx).ok())
-                .and_then(|idx| arg_names.get(idx.min(arg_names.len().saturating_sub(1))))
-                .cloned()
-                .unwrap_or_default();
-            invoked.failures.push(CheckFailure { property, reason: error.text });
-            return Ok(invoked);
-        }
-        let result = decode(&response.result, &function.return_type).map_err(|err| LifecycleError::Invalid {
-            urn: token.to_owned(),
-            message: format!("{tf_name} returned an invalid result: {err}"),
-        })?;
         let result = from_value(&function.return_type, &result)
-            .map_err(|error| LifecycleError::InvalidProperty { urn: token.to_owned(), error })?;
+            .map_err(|error| LifecycleError::InvalidProperty { subject, error: Box::new(error) })?;
         invoked.outputs = match (&function.return_type, without_secrets(result)) {
             (Type::Object(_), PropertyValue::Object(map)) => map,
             (_, other) => [("result".to_owned(), other)].into(),

@@ -1,14 +1,16 @@
 //! The resource lifecycle over the Terraform plugin protocol, the way Terraform core runs it.
 //!
-//! - [`parameterize`] obtains, launches and describes the Terraform provider a process
+//! - [`start_provider`] obtains, launches and describes the Terraform provider a process
 //!   serves ([`Parameterized`], whose `package_schema` is GetSchema).
-//! - `calls`: each provider call of a resource operation followed by Terraform core's checks
-//!   of its answer ([`Resource`]).
+//! - `calls`: every provider call, each followed by Terraform core's checks of its answer;
+//!   the only code that sends requests ([`Resource`] for a resource's calls, [`Parameterized`]
+//!   for the provider's, its data sources' and its functions').
+//! - `checks`: the decisions those checks make, as pure functions with table tests.
 //! - `resource`: Check, Diff, Create, Update, Delete and Read on top of those calls.
 //! - `provider_config`: CheckConfig, DiffConfig and Configure.
 //! - `invoke`: data sources and provider-defined functions.
 //! - `terraform_config`: the provider resource's `terraformConfig` method.
-//! - [`proposed_new`]: the proposed new state sent with every `PlanResourceChange`, and the
+//! - `proposed_new`: the proposed new state sent with every `PlanResourceChange`, and the
 //!   data-source plan Terraform core makes itself.
 //! - `state`: the stored-state layout shared with the Go implementation.
 //!
@@ -16,25 +18,28 @@
 //! Pulumi requests into these terms and [`LifecycleError`]s into statuses.
 
 mod calls;
+mod checks;
 mod detailed_diff;
 mod error;
+pub(crate) mod inputs;
 mod invoke;
 mod parameterized;
 mod proposed_new;
 mod provider_config;
 mod resource;
-pub mod state;
+mod state;
 mod terraform_config;
 #[cfg(test)]
 mod tests;
-pub(crate) mod values;
 
-pub use calls::{Resource, STOP_GRACE};
+// What the server and the binaries use; everything else stays inside `lifecycle`.
+pub use calls::Resource;
+pub use checks::CheckFailure;
 pub use detailed_diff::{DiffKind, PropertyDiff};
-pub use error::{Interruption, LifecycleError, PartialFailure, Reported};
+pub use error::{Change, Interruption, LifecycleError, Operation, PartialFailure, Reported, Subject};
 pub use invoke::Invoked;
-pub use parameterized::{ParameterizeError, Parameterized, TokenKind, parameterize};
-pub use proposed_new::{planned_data_source_object, proposed_new};
+pub use parameterized::{ParameterizeError, Parameterized, start_provider};
+pub(crate) use proposed_new::{planned_data_source_object, proposed_new};
 pub use provider_config::{ConfigChecked, MissingKey};
-pub use resource::{Autonaming, CheckFailure, Checked, Diffed, PlanCache, Written};
+pub use resource::{Autonaming, Checked, Diffed, PlanCache, Written};
 pub use terraform_config::TERRAFORM_CONFIG_METHOD;

@@ -1,7 +1,7 @@
 //! The Terraform provider a process is parameterized with: resolved, launched, and its
 //! schema read once.
 //!
-//! [`parameterize`] takes a parsed request (arguments or a parameter value), obtains the
+//! [`start_provider`] takes a parsed request (arguments or a parameter value), obtains the
 //! binary (a local path as given, or the installer for a registry address), launches it,
 //! reads its schema and computes every token. The result, [`Parameterized`], is what every
 //! later call of the process works against; [`Parameterized::package_schema`] is GetSchema.
@@ -13,10 +13,13 @@ use schema_gen::pulumi::PackageSpec;
 use schema_gen::tf::ProviderSchema;
 use schema_gen::translate::{ProviderNames, TokenFilter, TranslateConfig, Warning, translate};
 
+use super::calls::{Client, Resource};
+use super::error::LifecycleError;
 use crate::installer;
-use crate::parameterize::{Args, LocalValue, RemoteValue, Source, Value};
-use crate::tfplugin::types::{ServerCapabilities, Severity};
-use crate::tfplugin::{CallError, LaunchConfig, LaunchError, ProviderClient, launch};
+use crate::parameterize::{Args, LocalValue, ParameterValue, RemoteValue, Source};
+use crate::tfplugin::reattach::{REATTACH_ENV_VARS, ReattachError, reattach_config_from_env};
+use crate::tfplugin::types::ServerCapabilities;
+use crate::tfplugin::{CallError, LaunchConfig, LaunchError, launch, reattach};
 
 /// A launched, described provider.
 pub struct Parameterized {
@@ -29,8 +32,9 @@ pub struct Parameterized {
     /// The canonical source address, for registry providers.
     pub source_address: Option<String>,
     /// The parameter value that reproduces exactly this provider.
-    pub value: Value,
-    pub client: ProviderClient,
+    pub parameter: ParameterValue,
+    /// Reached only through `calls`.
+    pub(super) client: Client,
     pub schema: ProviderSchema,
     pub names: ProviderNames,
     /// Naming warnings, to show the user once.
@@ -41,7 +45,7 @@ pub struct Parameterized {
     /// finding it in a cache, a mirror directory or a local path.
     pub downloaded: bool,
     /// Optional protocol features the provider declared (e.g. `plan_destroy`).
-    pub capabilities: ServerCapabilities,
+    pub(super) capabilities: ServerCapabilities,
     /// Pulumi token → Terraform name, for resources, data sources and functions.
     by_token: BTreeMap<String, (TokenKind, String)>,
 }
@@ -63,6 +67,9 @@ pub enum ParameterizeError {
     /// Finding or installing a registry provider failed.
     #[error(transparent)]
     Install(#[from] installer::Error),
+    /// A reattach variable is set but cannot be used.
+    #[error(transparent)]
+    Reattach(#[from] ReattachError),
     /// The provider binary could not be started.
     #[error(transparent)]
     Launch(#[from] LaunchError),
@@ -74,51 +81,53 @@ pub enum ParameterizeError {
     SchemaDiagnostics(String),
 }
 
-/// Obtains, launches and describes the provider `args` name. `working_dir` is where relative
+/// Obtains, launches and describes the provider `args` name. A registry provider listed in
+/// `PULUMI_BRIDGE_REATTACH_PROVIDERS` (or `TF_REATTACH_PROVIDERS`) is not installed: the
+/// running one is attached to, as the Go implementation does for debugging. `working_dir` is where relative
 /// local paths and `.terraform.lock.hcl` are looked up (the engine's program directory).
-pub async fn parameterize(
+pub async fn start_provider(
     args: &Args,
     working_dir: &Path,
     progress: &dyn installer::Progress,
 ) -> Result<Parameterized, ParameterizeError> {
-    let (executable, terraform_name, package_version, source_address, origin, downloaded) = match &args.source {
+    let (client, terraform_name, package_version, source_address, origin, downloaded) = match &args.source {
         Source::Local { path } => {
             let terraform_name = schema_gen::naming::package_name_from_binary(path)?;
             let executable = working_dir.join(path);
             let origin = format!("{terraform_name} from the local binary {}", executable.display());
-            (executable, terraform_name, "0.0.0".to_owned(), None, origin, false)
+            let client = launch(&LaunchConfig::terraform_defaults(executable)).await?;
+            (client, terraform_name, "0.0.0".to_owned(), None, origin, false)
         }
         Source::Registry { address, constraint } => {
             let request = installer::InstallRequest::parse(address, constraint.as_deref().unwrap_or(""))?;
-            let config = installer::InstallerConfig::from_environment(working_dir)?;
-            for warning in &config.warnings {
-                progress.warning(warning);
+            let source = request.address.to_string();
+            if let Some(config) = reattach_config_from_env(&source)? {
+                // A running provider has no registry version: like the Go implementation, it
+                // is 0.0.0 and any version constraint is ignored.
+                let origin =
+                    format!("{source} reattached at {} (from {})", config.address, REATTACH_ENV_VARS.join(" or "));
+                let client = reattach(&source, &config).await?;
+                (client, request.address.type_name.clone(), "0.0.0".to_owned(), Some(source), origin, false)
+            } else {
+                let config = installer::InstallerConfig::from_environment(working_dir)?;
+                for warning in &config.warnings {
+                    progress.warning(warning);
+                }
+                let installed = installer::install(&request, &config, progress).await?;
+                let client = launch(&LaunchConfig::terraform_defaults(installed.executable)).await?;
+                (
+                    client,
+                    installed.address.type_name.clone(),
+                    installed.version.to_string(),
+                    Some(installed.address.to_string()),
+                    installed.source,
+                    installed.downloaded,
+                )
             }
-            let installed = installer::install(&request, &config, progress).await?;
-            (
-                installed.executable,
-                installed.address.type_name.clone(),
-                installed.version.to_string(),
-                Some(installed.address.to_string()),
-                installed.source,
-                installed.downloaded,
-            )
         }
     };
-
-    let client = launch(&LaunchConfig::terraform_defaults(executable)).await?;
-    let response = client.get_provider_schema().await?;
-    let errors: Vec<String> = response
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .map(|d| if d.detail.is_empty() { d.summary.clone() } else { format!("{}: {}", d.summary, d.detail) })
-        .collect();
-    if !errors.is_empty() {
-        return Err(ParameterizeError::SchemaDiagnostics(errors.join("; ")));
-    }
-    let schema = response.schema;
-    let capabilities = response.capabilities;
+    let client = Client::new(client);
+    let (schema, capabilities) = client.provider_schema().await?;
 
     let package_name = args.provider_name.clone().unwrap_or_else(|| terraform_name.clone());
     let filter = TokenFilter { include: &args.includes, exclude: &args.excludes };
@@ -129,7 +138,7 @@ pub async fn parameterize(
         .chain(names.data_sources().map(|(tf, token)| (token.to_owned(), (TokenKind::DataSource, tf.to_owned()))))
         .chain(names.functions().map(|(tf, token)| (token.to_owned(), (TokenKind::Function, tf.to_owned()))))
         .collect();
-    let value = Value {
+    let parameter = ParameterValue {
         remote: source_address.as_ref().map(|url| RemoteValue { url: url.clone(), version: package_version.clone() }),
         local: match &args.source {
             Source::Local { path } => Some(LocalValue { path: path.clone() }),
@@ -144,7 +153,7 @@ pub async fn parameterize(
         package_version,
         terraform_name,
         source_address,
-        value,
+        parameter,
         client,
         schema,
         names,
@@ -162,17 +171,30 @@ impl Parameterized {
         self.by_token.get(token).map(|(kind, tf_name)| (*kind, tf_name.as_str()))
     }
 
-    /// The Terraform resource type behind a Pulumi resource token.
-    pub fn resource_tf_name(&self, token: &str) -> Option<&str> {
-        match self.lookup_token(token) {
-            Some((TokenKind::Resource, tf_name)) => Some(tf_name),
+    /// The resource type behind a Pulumi token, bound to `urn`.
+    pub fn resource(&self, token: &str, urn: &str) -> Result<Resource<'_>, LifecycleError> {
+        let found = match self.lookup_token(token) {
+            Some((TokenKind::Resource, tf_name)) => self.schema.resources.get_key_value(tf_name),
             _ => None,
-        }
+        };
+        let Some((tf_name, schema)) = found else {
+            return Err(LifecycleError::UnknownToken {
+                kind: "resource",
+                token: token.to_owned(),
+                package: self.package_name.clone(),
+            });
+        };
+        Ok(Resource::new(self, tf_name, schema, urn))
+    }
+
+    /// How messages name the provider: its source address, else its name.
+    pub(super) fn display_name(&self) -> &str {
+        self.source_address.as_deref().unwrap_or(&self.terraform_name)
     }
 
     /// The Pulumi package schema (GetSchema), with the translation's warnings.
     pub fn package_schema(&self, plugin_version: &str) -> (PackageSpec, Vec<Warning>) {
-        let parameter = self.value.to_json();
+        let parameter = self.parameter.to_json();
         translate(&TranslateConfig {
             schema: &self.schema,
             package_name: &self.package_name,
@@ -181,7 +203,7 @@ impl Parameterized {
             source_address: self.source_address.as_deref(),
             parameter_value: &parameter,
             plugin_version,
-            filter: TokenFilter { include: &self.value.includes, exclude: &self.value.excludes },
+            filter: TokenFilter { include: &self.parameter.includes, exclude: &self.parameter.excludes },
         })
     }
 }

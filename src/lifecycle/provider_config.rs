@@ -9,17 +9,14 @@
 
 use schema_gen::translate::PropertyNames;
 
-use super::calls::{encode, report};
+use super::calls::Warnings;
+use super::checks::{self, CheckFailure};
 use super::detailed_diff::{PropertyDiff, detailed_diff, top_level_keys};
-use super::error::LifecycleError;
+use super::error::{LifecycleError, Subject};
 use super::parameterized::Parameterized;
-use super::resource::{CheckFailure, Diffed};
+use super::resource::Diffed;
 use crate::convert::values::{self as convert, UnknownKeys};
 use crate::property::{PropertyMap, PropertyValue};
-
-/// The version string Terraform providers are told they run under: the Go
-/// implementation's, so providers that gate features on it behave the same.
-pub const TERRAFORM_VERSION: &str = "1.0.0+pulumi-terraform-bridge";
 
 /// Keys the engine and SDKs put into provider configuration for themselves.
 const ENGINE_KEYS: &[&str] = &["version", "pluginDownloadURL", "parameterization", "name"];
@@ -84,7 +81,7 @@ impl Parameterized {
         let block = &self.schema.provider.block;
         let settings = self.terraform_settings(&names, news);
         let mut checked = ConfigChecked { inputs: news.clone(), ..ConfigChecked::default() };
-        super::values::mark_sensitive_inputs(block, &names, &mut checked.inputs);
+        super::inputs::mark_sensitive_inputs(block, &names, &mut checked.inputs);
         let config = match convert::to_cty(block, &names, &settings, UnknownKeys::Reject) {
             Ok((config, _)) => config,
             Err(error) => {
@@ -98,28 +95,13 @@ impl Parameterized {
                 return Ok(checked);
             }
         };
-        let encoded = encode(&config, &block.implied_type()).map_err(|err| LifecycleError::Invalid {
-            urn: urn.to_owned(),
-            message: format!("invalid configuration: {err}"),
-        })?;
-        let response = self.client.validate_provider_config(&encoded).await.map_err(|error| LifecycleError::Call {
-            urn: urn.to_owned(),
-            operation: "ValidateProviderConfig",
-            error: Box::new(error),
-        })?;
-        let (errors, warnings) = report(block, &names, &response.diagnostics);
-        checked.warnings = warnings.iter().map(ToString::to_string).collect();
+        let subject = Subject::Urn(urn.to_owned());
+        let diagnostics = self.validate_provider_config(&subject, &names, &config).await?;
+        checked.warnings = diagnostics.warnings.iter().map(ToString::to_string).collect();
         // Required settings without a value are left to Configure, whose
         // ConfigureErrorMissingKeys makes the engine print how to set them.
         let missing: Vec<String> = self.missing_keys(&names, &settings).into_iter().map(|k| k.property).collect();
-        checked.failures = errors
-            .iter()
-            .filter(|e| !e.property.as_ref().is_some_and(|p| missing.contains(&p.to_string())))
-            .map(|e| CheckFailure {
-                property: e.property.as_ref().map(ToString::to_string).unwrap_or_default(),
-                reason: e.text(),
-            })
-            .collect();
+        checked.failures = checks::check_failures(&diagnostics.errors, &missing);
         Ok(checked)
     }
 
@@ -147,23 +129,11 @@ impl Parameterized {
         if !missing.is_empty() {
             return Err(LifecycleError::MissingConfig { package: self.package_name.clone(), keys: missing });
         }
+        let subject = Subject::Urn(urn.to_owned());
         let (config, _) = convert::to_cty(block, &names, &settings, UnknownKeys::Ignore)
-            .map_err(|error| LifecycleError::InvalidProperty { urn: urn.to_owned(), error })?;
-        let encoded = encode(&config, &block.implied_type()).map_err(|err| LifecycleError::Invalid {
-            urn: urn.to_owned(),
-            message: format!("invalid configuration: {err}"),
-        })?;
-        let diagnostics = self.client.configure_provider(TERRAFORM_VERSION, &encoded).await.map_err(|error| {
-            LifecycleError::Call { urn: urn.to_owned(), operation: "ConfigureProvider", error: Box::new(error) }
-        })?;
-        let (errors, warnings) = report(block, &names, &diagnostics);
-        if !errors.is_empty() {
-            return Err(LifecycleError::Diagnostics {
-                urn: urn.to_owned(),
-                operation: "ConfigureProvider",
-                diagnostics: errors,
-            });
-        }
-        Ok(warnings.iter().map(ToString::to_string).collect())
+            .map_err(|error| LifecycleError::InvalidProperty { subject: subject.clone(), error: Box::new(error) })?;
+        let mut warnings = Warnings::default();
+        warnings.keep(self.configure_provider(&subject, &names, &config).await?);
+        Ok(warnings.into_vec())
     }
 }

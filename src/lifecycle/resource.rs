@@ -1,5 +1,5 @@
 //! The resource operations: Check, Diff, Create, Update, Delete and Read, each run the way
-//! Terraform core runs the same step (terraform-protocol.md §6).
+//! Terraform core runs the same step.
 //!
 //! - Check validates the configuration (`ValidateResourceConfig`) and auto-names `name`.
 //! - Diff loads the state (`UpgradeResourceState`), plans (`PlanResourceChange` from the
@@ -20,25 +20,17 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use super::calls::{Resource, decode, report};
+use super::calls::{Applied, Resource, Warnings};
+use super::checks::{self, CheckFailure, EarlierPlan};
 use super::detailed_diff::{PropertyDiff, detailed_diff, top_level_keys, without_recomputed};
-use super::error::{LifecycleError, PROVIDER_BUG_SUFFIX, PartialFailure};
-use super::state::{self, MISSING_ID, Meta};
-use super::values::{
+use super::error::{Change, LifecycleError, PartialFailure};
+use super::inputs::{
     inputs_from_outputs, mark_sensitive_inputs, refreshed_inputs, strip_computed_only, with_operation_timeout,
 };
+use super::state::{self, MISSING_ID, Meta};
 use crate::convert::values::{self as convert, UnknownKeys};
 use crate::cty::{self, Value};
-use crate::invariants;
 use crate::property::{PropertyMap, PropertyPath, PropertyValue};
-
-/// A problem with one input, for the engine to show next to the property.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CheckFailure {
-    /// Pulumi property path; empty for the resource as a whole.
-    pub property: String,
-    pub reason: String,
-}
 
 /// How the engine wants `name` auto-named (the program's or stack's autonaming config).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -98,20 +90,14 @@ struct Write<'a> {
 /// Plans made by Diff, kept for the final-plan check of the Update that follows, with the
 /// prior state and configuration each was planned from.
 #[derive(Default)]
-pub struct PlanCache(Mutex<HashMap<String, CachedPlan>>);
-
-struct CachedPlan {
-    prior: Value,
-    config: Value,
-    planned: Value,
-}
+pub struct PlanCache(Mutex<HashMap<String, EarlierPlan>>);
 
 impl PlanCache {
-    fn put(&self, urn: &str, plan: CachedPlan) {
+    fn put(&self, urn: &str, plan: EarlierPlan) {
         self.0.lock().unwrap_or_else(|p| p.into_inner()).insert(urn.to_owned(), plan);
     }
 
-    fn take(&self, urn: &str) -> Option<CachedPlan> {
+    fn take(&self, urn: &str) -> Option<EarlierPlan> {
         self.0.lock().unwrap_or_else(|p| p.into_inner()).remove(urn)
     }
 }
@@ -123,14 +109,16 @@ impl Resource<'_> {
 
     /// The Terraform configuration of Pulumi inputs, with the secret paths.
     fn config(&self, inputs: &PropertyMap) -> Result<(Value, Vec<cty::Path>), LifecycleError> {
-        let (value, secrets) = convert::to_cty(&self.schema.block, &self.props.names, inputs, UnknownKeys::Reject)
-            .map_err(|error| LifecycleError::InvalidProperty { urn: self.urn.clone(), error })?;
+        let (value, secrets) =
+            convert::to_cty(&self.schema.block, &self.props.names, inputs, UnknownKeys::Reject).map_err(|error| {
+                LifecycleError::InvalidProperty { subject: self.subject().clone(), error: Box::new(error) }
+            })?;
         Ok((strip_computed_only(&self.schema.block, &value), secrets))
     }
 
     fn outputs(&self, state: &Value, secrets: &[cty::Path], meta: &Meta) -> Result<PropertyMap, LifecycleError> {
         state::outputs(self.schema, &self.props, state, secrets, meta).map_err(|err| LifecycleError::ProviderBug {
-            urn: self.urn.clone(),
+            subject: self.subject().clone(),
             summary: "Provider produced invalid object",
             problems: vec![format!("the state cannot be shown as Pulumi outputs: {err}")],
         })
@@ -173,7 +161,7 @@ impl Resource<'_> {
                 autonamed = Some(key);
             }
         }
-        let mut checked = self.validate(&inputs).await?;
+        let mut checked = self.validate_inputs(&inputs).await?;
         // Terraform's ConflictsWith is invisible in the schema: when the auto-name is what
         // conflicts (e.g. with `name_prefix`), drop it and validate again.
         if let Some(key) = &autonamed
@@ -183,45 +171,27 @@ impl Resource<'_> {
                 .any(|f| f.property == *key && f.reason.contains("Conflicting configuration arguments"))
         {
             inputs.remove(key);
-            checked = self.validate(&inputs).await?;
+            checked = self.validate_inputs(&inputs).await?;
         }
         mark_sensitive_inputs(&self.schema.block, &self.props.names, &mut inputs);
         checked.inputs = inputs;
         Ok(checked)
     }
 
-    async fn validate(&self, inputs: &PropertyMap) -> Result<Checked, LifecycleError> {
-        let mut checked = Checked::default();
+    async fn validate_inputs(&self, inputs: &PropertyMap) -> Result<Checked, LifecycleError> {
         let config = match self.config(inputs) {
             Ok((config, _)) => config,
             Err(LifecycleError::InvalidProperty { error, .. }) => {
-                checked
-                    .failures
-                    .push(CheckFailure { property: error.path.to_string(), reason: error.kind.to_string() });
-                return Ok(checked);
+                return Ok(Checked { failures: vec![checks::convert_failure(&error)], ..Checked::default() });
             }
             Err(other) => return Err(other),
         };
-        let encoded = super::calls::encode(&config, &self.ty()).map_err(|err| LifecycleError::Invalid {
-            urn: self.urn.clone(),
-            message: format!("the configuration cannot be encoded: {err}"),
-        })?;
-        let diagnostics = self
-            .provider
-            .client
-            .validate_resource_config(self.tf_name, &encoded)
-            .await
-            .map_err(|error| self.call_error("ValidateResourceConfig", error))?;
-        let (errors, warnings) = report(&self.schema.block, &self.props.names, &diagnostics);
-        checked.warnings = warnings.iter().map(ToString::to_string).collect();
-        checked.failures = errors
-            .iter()
-            .map(|e| CheckFailure {
-                property: e.property.as_ref().map(ToString::to_string).unwrap_or_default(),
-                reason: e.text(),
-            })
-            .collect();
-        Ok(checked)
+        let diagnostics = self.validate(&config).await?;
+        Ok(Checked {
+            inputs: PropertyMap::new(),
+            failures: checks::check_failures(&diagnostics.errors, &[]),
+            warnings: diagnostics.warnings.iter().map(ToString::to_string).collect(),
+        })
     }
 
     /// Diff: what the provider's plan changes, against the upgraded prior state.
@@ -232,14 +202,15 @@ impl Resource<'_> {
         news: &PropertyMap,
         cache: &PlanCache,
     ) -> Result<Diffed, LifecycleError> {
-        let mut warnings = Vec::new();
-        let (prior, meta) = self.upgrade(id, olds, &mut warnings).await?;
+        let mut warnings = Warnings::default();
+        let (prior, meta) = warnings.keep(self.upgrade(id, olds).await?);
         let (config, _) = self.config(news)?;
-        let planned = self.plan(&prior, &meta.private, &config, &mut warnings).await?;
+        let planned = warnings.keep(self.plan(&prior, &meta.private, &config).await?);
         cache.put(
             &self.urn,
-            CachedPlan { prior: prior.clone(), config: config.clone(), planned: planned.value.clone() },
+            EarlierPlan { prior: prior.clone(), config: config.clone(), planned: planned.value.clone() },
         );
+        let warnings = warnings.into_vec();
         if planned.value.is_wholly_known() && planned.value.equals_ignoring_refinements(&prior) {
             return Ok(Diffed { warnings, ..Diffed::default() });
         }
@@ -262,7 +233,7 @@ impl Resource<'_> {
         cancel: &CancellationToken,
     ) -> Result<Written, LifecycleError> {
         let write = Write { id: "", prior: None, news, preview, timeout_seconds, cancel };
-        self.plan_and_apply(write, Vec::new(), None).await
+        self.plan_and_apply(write, Warnings::default(), None).await
     }
 
     /// Update: upgrade the prior state, plan again (checking the plan against the one Diff
@@ -278,8 +249,8 @@ impl Resource<'_> {
         cache: &PlanCache,
         cancel: &CancellationToken,
     ) -> Result<Written, LifecycleError> {
-        let mut warnings = Vec::new();
-        let prior = self.upgrade(id, olds, &mut warnings).await?;
+        let mut warnings = Warnings::default();
+        let prior = warnings.keep(self.upgrade(id, olds).await?);
         let write = Write { id, prior: Some(prior), news, preview, timeout_seconds, cancel };
         self.plan_and_apply(write, warnings, Some(cache)).await
     }
@@ -289,36 +260,29 @@ impl Resource<'_> {
     async fn plan_and_apply(
         &self,
         write: Write<'_>,
-        mut warnings: Vec<String>,
+        mut warnings: Warnings,
         cache: Option<&PlanCache>,
     ) -> Result<Written, LifecycleError> {
-        let operation = if write.prior.is_some() { "update" } else { "create" };
+        let change = if write.prior.is_some() { Change::Update } else { Change::Create };
         let (prior, meta) = write.prior.unwrap_or_else(|| (Value::null(self.ty()), Meta::default()));
         let previous_meta = (!prior.is_null()).then_some(&meta);
         let (config, secrets) = self.config(write.news)?;
-        let config = with_operation_timeout(&self.schema.block, &config, operation, write.timeout_seconds);
-        let planned = self.plan(&prior, &meta.private, &config, &mut warnings).await?;
+        let config = with_operation_timeout(&self.schema.block, &config, change.as_str(), write.timeout_seconds);
+        let planned = warnings.keep(self.plan(&prior, &meta.private, &config).await?);
         if write.preview {
             let outputs = self.outputs(&planned.value, &secrets, &self.meta(previous_meta, meta.private.clone()))?;
             let id = match previous_meta {
                 Some(_) => write.id.to_owned(),
                 None => state::resource_id(&self.props, &planned.value).unwrap_or_default(),
             };
-            return Ok(Written { id, outputs, inputs: None, warnings });
+            return Ok(Written { id, outputs, inputs: None, warnings: warnings.into_vec() });
         }
-        // Terraform checks the apply-time plan against the plan of the same configuration,
-        // whose unknowns may since have become known. A Diff of another configuration or
-        // prior state (an engine that skipped Diff, a timeouts block Update filled in) says
-        // nothing about this plan.
-        if let Some(earlier) = cache.and_then(|cache| cache.take(&self.urn))
-            && earlier.prior.equals_ignoring_refinements(&prior)
-            && invariants::assert_object_compatible(&self.schema.block, &earlier.config, &config).is_empty()
-        {
-            self.check_final_plan(&earlier.planned, &planned.value)?;
+        if let Some(earlier) = cache.and_then(|cache| cache.take(&self.urn)) {
+            self.check_final_plan(&earlier, &prior, &config, &planned.value)?;
         }
         let limit = limit(write.timeout_seconds);
-        let applied = self
-            .apply(
+        let applied = warnings.keep(
+            self.apply(
                 &prior,
                 &planned.value,
                 &planned.private,
@@ -326,51 +290,29 @@ impl Resource<'_> {
                 planned.legacy_type_system,
                 limit,
                 write.cancel,
-                &mut warnings,
             )
-            .await?;
-        self.finish(applied, write.news, previous_meta, &secrets, warnings, operation)
-    }
-
-    /// Terraform's "inconsistent final plan" check: the plan made at apply time may only
-    /// fill in what the earlier plan left unknown.
-    fn check_final_plan(&self, earlier: &Value, planned: &Value) -> Result<(), LifecycleError> {
-        let violations = invariants::assert_object_compatible(&self.schema.block, earlier, planned);
-        if violations.is_empty() {
-            return Ok(());
-        }
-        let provider = self.provider.display_name();
-        Err(LifecycleError::ProviderBug {
-            urn: self.urn.clone(),
-            summary: "Provider produced inconsistent final plan",
-            problems: violations
-                .iter()
-                .map(|v| {
-                    format!(
-                        "When expanding the plan for {} to include new values learned so far during apply, \
-                         provider {provider:?} produced an invalid new value for property {}: {}. {PROVIDER_BUG_SUFFIX}",
-                        self.urn,
-                        self.pulumi_path(&v.path),
-                        v.message
-                    )
-                })
-                .collect(),
-        })
+            .await?,
+        );
+        self.finish(applied, write.news, previous_meta, &secrets, warnings.into_vec(), change)
     }
 
     /// Turns an apply result into outputs, or a partial failure when the object exists but
     /// the apply failed.
     fn finish(
         &self,
-        applied: super::calls::Applied,
+        applied: Applied,
         news: &PropertyMap,
         previous: Option<&Meta>,
         secrets: &[cty::Path],
         warnings: Vec<String>,
-        operation: &'static str,
+        change: Change,
     ) -> Result<Written, LifecycleError> {
         if applied.new_state.is_null() {
-            return Err(LifecycleError::ApplyFailed { urn: self.urn.clone(), operation, reasons: applied.errors });
+            return Err(LifecycleError::ApplyFailed {
+                subject: self.subject().clone(),
+                change,
+                reasons: applied.errors,
+            });
         }
         let outputs = self.outputs(&applied.new_state, secrets, &self.meta(previous, applied.private))?;
         let id = state::resource_id(&self.props, &applied.new_state);
@@ -402,62 +344,24 @@ impl Resource<'_> {
         timeout_seconds: f64,
         cancel: &CancellationToken,
     ) -> Result<Vec<String>, LifecycleError> {
-        let mut warnings = Vec::new();
-        let (prior, meta) = self.upgrade(id, olds, &mut warnings).await?;
+        let mut warnings = Warnings::default();
+        let (prior, meta) = warnings.keep(self.upgrade(id, olds).await?);
         let null = Value::null(self.ty());
-        let mut private = meta.private.clone();
-        if self.provider.capabilities.plan_destroy {
-            let request = crate::tfplugin::types::PlanResourceChangeRequest {
-                type_name: self.tf_name.to_owned(),
-                prior_state: super::calls::encode(&prior, &self.ty())
-                    .map_err(|err| LifecycleError::State { urn: self.urn.clone(), reason: err.to_string() })?,
-                proposed_new_state: crate::tfplugin::DynamicValue::null(),
-                config: crate::tfplugin::DynamicValue::null(),
-                prior_private: meta.private.clone(),
-                provider_meta: self.provider.provider_meta(),
-                planned_private: Vec::new(),
-            };
-            let operation = "PlanResourceChange (destroy)";
-            let response = self
-                .provider
-                .client
-                .plan_resource_change(&request)
-                .await
-                .map_err(|error| self.call_error(operation, error))?;
-            self.fail_on_errors(operation, &response.diagnostics, &mut warnings)?;
-            let planned = decode(&response.planned_state, &self.ty());
-            if !matches!(&planned, Ok(v) if v.is_null()) {
-                return Err(LifecycleError::ProviderBug {
-                    urn: self.urn.clone(),
-                    summary: "Provider produced invalid plan",
-                    problems: vec![format!(
-                        "Provider {:?} planned a non-null destroy value for {}. {PROVIDER_BUG_SUFFIX}",
-                        self.provider.display_name(),
-                        self.urn
-                    )],
-                });
-            }
-            private = response.planned_private;
-        }
-        let applied = self
-            .apply(
-                &prior,
-                &null,
-                &private,
-                &Value::null(self.ty()),
-                false,
-                limit(timeout_seconds),
-                cancel,
-                &mut warnings,
-            )
-            .await?;
+        let private = if self.provider.capabilities.plan_destroy {
+            warnings.keep(self.plan_destroy(&prior, &meta.private).await?)
+        } else {
+            meta.private
+        };
+        let applied =
+            warnings.keep(self.apply(&prior, &null, &private, &null, false, limit(timeout_seconds), cancel).await?);
         if !applied.errors.is_empty() {
-            return Err(LifecycleError::Invalid {
-                urn: self.urn.clone(),
-                message: format!("delete failed: {}", applied.errors.join("; ")),
+            return Err(LifecycleError::ApplyFailed {
+                subject: self.subject().clone(),
+                change: Change::Delete,
+                reasons: applied.errors,
             });
         }
-        Ok(warnings)
+        Ok(warnings.into_vec())
     }
 
     /// Read: a refresh when outputs are given, else an import of `id`.
@@ -469,7 +373,7 @@ impl Resource<'_> {
     ) -> Result<Written, LifecycleError> {
         match outputs {
             Some(outputs) if !outputs.is_empty() => self.refresh(id, outputs, inputs).await,
-            _ => self.import(id).await,
+            _ => self.import_resource(id).await,
         }
     }
 
@@ -479,9 +383,10 @@ impl Resource<'_> {
         olds: &PropertyMap,
         old_inputs: Option<&PropertyMap>,
     ) -> Result<Written, LifecycleError> {
-        let mut warnings = Vec::new();
-        let (prior, meta) = self.upgrade(id, olds, &mut warnings).await?;
-        let Some((state, private)) = self.read(&prior, &meta.private, &mut warnings).await? else {
+        let mut warnings = Warnings::default();
+        let (prior, meta) = warnings.keep(self.upgrade(id, olds).await?);
+        let Some((state, private)) = warnings.keep(self.read(&prior, &meta.private).await?) else {
+            let warnings = warnings.into_vec();
             return Ok(Written { id: String::new(), outputs: PropertyMap::new(), inputs: None, warnings });
         };
         // Values that were secret stay secret: the old outputs and inputs say which.
@@ -492,54 +397,22 @@ impl Resource<'_> {
         let outputs = self.outputs(&state, &secrets, &self.meta(Some(&meta), private))?;
         let new_id = state::resource_id(&self.props, &state).unwrap_or_else(|| id.to_owned());
         let inputs = old_inputs.map(|old| refreshed_inputs(&self.schema.block, &self.props.names, old, &outputs));
-        Ok(Written { id: new_id, outputs, inputs, warnings })
+        Ok(Written { id: new_id, outputs, inputs, warnings: warnings.into_vec() })
     }
 
-    async fn import(&self, id: &str) -> Result<Written, LifecycleError> {
-        let mut warnings = Vec::new();
-        let operation = "ImportResourceState";
-        let response = self
-            .provider
-            .client
-            .import_resource_state(self.tf_name, id)
-            .await
-            .map_err(|error| self.call_error(operation, error))?;
-        self.fail_on_errors(operation, &response.diagnostics, &mut warnings)?;
-        let imported = match response.imported_resources.as_slice() {
-            [] => {
-                return Err(self.invalid(format!(
-                    "Import returned no resources: {:?} found nothing to import for id {id:?}",
-                    self.tf_name
-                )));
-            }
-            [one] => one,
-            several => {
-                let types: Vec<&str> = several.iter().map(|r| r.type_name.as_str()).collect();
-                return Err(self.invalid(format!(
-                    "Multiple import states not supported: importing id {id:?} returned {} objects ({}); import each \
-                     of them as its own resource",
-                    several.len(),
-                    types.join(", ")
-                )));
-            }
-        };
-        let state = decode(&imported.state, &self.ty())
-            .map_err(|err| self.invalid(format!("ImportResourceState returned an invalid state: {err}")))?;
-        if state.is_null() {
-            return Err(self.invalid(format!("Import returned null resource for id {id:?}")));
-        }
-        let Some((state, private)) = self.read(&state, &imported.private, &mut warnings).await? else {
-            return Err(self
-                .invalid(format!("Cannot import non-existent remote object: {} {id:?} does not exist", self.tf_name)));
+    async fn import_resource(&self, id: &str) -> Result<Written, LifecycleError> {
+        let mut warnings = Warnings::default();
+        let (state, private) = warnings.keep(self.import(id).await?);
+        let Some((state, private)) = warnings.keep(self.read(&state, &private).await?) else {
+            return Err(LifecycleError::Invalid {
+                subject: self.subject().clone(),
+                message: format!("Cannot import non-existent remote object: {} {id:?} does not exist", self.tf_name),
+            });
         };
         let outputs = self.outputs(&state, &[], &self.meta(None, private))?;
         let new_id = state::resource_id(&self.props, &state).unwrap_or_else(|| id.to_owned());
         let inputs = inputs_from_outputs(&self.schema.block, &self.props.names, &outputs);
-        Ok(Written { id: new_id, outputs, inputs: Some(inputs), warnings })
-    }
-
-    fn invalid(&self, message: String) -> LifecycleError {
-        LifecycleError::Invalid { urn: self.urn.clone(), message }
+        Ok(Written { id: new_id, outputs, inputs: Some(inputs), warnings: warnings.into_vec() })
     }
 }
 

@@ -12,13 +12,31 @@ use base64::Engine as _;
 use schema_gen::tf::Schema;
 use schema_gen::translate::{ResourceId, ResourceProperties};
 
-use crate::convert::raw_state::{self, Delta, META_KEY, RAW_STATE_DELTA_KEY};
+use crate::convert::delta::{self, Delta, META_KEY, RAW_STATE_DELTA_KEY};
 use crate::convert::values::{self, UnknownKeys};
-use crate::cty::{self, Value, View};
+use crate::cty::{self, Value};
 use crate::property::{PropertyMap, PropertyValue};
 
 /// The ID the Go implementation gives resources that have no usable `id` attribute.
 pub const MISSING_ID: &str = "missing ID";
+
+/// Why stored outputs cannot be turned back into Terraform state.
+#[derive(Debug, thiserror::Error)]
+pub enum StateError {
+    /// `__meta` is not the JSON object the Go implementation writes; the text says which
+    /// part of it is wrong.
+    #[error("__meta{0}")]
+    Meta(String),
+    /// The Go implementation's raw-state delta cannot be read or applied.
+    #[error(transparent)]
+    Delta(#[from] delta::DeltaError),
+    /// The outputs do not fit the provider's current schema.
+    #[error("the outputs do not fit the current schema: {0}")]
+    Outputs(values::ConvertError),
+    /// The outputs fit the schema but cannot be written as Terraform's JSON state.
+    #[error("the outputs cannot be written as Terraform state: {0}")]
+    Encode(cty::Error),
+}
 
 /// The contents of `__meta`.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -31,31 +49,36 @@ pub struct Meta {
 
 impl Meta {
     /// Reads `__meta` from outputs; absent means version 0 and no private state.
-    pub fn from_outputs(outputs: &PropertyMap) -> Result<Meta, String> {
+    pub fn from_outputs(outputs: &PropertyMap) -> Result<Meta, StateError> {
+        Meta::read(outputs).map_err(StateError::Meta)
+    }
+
+    /// `Err` holds what follows `__meta` in the message.
+    fn read(outputs: &PropertyMap) -> Result<Meta, String> {
         let Some(value) = outputs.get(META_KEY) else { return Ok(Meta::default()) };
         let text = match unwrap_secret(value) {
             PropertyValue::String(text) => text,
             PropertyValue::Null => return Ok(Meta::default()),
-            _ => return Err(format!("{META_KEY} is not a string")),
+            _ => return Err(" is not a string".to_owned()),
         };
         let mut other: serde_json::Map<String, serde_json::Value> =
-            serde_json::from_str(text).map_err(|err| format!("{META_KEY} is not a JSON object: {err}"))?;
+            serde_json::from_str(text).map_err(|err| format!(" is not a JSON object: {err}"))?;
         let schema_version = match other.remove("schema_version") {
             None | Some(serde_json::Value::Null) => 0,
             Some(serde_json::Value::String(text)) => {
-                text.parse().map_err(|_| format!("{META_KEY}.schema_version {text:?} is not an integer"))?
+                text.parse().map_err(|_| format!(".schema_version {text:?} is not an integer"))?
             }
             Some(serde_json::Value::Number(n)) => {
-                n.as_i64().ok_or_else(|| format!("{META_KEY}.schema_version {n} is not an integer"))?
+                n.as_i64().ok_or_else(|| format!(".schema_version {n} is not an integer"))?
             }
-            Some(other) => return Err(format!("{META_KEY}.schema_version {other} is not an integer")),
+            Some(other) => return Err(format!(".schema_version {other} is not an integer")),
         };
         let private = match other.remove("private_state") {
             None | Some(serde_json::Value::Null) => Vec::new(),
             Some(serde_json::Value::String(text)) => base64::engine::general_purpose::STANDARD
                 .decode(text)
-                .map_err(|err| format!("{META_KEY}.private_state is not base64: {err}"))?,
-            Some(_) => return Err(format!("{META_KEY}.private_state is not a string")),
+                .map_err(|err| format!(".private_state is not base64: {err}"))?,
+            Some(_) => return Err(".private_state is not a string".to_owned()),
         };
         Ok(Meta { schema_version, private, other })
     }
@@ -92,36 +115,23 @@ pub fn raw_state(
     props: &ResourceProperties,
     id: &str,
     outputs: &PropertyMap,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, StateError> {
     if let Some(delta) = outputs.get(RAW_STATE_DELTA_KEY) {
-        let delta = Delta::parse(delta).map_err(|err| err.to_string())?;
-        let json =
-            raw_state::recover(&PropertyValue::Object(outputs.clone()), &delta).map_err(|err| err.to_string())?;
+        let delta = Delta::parse(delta)?;
+        let json = delta::recover(&PropertyValue::Object(outputs.clone()), &delta)?;
         return Ok(json.to_string().into_bytes());
     }
-    let (mut value, _) = values::to_cty(&schema.block, &props.names, outputs, UnknownKeys::Ignore)
-        .map_err(|err| format!("the outputs do not fit the current schema: {err}"))?;
+    let (mut value, _) =
+        values::to_cty(&schema.block, &props.names, outputs, UnknownKeys::Ignore).map_err(StateError::Outputs)?;
     if !id.is_empty()
         && id != MISSING_ID
         && schema.block.attributes.contains_key("id")
         && value.get_attr("id").is_none_or(Value::is_null)
     {
-        value = with_attribute(&value, "id", Value::string(id));
+        value = cty::with_attribute(&value, "id", Value::string(id));
     }
-    let json = cty::json::encode(&value, &schema.block.implied_type())
-        .map_err(|err| format!("the outputs cannot be written as Terraform state: {err}"))?;
+    let json = cty::json::encode(&value, &schema.block.implied_type()).map_err(StateError::Encode)?;
     Ok(json.into_bytes())
-}
-
-/// `object` with one attribute replaced.
-pub fn with_attribute(object: &Value, name: &str, new: Value) -> Value {
-    match object.view() {
-        View::Object(attrs) => Value::object(attrs.iter().map(|(key, value)| {
-            let value = if key.as_str() == name { new.clone() } else { value.clone() };
-            (key.clone(), value)
-        })),
-        _ => object.clone(),
-    }
 }
 
 /// The Pulumi ID of a Terraform state object, by the resource's ID rule.
@@ -148,84 +158,4 @@ pub fn outputs(
         outputs.insert(META_KEY.to_owned(), meta);
     }
     Ok(outputs)
-}
-
-/// Every unknown in `value` replaced by null of its type: what Terraform saves when a
-/// provider leaves unknowns after apply.
-pub fn unknowns_to_null(value: &Value) -> Value {
-    match value.view() {
-        View::Unknown(ty, _) => Value::null(ty.clone()),
-        View::List(ty, elems) => {
-            Value::list(ty.clone(), elems.iter().map(unknowns_to_null).collect()).unwrap_or_else(|_| value.clone())
-        }
-        View::Set(ty, elems) => {
-            Value::set(ty.clone(), elems.iter().map(unknowns_to_null).collect()).unwrap_or_else(|_| value.clone())
-        }
-        View::Map(ty, entries) => {
-            Value::map(ty.clone(), entries.iter().map(|(k, v)| (k.as_str(), unknowns_to_null(v))))
-                .unwrap_or_else(|_| value.clone())
-        }
-        View::Object(attrs) => Value::object(attrs.iter().map(|(k, v)| (k.clone(), unknowns_to_null(v)))),
-        View::Tuple(elems) => Value::tuple(elems.iter().map(unknowns_to_null).collect()),
-        _ => value.clone(),
-    }
-}
-
-/// The paths of every unknown value in `value`.
-pub fn unknown_paths(value: &Value) -> Vec<cty::Path> {
-    let mut paths = Vec::new();
-    value.walk(&mut |path, v| {
-        if !v.is_known() {
-            paths.push(path.clone());
-        }
-    });
-    paths
-}
-
-/// The value at `path` inside `value`: `None` when the path does not exist, the unknown
-/// value itself when the path passes through one. A step into a set stops at the set
-/// (set elements have no addresses).
-pub fn value_at<'v>(value: &'v Value, path: &cty::Path) -> Option<&'v Value> {
-    let mut current = value;
-    for step in &path.steps {
-        if !current.is_known() || current.is_null() {
-            return Some(current);
-        }
-        current = match (current.view(), step) {
-            (View::Set(..), _) => return Some(current),
-            (View::Object(_), cty::PathStep::Attr(name)) => current.get_attr(name)?,
-            (View::Map(..), cty::PathStep::Key(key)) => current.get_map_entry(key)?,
-            (View::List(_, elems) | View::Tuple(elems), cty::PathStep::Index(idx)) => {
-                elems.get(usize::try_from(*idx).ok()?)?
-            }
-            _ => return None,
-        };
-    }
-    Some(current)
-}
-
-/// Whether `path` names an attribute or block that the schema's implied type has (or a
-/// step inside a value of it), regardless of the values.
-pub fn path_exists_in_type(ty: &cty::Type, path: &cty::Path) -> bool {
-    let mut current = ty;
-    for step in &path.steps {
-        current = match (current, step) {
-            (cty::Type::Object(object), cty::PathStep::Attr(name)) => match object.attrs.get(name) {
-                Some(ty) => ty,
-                None => return false,
-            },
-            (cty::Type::Map(elem), cty::PathStep::Key(_)) => elem,
-            (cty::Type::List(elem) | cty::Type::Set(elem), cty::PathStep::Index(_)) => elem,
-            (cty::Type::Set(_), _) => return true,
-            (cty::Type::Tuple(elems), cty::PathStep::Index(idx)) => {
-                match usize::try_from(*idx).ok().and_then(|idx| elems.get(idx)) {
-                    Some(ty) => ty,
-                    None => return false,
-                }
-            }
-            (cty::Type::Dynamic, _) => return true,
-            _ => return false,
-        };
-    }
-    true
 }

@@ -11,7 +11,7 @@
 //!
 //! Architecture invariant: no gRPC types; pure apart from reading the schema.
 
-use super::error::LifecycleError;
+use super::error::{LifecycleError, Subject};
 use super::parameterized::Parameterized;
 use crate::convert::values::{self as convert, UnknownKeys};
 use crate::cty;
@@ -31,10 +31,11 @@ impl Parameterized {
         let names = self.config_names();
         let block = &self.schema.provider.block;
         let settings = self.terraform_settings(&names, config);
-        let (value, _) = convert::to_cty(block, &names, &settings, UnknownKeys::Ignore)
-            .map_err(|error| LifecycleError::InvalidProperty { urn: urn.to_owned(), error })?;
+        let (value, _) = convert::to_cty(block, &names, &settings, UnknownKeys::Ignore).map_err(|error| {
+            LifecycleError::InvalidProperty { subject: Subject::Urn(urn.to_owned()), error: Box::new(error) }
+        })?;
         let json = config_json(&value, &block.implied_type()).map_err(|message| LifecycleError::Invalid {
-            urn: urn.to_owned(),
+            subject: Subject::Urn(urn.to_owned()),
             message: format!("{TERRAFORM_CONFIG_METHOD}: {message}"),
         })?;
         Ok(result(json))

@@ -102,10 +102,11 @@ fn data_sources_plan_unset_computed_attributes_as_unknown() {
 mod state_and_values {
     use expect_test::expect;
 
-    use crate::lifecycle::state::{Meta, path_exists_in_type, unknowns_to_null, value_at};
-    use crate::lifecycle::values::{
+    use crate::cty::{path_exists_in_type, unknowns_to_null, value_at};
+    use crate::lifecycle::inputs::{
         inputs_from_outputs, refreshed_inputs, strip_computed_only, with_operation_timeout,
     };
+    use crate::lifecycle::state::Meta;
     use crate::property::PropertyValue;
     use crate::testutil::{properties, schema, show, show_properties, val};
     use schema_gen::translate::PropertyNames;

@@ -152,7 +152,7 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
         let args = match &parameters {
             Parameters::Args(args) => parameterize::parse_args(&args.args)
                 .map_err(|err| Status::invalid_argument(format!("invalid Parameterize arguments: {err}")))?,
-            Parameters::Value(value) => parameterize::Value::from_json(&value.value)
+            Parameters::Value(value) => parameterize::ParameterValue::from_json(&value.value)
                 .map_err(|err| Status::invalid_argument(err.to_string()))?
                 .to_args(),
         };
@@ -168,7 +168,7 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
         let working_dir = self.working_dir();
         // Args come from `pulumi package add` (or gen-sdk); a program's SDK sends its value.
         let by_args = matches!(parameters, Parameters::Args(_));
-        let work = lifecycle::parameterize(&args, &working_dir, &progress);
+        let work = lifecycle::start_provider(&args, &working_dir, &progress);
         let parameterized = tokio::select! {
             () = self.cancel.cancelled() => return Err(Status::cancelled("Parameterize was cancelled by the Pulumi engine")),
             result = work => result.map_err(|err| Status::failed_precondition(err.to_string()))?,

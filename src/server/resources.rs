@@ -13,7 +13,7 @@ use tonic::{Code, Status};
 
 use super::Provider;
 use crate::lifecycle::{
-    Autonaming, CheckFailure, DiffKind, Diffed, LifecycleError, Parameterized, PartialFailure, Written,
+    Autonaming, CheckFailure, DiffKind, Diffed, LifecycleError, Parameterized, PartialFailure, Resource, Written,
 };
 use crate::property::PropertyMap;
 use crate::property::structpb::{decode_struct, encode_struct};
@@ -35,6 +35,13 @@ pub(super) fn urn_type(urn: &str) -> &str {
 /// The resource name in a URN.
 pub(super) fn urn_name(urn: &str) -> &str {
     urn.splitn(4, "::").nth(3).unwrap_or("")
+}
+
+/// The resource type a request is about: its `type` token, else the one in its URN (older
+/// engines send only the URN), bound to the URN.
+fn resource<'p>(provider: &'p Parameterized, token: &str, urn: &str) -> Result<Resource<'p>, Status> {
+    let token = if token.is_empty() { urn_type(urn) } else { token };
+    provider.resource(token, urn).map_err(status)
 }
 
 fn failures(failures: Vec<CheckFailure>) -> Vec<pulumirpc::CheckFailure> {
@@ -82,6 +89,7 @@ pub(super) fn status(error: LifecycleError) -> Status {
         LifecycleError::UnknownToken { .. }
         | LifecycleError::InvalidProperty { .. }
         | LifecycleError::Invalid { .. } => Status::invalid_argument(message),
+        LifecycleError::Internal { .. } => Status::internal(message),
         LifecycleError::Interrupted { interruption: crate::lifecycle::Interruption::Cancelled, .. } => {
             Status::cancelled(message)
         }
@@ -192,8 +200,7 @@ impl Provider {
 
     pub(super) async fn do_check(&self, request: pulumirpc::CheckRequest) -> Result<pulumirpc::CheckResponse, Status> {
         let provider = self.parameterized().await?;
-        let token = if request.r#type.is_empty() { urn_type(&request.urn) } else { &request.r#type };
-        let resource = provider.resource(token, &request.urn).map_err(status)?;
+        let resource = resource(&provider, &request.r#type, &request.urn)?;
         let olds = properties(request.olds.as_ref(), "olds")?;
         let news = properties(request.news.as_ref(), "news")?;
         let name = if request.name.is_empty() { urn_name(&request.urn) } else { &request.name };
@@ -219,8 +226,7 @@ impl Provider {
 
     pub(super) async fn do_diff(&self, request: pulumirpc::DiffRequest) -> Result<pulumirpc::DiffResponse, Status> {
         let provider = self.parameterized().await?;
-        let token = if request.r#type.is_empty() { urn_type(&request.urn) } else { &request.r#type };
-        let resource = provider.resource(token, &request.urn).map_err(status)?;
+        let resource = resource(&provider, &request.r#type, &request.urn)?;
         let olds = properties(request.olds.as_ref(), "olds")?;
         let news = properties(request.news.as_ref(), "news")?;
         let diffed = resource.diff(&request.id, &olds, &news, &self.plans).await.map_err(status)?;
@@ -233,8 +239,7 @@ impl Provider {
         request: pulumirpc::CreateRequest,
     ) -> Result<pulumirpc::CreateResponse, Status> {
         let provider = self.parameterized().await?;
-        let token = if request.r#type.is_empty() { urn_type(&request.urn) } else { &request.r#type };
-        let resource = provider.resource(token, &request.urn).map_err(status)?;
+        let resource = resource(&provider, &request.r#type, &request.urn)?;
         let news = properties(request.properties.as_ref(), "properties")?;
         let written = resource.create(&news, request.preview, request.timeout, &self.cancel).await.map_err(status)?;
         self.warn_all(&request.urn, &written.warnings).await;
@@ -250,8 +255,7 @@ impl Provider {
         request: pulumirpc::UpdateRequest,
     ) -> Result<pulumirpc::UpdateResponse, Status> {
         let provider = self.parameterized().await?;
-        let token = if request.r#type.is_empty() { urn_type(&request.urn) } else { &request.r#type };
-        let resource = provider.resource(token, &request.urn).map_err(status)?;
+        let resource = resource(&provider, &request.r#type, &request.urn)?;
         let olds = properties(request.olds.as_ref(), "olds")?;
         let news = properties(request.news.as_ref(), "news")?;
         let written = resource
@@ -267,8 +271,7 @@ impl Provider {
 
     pub(super) async fn do_delete(&self, request: pulumirpc::DeleteRequest) -> Result<(), Status> {
         let provider = self.parameterized().await?;
-        let token = if request.r#type.is_empty() { urn_type(&request.urn) } else { &request.r#type };
-        let resource = provider.resource(token, &request.urn).map_err(status)?;
+        let resource = resource(&provider, &request.r#type, &request.urn)?;
         let olds = properties(request.properties.as_ref(), "properties")?;
         let warnings = resource.delete(&request.id, &olds, request.timeout, &self.cancel).await.map_err(status)?;
         self.warn_all(&request.urn, &warnings).await;
@@ -277,8 +280,7 @@ impl Provider {
 
     pub(super) async fn do_read(&self, request: pulumirpc::ReadRequest) -> Result<pulumirpc::ReadResponse, Status> {
         let provider = self.parameterized().await?;
-        let token = if request.r#type.is_empty() { urn_type(&request.urn) } else { &request.r#type };
-        let resource = provider.resource(token, &request.urn).map_err(status)?;
+        let resource = resource(&provider, &request.r#type, &request.urn)?;
         let outputs = request.properties.as_ref().map(|p| properties(Some(p), "properties")).transpose()?;
         let inputs = request.inputs.as_ref().map(|p| properties(Some(p), "inputs")).transpose()?;
         let Written { id, outputs, inputs, warnings } =

@@ -30,6 +30,7 @@ pub mod types;
 mod v5;
 mod v6;
 mod wire;
+mod wire_client;
 
 pub use client::ProviderClient;
 pub use error::{CallError, LaunchError, ProcessExit};

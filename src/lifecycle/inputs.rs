@@ -96,7 +96,7 @@ pub fn with_operation_timeout(block: &Block, config: &Value, operation: &str, se
         },
         _ => return config.clone(),
     };
-    super::state::with_attribute(config, "timeouts", updated)
+    crate::cty::with_attribute(config, "timeouts", updated)
 }
 
 /// The Pulumi inputs that reproduce a Terraform state, for an import, as the Go

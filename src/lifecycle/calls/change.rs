@@ -1,0 +1,330 @@
+//! The calls that change a resource: PlanResourceChange (for a create or update, and for a
+//! destroy), ApplyResourceChange (interruptible) and the final-plan check between them,
+//! each followed by Terraform core's checks of the answer (decided in `checks`, worded here).
+
+use std::future::Future;
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use super::resource::{Applied, Planned, Resource, STOP_GRACE};
+use super::{Warned, Warnings, call_error, decode};
+use crate::cty::{Path, Value};
+use crate::invariants::Violation;
+use crate::lifecycle::checks::{self, ApplyOutcome, ApplyProblem, DestroyPlanProblem, PlanProblem};
+use crate::lifecycle::error::{Interruption, LifecycleError, Operation, PROVIDER_BUG_SUFFIX};
+use crate::tfplugin::CallError;
+use crate::tfplugin::types::{
+    ApplyResourceChangeRequest, DynamicValue, PlanResourceChangeRequest, PlanResourceChangeResponse,
+};
+
+impl Resource<'_> {
+    /// Sends a PlanResourceChange; error diagnostics fail it.
+    async fn send_plan(
+        &self,
+        request: &PlanResourceChangeRequest,
+        operation: Operation,
+    ) -> Result<(PlanResourceChangeResponse, Warnings), LifecycleError> {
+        let response =
+            self.provider.client.0.plan_resource_change(request).await.map_err(call_error(&self.subject, operation))?;
+        let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, operation)?;
+        Ok((response, warnings))
+    }
+
+    /// PlanResourceChange for an update or create (`prior` null), checked as Terraform
+    /// checks plans.
+    pub async fn plan(
+        &self,
+        prior: &Value,
+        prior_private: &[u8],
+        config: &Value,
+    ) -> Result<Warned<Planned>, LifecycleError> {
+        let ty = self.ty();
+        let proposed = crate::lifecycle::proposed_new(&self.schema.block, prior, config).map_err(|err| {
+            LifecycleError::Internal {
+                subject: self.subject.clone(),
+                message: format!("cannot propose a new state: {err}"),
+            }
+        })?;
+        let request = PlanResourceChangeRequest {
+            type_name: self.tf_name.to_owned(),
+            prior_state: self.encode("the prior state", prior)?,
+            proposed_new_state: self.encode("the proposed new state", &proposed)?,
+            config: self.encode("the configuration", config)?,
+            prior_private: prior_private.to_vec(),
+            provider_meta: self.provider.provider_meta(),
+            planned_private: Vec::new(),
+        };
+        let (response, mut warnings) = self.send_plan(&request, Operation::PlanResourceChange).await?;
+        if response.deferred.is_some() {
+            return Err(self.deferred(format!(
+                "The provider signaled a deferred action for {:?}, but in this context deferrals are disabled. \
+                 This is a bug in the provider, please file an issue with the provider developers",
+                self.tf_name
+            )));
+        }
+        let provider = self.provider.display_name();
+        let planned = decode(&response.planned_state, &ty).map_err(|err| {
+            self.bug(
+                "Provider produced invalid plan",
+                vec![format!("Provider {provider:?} planned an invalid value for {}: {err}", self.urn)],
+            )
+        })?;
+        let requested: Vec<Path> = response.requires_replace.iter().map(super::cty_path).collect();
+        let verdict =
+            checks::check_plan(&self.schema.block, prior, config, &planned, &requested, response.legacy_type_system);
+        if !verdict.tolerated.is_empty() {
+            let texts = self.invalid_planned_values(&verdict.tolerated);
+            warnings.push(legacy_warning(provider, "produced an invalid plan", &self.urn, &texts));
+        }
+        if !verdict.problems.is_empty() {
+            let problems = verdict.problems.iter().map(|problem| self.plan_problem(problem)).collect();
+            return Err(self.bug("Provider produced invalid plan", problems));
+        }
+        let planned = Planned {
+            value: planned,
+            private: response.planned_private,
+            replace_paths: verdict.replace_paths,
+            legacy_type_system: response.legacy_type_system,
+        };
+        Ok(Warned { value: planned, warnings })
+    }
+
+    /// PlanResourceChange for a destroy (null proposed state and configuration), which
+    /// providers that declare `plan_destroy` expect before a delete. Returns the planned
+    /// private bytes for the apply.
+    pub async fn plan_destroy(&self, prior: &Value, prior_private: &[u8]) -> Result<Warned<Vec<u8>>, LifecycleError> {
+        let request = PlanResourceChangeRequest {
+            type_name: self.tf_name.to_owned(),
+            prior_state: self.encode("the prior state", prior)?,
+            proposed_new_state: DynamicValue::null(),
+            config: DynamicValue::null(),
+            prior_private: prior_private.to_vec(),
+            provider_meta: self.provider.provider_meta(),
+            planned_private: Vec::new(),
+        };
+        let (response, warnings) = self.send_plan(&request, Operation::PlanDestroy).await?;
+        let provider = self.provider.display_name();
+        let planned = decode(&response.planned_state, &self.ty());
+        match checks::destroy_plan_problem(planned.as_ref()) {
+            None => Ok(Warned { value: response.planned_private, warnings }),
+            Some(DestroyPlanProblem::NotNull) => Err(self.bug(
+                "Provider produced invalid plan",
+                vec![format!("Provider {provider:?} planned a non-null destroy value for {}", self.urn)],
+            )),
+            Some(DestroyPlanProblem::Invalid(err)) => Err(self.bug(
+                "Provider produced invalid plan",
+                vec![format!("Provider {provider:?} planned an invalid value for the destroy of {}: {err}", self.urn)],
+            )),
+        }
+    }
+
+    fn write_only_problem(&self, name: &str, when: &str) -> String {
+        format!(
+            "Provider {:?} returned a value for the write-only attribute {} {when}. Write-only attributes \
+             cannot be read back from the provider",
+            self.provider.display_name(),
+            self.describe(&Path::root().attr(name))
+        )
+    }
+
+    fn invalid_planned_values(&self, violations: &[Violation]) -> Vec<String> {
+        let provider = self.provider.display_name();
+        self.violations(violations)
+            .into_iter()
+            .map(|text| format!("Provider {provider:?} planned an invalid value for {text}"))
+            .collect()
+    }
+
+    /// Terraform's words for a problem with a plan.
+    fn plan_problem(&self, problem: &PlanProblem) -> String {
+        let provider = self.provider.display_name();
+        match problem {
+            PlanProblem::WriteOnlyPlanned(name) => self.write_only_problem(name, "during planning"),
+            PlanProblem::Invalid(violation) => self.invalid_planned_values(std::slice::from_ref(violation)).remove(0),
+            PlanProblem::ReplaceNonexistent(path) => format!(
+                "Provider {provider:?} has indicated \"requires replacement\" on {} for a non-existent attribute path {path}",
+                self.urn
+            ),
+        }
+    }
+
+    /// ApplyResourceChange, interruptible, checked as Terraform checks apply results.
+    /// `planned` null is a delete.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn apply(
+        &self,
+        prior: &Value,
+        planned: &Value,
+        planned_private: &[u8],
+        config: &Value,
+        legacy_plan: bool,
+        limit: Option<Duration>,
+        cancel: &CancellationToken,
+    ) -> Result<Warned<Applied>, LifecycleError> {
+        let request = ApplyResourceChangeRequest {
+            type_name: self.tf_name.to_owned(),
+            prior_state: self.encode("the prior state", prior)?,
+            planned_state: self.encode("the planned state", planned)?,
+            config: if config.is_null() { DynamicValue::null() } else { self.encode("the configuration", config)? },
+            planned_private: planned_private.to_vec(),
+            provider_meta: self.provider.provider_meta(),
+        };
+        let operation = Operation::ApplyResourceChange;
+        let call = self.provider.client.0.apply_resource_change(&request);
+        let (response, interruption) = self.interruptible(operation, call, limit, cancel).await?;
+        let response = response.map_err(call_error(&self.subject, operation))?;
+        let provider = self.provider.display_name();
+        let (reported, mut warnings) = self.diagnostics(&response.diagnostics).split();
+        let mut errors: Vec<String> = reported.iter().map(ToString::to_string).collect();
+        if let Some(interruption) = interruption {
+            errors.push(format!("the operation {interruption}"));
+        }
+        let new_state = decode(&response.new_state, &self.ty()).map_err(|err| {
+            // Undecodable means unknown: the object may exist, but nothing can be stored.
+            LifecycleError::Unreadable {
+                subject: self.subject.clone(),
+                operation,
+                reason: format!("a new state that is invalid ({err}), a bug in the provider"),
+            }
+        })?;
+        let outcome = ApplyOutcome {
+            provider_errors: !reported.is_empty(),
+            interrupted: interruption.is_some(),
+            legacy_type_system: response.legacy_type_system || legacy_plan,
+        };
+        let verdict = checks::check_apply(&self.schema.block, planned, new_state, outcome);
+        errors.extend(verdict.problems.iter().map(|problem| self.apply_problem(problem)));
+        if !verdict.tolerated.is_empty() {
+            let texts = self.unexpected_new_values(&verdict.tolerated);
+            warnings.push(legacy_warning(provider, "produced an unexpected new value", &self.urn, &texts));
+        }
+        let applied = Applied { new_state: verdict.new_state, private: response.private, errors };
+        Ok(Warned { value: applied, warnings })
+    }
+
+    fn unexpected_new_values(&self, violations: &[Violation]) -> Vec<String> {
+        let provider = self.provider.display_name();
+        self.violations(violations)
+            .into_iter()
+            .map(|text| {
+                format!(
+                    "When applying changes to {}, provider {provider:?} produced an unexpected new value: {text}",
+                    self.urn
+                )
+            })
+            .collect()
+    }
+
+    /// Terraform's words for a problem with an apply result.
+    fn apply_problem(&self, problem: &ApplyProblem) -> String {
+        let provider = self.provider.display_name();
+        match problem {
+            ApplyProblem::NullAfterApply => format!(
+                "Provider produced inconsistent result after apply: provider {provider:?} produced a null object \
+                 after apply for {}. {PROVIDER_BUG_SUFFIX}",
+                self.urn
+            ),
+            ApplyProblem::NonNullAfterDelete => format!(
+                "Provider returned invalid result object after apply: provider {provider:?} returned a non-null \
+                 object after a delete of {}. {PROVIDER_BUG_SUFFIX}",
+                self.urn
+            ),
+            ApplyProblem::UnknownAfterApply(path) => format!(
+                "Provider returned invalid result object after apply: after the apply operation, the provider \
+                 still indicated an unknown value for {}. All values must be known after apply, so this is \
+                 always a bug in the provider and should be reported in the provider's own repository",
+                self.describe(path)
+            ),
+            ApplyProblem::WriteOnlyReturned(name) => {
+                format!("Provider produced invalid object: {}", self.write_only_problem(name, "after apply"))
+            }
+            ApplyProblem::Inconsistent(violation) => {
+                let text = self.unexpected_new_values(std::slice::from_ref(violation)).remove(0);
+                format!("Provider produced inconsistent result after apply: {text}. {PROVIDER_BUG_SUFFIX}")
+            }
+        }
+    }
+
+    /// Terraform's "inconsistent final plan" check of the plan made at apply time against
+    /// the one Diff made (see [`checks::final_plan_violations`]).
+    pub(in crate::lifecycle) fn check_final_plan(
+        &self,
+        earlier: &checks::EarlierPlan,
+        prior: &Value,
+        config: &Value,
+        planned: &Value,
+    ) -> Result<(), LifecycleError> {
+        let violations = checks::final_plan_violations(&self.schema.block, earlier, prior, config, planned);
+        if violations.is_empty() {
+            return Ok(());
+        }
+        let provider = self.provider.display_name();
+        Err(LifecycleError::ProviderBug {
+            subject: self.subject.clone(),
+            summary: "Provider produced inconsistent final plan",
+            problems: violations
+                .iter()
+                .map(|v| {
+                    format!(
+                        "When expanding the plan for {} to include new values learned so far during apply, \
+                         provider {provider:?} produced an invalid new value for property {}: {}. {PROVIDER_BUG_SUFFIX}",
+                        self.urn,
+                        self.pulumi_path(&v.path),
+                        v.message
+                    )
+                })
+                .collect(),
+        })
+    }
+
+    /// Runs a provider call that may be cancelled by the engine or time out. When either
+    /// happens the provider is asked to stop and given [`STOP_GRACE`] to answer; its answer
+    /// (often an error with a partial state) is still used, so nothing created is lost.
+    async fn interruptible<T>(
+        &self,
+        operation: Operation,
+        call: impl Future<Output = Result<T, CallError>>,
+        limit: Option<Duration>,
+        cancel: &CancellationToken,
+    ) -> Result<(Result<T, CallError>, Option<Interruption>), LifecycleError> {
+        tokio::pin!(call);
+        let deadline = async {
+            match limit {
+                Some(limit) => tokio::time::sleep(limit).await,
+                None => std::future::pending().await,
+            }
+        };
+        let interruption = tokio::select! {
+            result = &mut call => return Ok((result, None)),
+            () = cancel.cancelled() => Interruption::Cancelled,
+            () = deadline => Interruption::TimedOut(limit.unwrap_or_default()),
+        };
+        tracing::info!(urn = %self.urn, %operation, "{interruption}; asking the provider to stop");
+        if let Err(err) = self.provider.client.0.stop_provider().await {
+            tracing::warn!("StopProvider failed: {err}");
+        }
+        match tokio::time::timeout(STOP_GRACE, call).await {
+            Ok(result) => Ok((result, Some(interruption))),
+            Err(_) => Err(LifecycleError::Interrupted {
+                subject: self.subject.clone(),
+                operation,
+                interruption,
+                grace: STOP_GRACE,
+            }),
+        }
+    }
+}
+
+/// Terraform's log text for a check it tolerates from legacy-SDK providers.
+fn legacy_warning(provider: &str, what: &str, urn: &str, problems: &[String]) -> String {
+    let mut text = format!(
+        "Provider {provider:?} {what} for {urn}, but we are tolerating it because it is using the legacy plugin SDK.\n    \
+         The following problems may be the cause of any confusing errors from downstream operations:"
+    );
+    for problem in problems {
+        text.push_str("\n      - ");
+        text.push_str(problem);
+    }
+    text
+}

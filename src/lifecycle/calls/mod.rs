@@ -1,0 +1,171 @@
+//! Every call the bridge makes to the Terraform provider, each followed by the checks
+//! Terraform core makes on its answer.
+//!
+//! This is the one place that sends requests: [`Client`] holds the provider's connection,
+//! and only this module can reach into it. Each method builds one request, sends it, decodes
+//! the answer, asks a pure function in `checks` what is wrong with it, and words the
+//! problems for the user ([`LifecycleError`], or warnings in a [`Warned`] answer). The
+//! operations (`resource.rs`, `provider_config.rs`, `invoke.rs`) compose these calls and
+//! never see a request.
+//!
+//! - `provider`: calls about the provider as a whole and its functions, on
+//!   [`Parameterized`]: GetProviderSchema, ValidateProviderConfig, ConfigureProvider,
+//!   ValidateDataResourceConfig, ReadDataSource, CallFunction.
+//! - `resource`: [`Resource`] and the calls that read or load a resource:
+//!   ValidateResourceConfig, UpgradeResourceState, ReadResource, ImportResourceState.
+//! - `change`: the calls that change one: PlanResourceChange (and its destroy form), the
+//!   final-plan check, ApplyResourceChange (interruptible).
+//!
+//! A new RPC gets its method here, an [`Operation`] naming it in errors, and its decisions
+//! as pure functions in `checks`.
+//!
+//! Architecture invariant: no Pulumi property values except in error paths; values are cty.
+
+mod change;
+mod provider;
+mod resource;
+
+use schema_gen::tf::Block;
+use schema_gen::translate::PropertyNames;
+
+pub use provider::FunctionResult;
+pub use resource::{Applied, Resource};
+
+use super::error::{LifecycleError, Operation, Reported, Subject};
+use super::parameterized::Parameterized;
+use crate::convert::paths::pulumi_path;
+use crate::cty::{self, Path, Value};
+use crate::tfplugin::types::{AttributePath, Diagnostic, DynamicValue, PathStep, Severity};
+use crate::tfplugin::{CallError, ProviderClient};
+
+/// The connection to the provider. Its client is private to this module, so every request
+/// goes through the methods here.
+pub struct Client(ProviderClient);
+
+impl Client {
+    pub(super) fn new(client: ProviderClient) -> Client {
+        Client(client)
+    }
+}
+
+impl Parameterized {
+    /// Stops the provider the polite way (see [`ProviderClient::shutdown`]).
+    pub async fn shutdown(self) {
+        self.client.0.shutdown().await;
+    }
+}
+
+/// Warnings gathered during an operation, for the engine to show, in order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Warnings(Vec<String>);
+
+impl Warnings {
+    /// Keeps the warnings of a call's answer and returns its value.
+    pub fn keep<T>(&mut self, warned: Warned<T>) -> T {
+        self.0.extend(warned.warnings.0);
+        warned.value
+    }
+
+    pub(super) fn push(&mut self, warning: String) {
+        self.0.push(warning);
+    }
+
+    pub(super) fn extend(&mut self, warnings: impl IntoIterator<Item = String>) {
+        self.0.extend(warnings);
+    }
+
+    fn reported(&mut self, reported: &[Reported]) {
+        self.0.extend(reported.iter().map(ToString::to_string));
+    }
+
+    pub fn into_vec(self) -> Vec<String> {
+        self.0
+    }
+}
+
+/// A call's answer with the warnings raised on the way (provider warnings, checks
+/// Terraform tolerates).
+#[derive(Debug)]
+pub struct Warned<T> {
+    pub value: T,
+    pub warnings: Warnings,
+}
+
+/// A cty path from a Terraform attribute path.
+pub fn cty_path(path: &AttributePath) -> Path {
+    Path {
+        steps: path
+            .steps
+            .iter()
+            .map(|step| match step {
+                PathStep::Attribute(name) => cty::PathStep::Attr(name.clone()),
+                PathStep::KeyString(key) => cty::PathStep::Key(key.clone()),
+                PathStep::KeyInt(idx) => cty::PathStep::Index(u64::try_from(*idx).unwrap_or(u64::MAX)),
+            })
+            .collect(),
+    }
+}
+
+/// Provider diagnostics, on an object of `block` named by `names`, with Pulumi paths.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Diagnostics {
+    pub errors: Vec<Reported>,
+    pub warnings: Vec<Reported>,
+}
+
+impl Diagnostics {
+    pub fn new(block: &Block, names: &PropertyNames, diagnostics: &[Diagnostic]) -> Diagnostics {
+        let mut sorted = Diagnostics::default();
+        for diagnostic in diagnostics {
+            let reported = Reported {
+                severity: diagnostic.severity,
+                summary: diagnostic.summary.clone(),
+                detail: diagnostic.detail.clone(),
+                property: diagnostic.attribute.as_ref().map(|path| pulumi_path(block, names, &cty_path(path))),
+            };
+            match diagnostic.severity {
+                Severity::Error => sorted.errors.push(reported),
+                Severity::Warning => sorted.warnings.push(reported),
+            }
+        }
+        sorted
+    }
+
+    /// The warnings as text, and `Err` with the errors, if any.
+    fn fail_on_errors(self, subject: &Subject, operation: Operation) -> Result<Warnings, LifecycleError> {
+        if !self.errors.is_empty() {
+            return Err(LifecycleError::Diagnostics { subject: subject.clone(), operation, diagnostics: self.errors });
+        }
+        let mut warnings = Warnings::default();
+        warnings.reported(&self.warnings);
+        Ok(warnings)
+    }
+
+    /// The warnings as text, keeping the errors for the caller.
+    fn split(self) -> (Vec<Reported>, Warnings) {
+        let mut warnings = Warnings::default();
+        warnings.reported(&self.warnings);
+        (self.errors, warnings)
+    }
+}
+
+/// Decodes a provider's answer as a value of `ty`.
+pub fn decode(value: &DynamicValue, ty: &cty::Type) -> Result<Value, cty::Error> {
+    match value {
+        DynamicValue::Msgpack(bytes) => cty::msgpack::decode(bytes, ty),
+        DynamicValue::Json(bytes) => cty::json::decode(bytes, ty),
+    }
+}
+
+/// Encodes a value of `ty` for a request. The values are ours (built from the program's
+/// inputs or a decoded answer), so a failure is the bridge's.
+fn encode(subject: &Subject, what: &str, value: &Value, ty: &cty::Type) -> Result<DynamicValue, LifecycleError> {
+    cty::msgpack::encode(value, ty).map(DynamicValue::Msgpack).map_err(|err| LifecycleError::Internal {
+        subject: subject.clone(),
+        message: format!("{what} cannot be encoded for the provider: {err}"),
+    })
+}
+
+fn call_error(subject: &Subject, operation: Operation) -> impl FnOnce(CallError) -> LifecycleError + '_ {
+    move |error| LifecycleError::Call { subject: subject.clone(), operation, error: Box::new(error) }
+}

@@ -1,0 +1,183 @@
+//! The calls about the provider as a whole, its data sources and its functions.
+
+use schema_gen::tf::{Block, ProviderSchema, Type};
+use schema_gen::translate::PropertyNames;
+
+use super::{Client, Diagnostics, Warned, call_error, decode, encode};
+use crate::cty::Value;
+use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
+use crate::lifecycle::parameterized::{ParameterizeError, Parameterized};
+use crate::tfplugin::types::{DynamicValue, ReadDataSourceRequest, ServerCapabilities, Severity};
+
+/// The version string Terraform providers are told they run under: the Go
+/// implementation's, so providers that gate features on it behave the same.
+pub const TERRAFORM_VERSION: &str = "1.0.0+pulumi-terraform-bridge";
+
+impl Client {
+    /// GetProviderSchema, once at launch. Error diagnostics fail it.
+    pub(in crate::lifecycle) async fn provider_schema(
+        &self,
+    ) -> Result<(ProviderSchema, ServerCapabilities), ParameterizeError> {
+        let response = self.0.get_provider_schema().await?;
+        let errors: Vec<String> = response
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .map(|d| if d.detail.is_empty() { d.summary.clone() } else { format!("{}: {}", d.summary, d.detail) })
+            .collect();
+        if !errors.is_empty() {
+            return Err(ParameterizeError::SchemaDiagnostics(errors.join("; ")));
+        }
+        Ok((response.schema, response.capabilities))
+    }
+}
+
+/// What a function call answered.
+pub enum FunctionResult {
+    /// The result, of the function's return type.
+    Value(Value),
+    /// The function's own error, about the argument at this position when it says so.
+    Error { argument: Option<usize>, text: String },
+}
+
+impl Parameterized {
+    /// `provider_meta`: sent (as null) only when the provider declares a schema for it.
+    pub(super) fn provider_meta(&self) -> Option<DynamicValue> {
+        self.schema.provider_meta.as_ref().map(|_| DynamicValue::null())
+    }
+
+    /// ValidateProviderConfig: the provider's diagnostics, errors included (CheckConfig
+    /// turns them into failures).
+    pub(in crate::lifecycle) async fn validate_provider_config(
+        &self,
+        subject: &Subject,
+        names: &PropertyNames,
+        config: &Value,
+    ) -> Result<Diagnostics, LifecycleError> {
+        let block = &self.schema.provider.block;
+        let encoded = encode(subject, "the configuration", config, &block.implied_type())?;
+        let response = self
+            .client
+            .0
+            .validate_provider_config(&encoded)
+            .await
+            .map_err(call_error(subject, Operation::ValidateProviderConfig))?;
+        Ok(Diagnostics::new(block, names, &response.diagnostics))
+    }
+
+    /// ConfigureProvider; error diagnostics fail it.
+    pub(in crate::lifecycle) async fn configure_provider(
+        &self,
+        subject: &Subject,
+        names: &PropertyNames,
+        config: &Value,
+    ) -> Result<Warned<()>, LifecycleError> {
+        let block = &self.schema.provider.block;
+        let encoded = encode(subject, "the configuration", config, &block.implied_type())?;
+        let operation = Operation::ConfigureProvider;
+        let diagnostics = self
+            .client
+            .0
+            .configure_provider(TERRAFORM_VERSION, &encoded)
+            .await
+            .map_err(call_error(subject, operation))?;
+        let warnings = Diagnostics::new(block, names, &diagnostics).fail_on_errors(subject, operation)?;
+        Ok(Warned { value: (), warnings })
+    }
+
+    /// ValidateDataResourceConfig: the provider's diagnostics, errors included (Invoke turns
+    /// them into failures).
+    pub(in crate::lifecycle) async fn validate_data_resource_config(
+        &self,
+        subject: &Subject,
+        tf_name: &str,
+        names: &PropertyNames,
+        config: &Value,
+    ) -> Result<Diagnostics, LifecycleError> {
+        let block = &self.schema.data_sources[tf_name].block;
+        let encoded = encode(subject, "the arguments", config, &block.implied_type())?;
+        let diagnostics = self
+            .client
+            .0
+            .validate_data_resource_config(tf_name, &encoded)
+            .await
+            .map_err(call_error(subject, Operation::ValidateDataResourceConfig))?;
+        Ok(Diagnostics::new(block, names, &diagnostics))
+    }
+
+    /// ReadDataSource with a wholly known configuration, checked as Terraform checks it:
+    /// the result must be a known, non-null object.
+    pub(in crate::lifecycle) async fn read_data_source(
+        &self,
+        subject: &Subject,
+        tf_name: &str,
+        names: &PropertyNames,
+        config: &Value,
+    ) -> Result<Warned<Value>, LifecycleError> {
+        let block: &Block = &self.schema.data_sources[tf_name].block;
+        let ty = block.implied_type();
+        let operation = Operation::ReadDataSource;
+        let request = ReadDataSourceRequest {
+            type_name: tf_name.to_owned(),
+            config: encode(subject, "the arguments", config, &ty)?,
+            provider_meta: self.provider_meta(),
+        };
+        let response = self.client.0.read_data_source(&request).await.map_err(call_error(subject, operation))?;
+        let warnings = Diagnostics::new(block, names, &response.diagnostics).fail_on_errors(subject, operation)?;
+        let bug = |summary: &'static str, problem: String| LifecycleError::ProviderBug {
+            subject: subject.clone(),
+            summary,
+            problems: vec![format!("{problem}. {PROVIDER_BUG_SUFFIX}")],
+        };
+        let state = decode(&response.state, &ty).map_err(|err| {
+            bug("Provider produced invalid object", format!("ReadDataSource returned an invalid value: {err}"))
+        })?;
+        if state.is_null() {
+            return Err(bug("Provider produced null object", format!("{tf_name} returned null")));
+        }
+        if !state.is_wholly_known() {
+            return Err(bug(
+                "Provider produced invalid object",
+                format!("{tf_name} returned a value that is not wholly known"),
+            ));
+        }
+        Ok(Warned { value: state, warnings })
+    }
+
+    /// CallFunction with wholly known arguments, each with its parameter's type.
+    pub(in crate::lifecycle) async fn call_function(
+        &self,
+        subject: &Subject,
+        tf_name: &str,
+        arguments: &[(Value, &Type)],
+        return_type: &Type,
+    ) -> Result<FunctionResult, LifecycleError> {
+        let encoded = arguments
+            .iter()
+            .map(|(value, ty)| encode(subject, "an argument", value, ty))
+            .collect::<Result<Vec<_>, _>>()?;
+        let response = self
+            .client
+            .0
+            .call_function(tf_name, &encoded)
+            .await
+            .map_err(call_error(subject, Operation::CallFunction))?;
+        let Some(response) = response.supported() else {
+            return Err(LifecycleError::ProviderBug {
+                subject: subject.clone(),
+                summary: "Provider does not support CallFunction",
+                problems: vec![format!("its schema declares the function {tf_name}, which therefore cannot be called")],
+            });
+        };
+        if let Some(error) = response.error {
+            let argument = error.argument.and_then(|idx| usize::try_from(idx).ok());
+            return Ok(FunctionResult::Error { argument, text: error.text });
+        }
+        let result = decode(&response.result, return_type).map_err(|err| LifecycleError::ProviderBug {
+            subject: subject.clone(),
+            summary: "Provider produced invalid object",
+            problems: vec![format!("{tf_name} returned an invalid result: {err}. {PROVIDER_BUG_SUFFIX}")],
+        })?;
+        Ok(FunctionResult::Value(result))
+    }
+}

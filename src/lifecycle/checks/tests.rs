@@ -1,0 +1,375 @@
+//! Table tests for the decisions after each provider call, in the compact value notation of
+//! `crate::testutil`.
+
+use expect_test::{Expect, expect};
+
+use super::{
+    ApplyOutcome, ApplyProblem, EarlierPlan, PlanProblem, check_apply, check_failures, check_plan,
+    destroy_plan_problem, final_plan_violations, requires_replace,
+};
+use crate::cty::{self, Path, Value};
+use crate::lifecycle::error::Reported;
+use crate::property::{PropertyPath, PropertyPathStep};
+use crate::testutil::{schema, show, val};
+use crate::tfplugin::types::Severity;
+
+const SIMPLE: &str = r#"{"attributes":{
+    "id":{"type":"string","computed":true},
+    "name":{"type":"string","required":true},
+    "size":{"type":"number","optional":true,"computed":true},
+    "tags":{"type":["map","string"],"optional":true},
+    "ids":{"type":["set","string"],"optional":true},
+    "password":{"type":"string","optional":true,"write_only":true}}}"#;
+
+fn root() -> Path {
+    Path::root()
+}
+
+#[track_caller]
+fn check_replace(prior: &str, planned: &str, requested: &[Path], expect: Expect) {
+    let ty = schema(SIMPLE).implied_type();
+    let replacement = requires_replace(&ty, &val(&ty, prior), &val(&ty, planned), requested);
+    let show_paths = |paths: &[Path]| paths.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ");
+    expect.assert_eq(&format!(
+        "replace: [{}] nonexistent: [{}]",
+        show_paths(&replacement.paths),
+        show_paths(&replacement.nonexistent)
+    ));
+}
+
+#[test]
+fn requires_replace_keeps_only_paths_that_change() {
+    let prior = r#"{"id":"i-1","name":"a","size":1,"tags":{"k":"v"},"ids":["x"]}"#;
+    // A create replaces nothing, and Terraform does not even look at the paths.
+    check_replace("null", prior, &[root().attr("name"), root().attr("nope")], expect!["replace: [] nonexistent: []"]);
+    // Listed but unchanged: providers list what *could* force replacement.
+    check_replace(prior, prior, &[root().attr("name"), root().attr("size")], expect!["replace: [] nonexistent: []"]);
+    check_replace(
+        prior,
+        r#"{"id":"i-1","name":"b","size":1,"tags":{"k":"v"},"ids":["x"]}"#,
+        &[root().attr("name"), root().attr("size"), root().attr("name")],
+        expect!["replace: [.name] nonexistent: []"],
+    );
+    // Not known yet counts as a change.
+    check_replace(
+        prior,
+        r#"{"id":"i-1","name":"a","size":"?","tags":{"k":"v"},"ids":["x"]}"#,
+        &[root().attr("size")],
+        expect!["replace: [.size] nonexistent: []"],
+    );
+}
+
+#[test]
+fn requires_replace_inside_collections() {
+    let prior = r#"{"id":"i-1","name":"a","tags":{"k":"v"},"ids":["x"]}"#;
+    // A map key that appears or disappears changes.
+    check_replace(
+        prior,
+        r#"{"id":"i-1","name":"a","tags":{"k":"v","n":"w"},"ids":["x"]}"#,
+        &[root().attr("tags").key("n"), root().attr("tags").key("k")],
+        expect![[r#"replace: [.tags["n"]] nonexistent: []"#]],
+    );
+    // Set elements have no address: the path stops at the set, which changed.
+    check_replace(
+        prior,
+        r#"{"id":"i-1","name":"a","tags":{"k":"v"},"ids":["y"]}"#,
+        &[root().attr("ids").index(0)],
+        expect!["replace: [.ids[0]] nonexistent: []"],
+    );
+    // A path the type does not have is the provider's bug.
+    check_replace(
+        prior,
+        prior,
+        &[root().attr("no_such_attribute"), root().attr("name").attr("deeper")],
+        expect!["replace: [] nonexistent: [.no_such_attribute .name.deeper]"],
+    );
+}
+
+#[track_caller]
+fn check_planned(prior: &str, config: &str, planned: &str, replace: &[Path], legacy: bool, expect: Expect) {
+    let block = schema(SIMPLE);
+    let ty = block.implied_type();
+    let verdict = check_plan(&block, &val(&ty, prior), &val(&ty, config), &val(&ty, planned), replace, legacy);
+    let mut lines: Vec<String> = verdict
+        .problems
+        .iter()
+        .map(|problem| match problem {
+            PlanProblem::WriteOnlyPlanned(name) => format!("write-only planned: {name}"),
+            PlanProblem::Invalid(violation) => format!("invalid: {violation}"),
+            PlanProblem::ReplaceNonexistent(path) => format!("replace nonexistent: {path}"),
+        })
+        .collect();
+    lines.extend(verdict.tolerated.iter().map(|violation| format!("tolerated: {violation}")));
+    lines.extend(verdict.replace_paths.iter().map(|path| format!("replace: {path}")));
+    expect.assert_eq(&lines.join("\n"));
+}
+
+#[test]
+fn plans_may_fill_in_only_what_the_configuration_leaves_open() {
+    let prior = r#"{"id":"i-1","name":"a","size":1}"#;
+    check_planned(prior, r#"{"name":"b"}"#, r#"{"id":"i-1","name":"b","size":1}"#, &[], false, expect![""]);
+    check_planned(
+        prior,
+        r#"{"name":"b"}"#,
+        r#"{"id":"i-1","name":"c","size":1}"#,
+        &[root().attr("name")],
+        false,
+        expect![[r#"
+            invalid: .name: planned value cty.StringVal("c") does not match config value cty.StringVal("b") nor prior value cty.StringVal("a")
+            replace: .name"#]],
+    );
+    // The legacy SDK type system gets away with it: Terraform only logs it.
+    check_planned(
+        prior,
+        r#"{"name":"b"}"#,
+        r#"{"id":"i-1","name":"c","size":1}"#,
+        &[],
+        true,
+        expect![[
+            r#"tolerated: .name: planned value cty.StringVal("c") does not match config value cty.StringVal("b") nor prior value cty.StringVal("a")"#
+        ]],
+    );
+}
+
+#[test]
+fn plans_hold_no_write_only_values_and_replace_only_real_paths() {
+    let prior = r#"{"id":"i-1","name":"a"}"#;
+    check_planned(
+        prior,
+        r#"{"name":"a","password":"hunter2"}"#,
+        r#"{"id":"i-1","name":"a","password":"hunter2"}"#,
+        &[root().attr("no_such_attribute")],
+        true,
+        expect![[r#"
+            write-only planned: password
+            replace nonexistent: .no_such_attribute"#]],
+    );
+}
+
+#[track_caller]
+fn check_apply_result(planned: &str, new_state: &str, outcome: ApplyOutcome, expect: Expect) {
+    let block = schema(SIMPLE);
+    let ty = block.implied_type();
+    let verdict = check_apply(&block, &val(&ty, planned), val(&ty, new_state), outcome);
+    let mut lines = vec![format!("state: {}", show(&verdict.new_state))];
+    lines.extend(verdict.problems.iter().map(|problem| match problem {
+        ApplyProblem::NullAfterApply => "null after apply".to_owned(),
+        ApplyProblem::NonNullAfterDelete => "non-null after delete".to_owned(),
+        ApplyProblem::UnknownAfterApply(path) => format!("unknown after apply: {path}"),
+        ApplyProblem::WriteOnlyReturned(name) => format!("write-only returned: {name}"),
+        ApplyProblem::Inconsistent(violation) => format!("inconsistent: {violation}"),
+    }));
+    lines.extend(verdict.tolerated.iter().map(|violation| format!("tolerated: {violation}")));
+    expect.assert_eq(&lines.join("\n"));
+}
+
+const OK: ApplyOutcome = ApplyOutcome { provider_errors: false, interrupted: false, legacy_type_system: false };
+const FAILED: ApplyOutcome = ApplyOutcome { provider_errors: true, interrupted: false, legacy_type_system: false };
+const INTERRUPTED: ApplyOutcome = ApplyOutcome { provider_errors: false, interrupted: true, legacy_type_system: false };
+const LEGACY: ApplyOutcome = ApplyOutcome { provider_errors: false, interrupted: false, legacy_type_system: true };
+
+#[test]
+fn apply_fills_in_what_the_plan_left_unknown() {
+    check_apply_result(
+        r#"{"id":"?","name":"a"}"#,
+        r#"{"id":"i-1","name":"a"}"#,
+        OK,
+        expect![[r#"state: {"id":"i-1","ids":null,"name":"a","password":null,"size":null,"tags":null}"#]],
+    );
+}
+
+#[test]
+fn apply_must_keep_known_planned_values_unless_legacy() {
+    check_apply_result(
+        r#"{"id":"?","name":"a"}"#,
+        r#"{"id":"i-1","name":"b"}"#,
+        OK,
+        expect![[r#"
+            state: {"id":"i-1","ids":null,"name":"b","password":null,"size":null,"tags":null}
+            inconsistent: .name: was cty.StringVal("a"), but now cty.StringVal("b")"#]],
+    );
+    check_apply_result(
+        r#"{"id":"?","name":"a"}"#,
+        r#"{"id":"i-1","name":"b"}"#,
+        LEGACY,
+        expect![[r#"
+            state: {"id":"i-1","ids":null,"name":"b","password":null,"size":null,"tags":null}
+            tolerated: .name: was cty.StringVal("a"), but now cty.StringVal("b")"#]],
+    );
+    // A provider that reported errors may return what it has: no consistency check.
+    check_apply_result(
+        r#"{"id":"?","name":"a"}"#,
+        r#"{"id":"i-1","name":"b"}"#,
+        FAILED,
+        expect![[r#"state: {"id":"i-1","ids":null,"name":"b","password":null,"size":null,"tags":null}"#]],
+    );
+}
+
+#[test]
+fn apply_leaves_no_unknowns_and_no_write_only_values() {
+    // Unknowns are saved as null, and the consistency check is skipped (it would only
+    // repeat them).
+    check_apply_result(
+        r#"{"id":"?","name":"a","size":"?"}"#,
+        r#"{"id":"i-1","name":"b","size":"?"}"#,
+        OK,
+        expect![[r#"
+            state: {"id":"i-1","ids":null,"name":"b","password":null,"size":null,"tags":null}
+            unknown after apply: .size"#]],
+    );
+    check_apply_result(
+        r#"{"id":"?","name":"a"}"#,
+        r#"{"id":"i-1","name":"a","password":"hunter2"}"#,
+        OK,
+        expect![[r#"
+            state: {"id":"i-1","ids":null,"name":"a","password":"hunter2","size":null,"tags":null}
+            write-only returned: password
+            inconsistent: .password: was null, but now cty.StringVal("hunter2")"#]],
+    );
+}
+
+#[test]
+fn apply_null_results() {
+    // A create that returns nothing, and says nothing about why.
+    check_apply_result(
+        r#"{"id":"?","name":"a"}"#,
+        "null",
+        OK,
+        expect![[r#"
+        state: null
+        null after apply"#]],
+    );
+    // With an error, or after an interruption, no object is the expected answer.
+    check_apply_result(r#"{"id":"?","name":"a"}"#, "null", FAILED, expect!["state: null"]);
+    check_apply_result(r#"{"id":"?","name":"a"}"#, "null", INTERRUPTED, expect!["state: null"]);
+    // A delete plans null and must get null.
+    check_apply_result("null", "null", OK, expect!["state: null"]);
+    check_apply_result(
+        "null",
+        r#"{"id":"i-1","name":"a"}"#,
+        OK,
+        expect![[r#"
+        state: {"id":"i-1","ids":null,"name":"a","password":null,"size":null,"tags":null}
+        non-null after delete"#]],
+    );
+    check_apply_result(
+        "null",
+        r#"{"id":"i-1","name":"a"}"#,
+        FAILED,
+        expect![[r#"state: {"id":"i-1","ids":null,"name":"a","password":null,"size":null,"tags":null}"#]],
+    );
+}
+
+#[track_caller]
+fn check_final_plan(earlier: [&str; 3], prior: &str, config: &str, planned: &str, expect: Expect) {
+    let block = schema(SIMPLE);
+    let ty = block.implied_type();
+    let [earlier_prior, earlier_config, earlier_planned] = earlier;
+    let earlier = EarlierPlan {
+        prior: val(&ty, earlier_prior),
+        config: val(&ty, earlier_config),
+        planned: val(&ty, earlier_planned),
+    };
+    let violations = final_plan_violations(&block, &earlier, &val(&ty, prior), &val(&ty, config), &val(&ty, planned));
+    expect.assert_eq(&violations.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"));
+}
+
+#[test]
+fn final_plan_may_only_fill_in_unknowns() {
+    let prior = r#"{"id":"i-1","name":"a","size":1}"#;
+    let config = r#"{"name":"b"}"#;
+    let earlier = [prior, config, r#"{"id":"i-1","name":"b","size":"?"}"#];
+    check_final_plan(earlier, prior, config, r#"{"id":"i-1","name":"b","size":2}"#, expect![""]);
+    check_final_plan(
+        earlier,
+        prior,
+        config,
+        r#"{"id":"i-2","name":"b","size":2}"#,
+        expect![[r#".id: was cty.StringVal("i-1"), but now cty.StringVal("i-2")"#]],
+    );
+}
+
+#[test]
+fn final_plan_of_another_request_is_not_compared() {
+    let prior = r#"{"id":"i-1","name":"a","size":1}"#;
+    let earlier = [prior, r#"{"name":"b"}"#, r#"{"id":"i-1","name":"b","size":1}"#];
+    // Another configuration (the engine skipped Diff, or Update filled in a timeout).
+    check_final_plan(earlier, prior, r#"{"name":"c"}"#, r#"{"id":"i-1","name":"c","size":1}"#, expect![""]);
+    // Another prior state.
+    check_final_plan(
+        earlier,
+        r#"{"id":"i-1","name":"a","size":5}"#,
+        r#"{"name":"b"}"#,
+        r#"{"id":"i-1","name":"b","size":5}"#,
+        expect![""],
+    );
+    // The same configuration with unknowns since known is the same request.
+    let earlier = [prior, r#"{"name":"?"}"#, r#"{"id":"i-1","name":"?","size":1}"#];
+    check_final_plan(
+        earlier,
+        prior,
+        r#"{"name":"b"}"#,
+        r#"{"id":"i-1","name":"b","size":7}"#,
+        expect![
+            "\
+            .size: was cty.NumberIntVal(1), but now cty.NumberIntVal(7)"
+        ],
+    );
+}
+
+#[test]
+fn destroy_plans_must_plan_null() {
+    let ty = schema(SIMPLE).implied_type();
+    let null = Value::null(ty.clone());
+    let object = val(&ty, r#"{"id":"i-1","name":"a"}"#);
+    let garbage = cty::msgpack::decode(&[0xc1], &ty).expect_err("0xc1 is never valid msgpack");
+    let cases: [(&str, Result<&Value, &cty::Error>); 3] =
+        [("null", Ok(&null)), ("object", Ok(&object)), ("undecodable", Err(&garbage))];
+    let rendered: Vec<String> =
+        cases.into_iter().map(|(name, planned)| format!("{name}: {:?}", destroy_plan_problem(planned))).collect();
+    expect![[r#"
+        null: None
+        object: Some(NotNull)
+        undecodable: Some(Invalid("an object is required"))"#]]
+    .assert_eq(&rendered.join("\n"));
+}
+
+fn reported(severity: Severity, property: &[&str], summary: &str, detail: &str) -> Reported {
+    Reported {
+        severity,
+        summary: summary.to_owned(),
+        detail: detail.to_owned(),
+        property: (!property.is_empty()).then(|| PropertyPath {
+            steps: property.iter().map(|key| PropertyPathStep::Key((*key).to_owned())).collect(),
+        }),
+    }
+}
+
+#[test]
+fn diagnostics_become_check_failures_on_their_property() {
+    let errors = [
+        reported(Severity::Error, &["name"], "Invalid value.", "must be lowercase"),
+        reported(Severity::Error, &[], "Conflicting configuration arguments", ""),
+        reported(Severity::Error, &["rules", "port"], "Missing required argument", "  "),
+        reported(Severity::Error, &["region"], "Missing required argument", "region is required"),
+    ];
+    let show_failures = |left_out: &[String]| {
+        check_failures(&errors, left_out)
+            .iter()
+            .map(|f| format!("{:?}: {}", f.property, f.reason))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    expect![[r#"
+        "name": Invalid value: must be lowercase
+        "": Conflicting configuration arguments
+        "rules.port": Missing required argument
+        "region": Missing required argument: region is required"#]]
+    .assert_eq(&show_failures(&[]));
+    // CheckConfig leaves missing required settings to Configure.
+    expect![[r#"
+        "name": Invalid value: must be lowercase
+        "": Conflicting configuration arguments
+        "rules.port": Missing required argument"#]]
+    .assert_eq(&show_failures(&["region".to_owned()]));
+}
