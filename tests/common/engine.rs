@@ -362,3 +362,13 @@ pub fn summarize_diff(diff: &pulumirpc::DiffResponse) -> String {
     detailed.sort();
     format!("{changes} replaces={:?} diffs={:?} detailed={detailed:?}", diff.replaces, diff.diffs)
 }
+
+/// The `ErrorResourceInitFailed` detail of a status, if it has one.
+pub fn init_failed(status: &tonic::Status) -> Option<pulumirpc::ErrorResourceInitFailed> {
+    let details = <tonic_types::pb::Status as prost::Message>::decode(status.details()).ok()?;
+    details
+        .details
+        .iter()
+        .find(|any| any.type_url.ends_with("/pulumirpc.ErrorResourceInitFailed"))
+        .and_then(|any| <pulumirpc::ErrorResourceInitFailed as prost::Message>::decode(any.value.as_slice()).ok())
+}

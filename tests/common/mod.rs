@@ -9,6 +9,8 @@ pub mod msgpack;
 pub mod plugin;
 pub mod pulumi;
 pub mod recording_engine;
+pub mod schema;
+pub mod versions;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -70,6 +72,15 @@ pub fn process_is_alive(pid: u32) -> bool {
         Ok(stat) => !stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
         Err(_) => false,
     }
+}
+
+/// SIGKILLs every process in the process group `pgid` (a child started with
+/// `process_group(0)` leads the group whose id is its pid). Its members are gone, or
+/// zombies of their parents, when this returns. Nothing happens when the group is empty.
+pub fn kill_process_group(pgid: u32) {
+    let Ok(pgid) = libc::pid_t::try_from(pgid) else { return };
+    // SAFETY: kill(2) with a negative pid signals the process group; no memory is touched.
+    unsafe { libc::kill(-pgid, libc::SIGKILL) };
 }
 
 /// Waits up to `timeout` for `pid` to be gone.

@@ -8,8 +8,8 @@
 //! (one project, one stack, one `PULUMI_HOME`) and `CommandOutput` (what one CLI run printed,
 //! with everything needed for a clear assertion message).
 //!
-//! Every CLI run has a timeout and its own log files; on a timeout the whole process group
-//! (the CLI and the plugins it started) is killed.
+//! Every CLI run has a timeout and its own log files, and runs in a process group of its own
+//! that is killed when the CLI exits or times out, so no plugin or provider outlives it.
 //!
 //! Architecture invariant: this helper knows the Pulumi CLI's command line and environment
 //! only; it knows nothing about the programs it runs or the Terraform providers they use.
@@ -162,6 +162,10 @@ impl Workspace {
         if let Ok(filter) = std::env::var("TFBRIDGE_LOG") {
             env.push(("TFBRIDGE_LOG".into(), filter));
         }
+        // scripts/test.sh marks the processes of its run with this, to find any left behind.
+        if let Ok(run) = std::env::var("TFBRIDGE_TEST_RUN") {
+            env.push(("TFBRIDGE_TEST_RUN".into(), run));
+        }
         install_plugin(&root, implementation, &plugin)?;
         // The YAML host as an installed plugin rather than on PATH, which the CLI warns about
         // in every run.
@@ -292,13 +296,15 @@ impl Workspace {
                 break (status.code(), false);
             }
             if Instant::now() >= deadline {
-                // SAFETY: kill(2) with a negative pid signals the process group we created.
-                unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+                super::kill_process_group(child.id());
                 let status = child.wait()?;
                 break (status.code(), true);
             }
             std::thread::sleep(Duration::from_millis(50));
         };
+        // Whatever the CLI left behind in its group goes too: the Go implementation does not
+        // stop the Terraform providers it started when the CLI kills it.
+        super::kill_process_group(child.id());
         Ok(CommandOutput {
             command: command_line,
             code,
