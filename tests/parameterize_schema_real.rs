@@ -4,6 +4,7 @@
 mod common;
 
 use common::plugin::Plugin;
+use common::versions;
 use tfbridge_proto::pulumirpc;
 use tfbridge_proto::pulumirpc::parameterize_request::{Parameters, ParametersArgs, ParametersValue};
 
@@ -20,7 +21,7 @@ async fn get_schema(plugin: &Plugin, name: &str, version: &str) -> serde_json::V
 
 #[tokio::test]
 async fn a_local_provider_by_args_then_by_value() {
-    let random = common::real_provider("random", "3.9.0").expect("random is built");
+    let random = common::real_provider("random", versions::RANDOM).expect("random is built");
     let path = random.to_str().expect("utf-8 path").to_owned();
 
     let plugin = Plugin::start(&["127.0.0.1:9"]);

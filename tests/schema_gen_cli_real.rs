@@ -7,11 +7,12 @@ mod common;
 use std::path::Path;
 
 use common::schema::{run_schema_gen as run, schema_gen_stdout as stdout};
+use common::versions;
 use expect_test::expect;
 
 #[test]
 fn prints_the_same_schema_as_get_schema() -> anyhow::Result<()> {
-    let random = common::real_provider("random", "3.9.0")?;
+    let random = common::real_provider("random", versions::RANDOM)?;
     let dir = random.parent().expect("a provider lives in a directory");
     // The golden was made with plugin version 1.0.0 and this relative path.
     let output = run(dir, &["--plugin-version", "1.0.0", "./terraform-provider-random"]);
@@ -27,7 +28,7 @@ fn prints_the_same_schema_as_get_schema() -> anyhow::Result<()> {
 
 #[test]
 fn parameterize_flags_apply() -> anyhow::Result<()> {
-    let random = common::real_provider("random", "3.9.0")?;
+    let random = common::real_provider("random", versions::RANDOM)?;
     let path = random.to_str().expect("a utf-8 path");
     let output = run(Path::new("/"), &[path, "--include", "random_pet,random_id", "--provider-name", "dice"]);
     let schema: serde_json::Value = serde_json::from_str(&stdout(&output))?;

@@ -5,6 +5,7 @@
 
 mod common;
 
+use common::versions;
 use std::path::Path;
 
 use common::schema::{PLUGIN_VERSION, check};
@@ -59,7 +60,7 @@ fn real_provider_dir(name: &str, version: &str) -> anyhow::Result<std::path::Pat
 #[tokio::test]
 async fn random_3_9_0() -> anyhow::Result<()> {
     check(
-        &real_provider_dir("random", "3.9.0")?,
+        &real_provider_dir("random", versions::RANDOM)?,
         "random",
         expect_file!["golden/schema/random-3.9.0.pulumi.json"],
         expect_file!["golden/schema/random-3.9.0.warnings.txt"],
@@ -72,9 +73,9 @@ async fn random_3_9_0() -> anyhow::Result<()> {
 #[test]
 fn random_3_9_0_by_registry_address() -> anyhow::Result<()> {
     check_registry(
-        &common::real_provider("random", "3.9.0")?,
+        &common::real_provider("random", versions::RANDOM)?,
         "hashicorp/random",
-        "3.9.0",
+        versions::RANDOM,
         expect_file!["golden/schema/random-3.9.0-registry.pulumi.json"],
         expect_file!["golden/schema/random-3.9.0.warnings.txt"],
     )
@@ -83,7 +84,7 @@ fn random_3_9_0_by_registry_address() -> anyhow::Result<()> {
 #[tokio::test]
 async fn null_2_1_2() -> anyhow::Result<()> {
     check(
-        &real_provider_dir("null", "2.1.2")?,
+        &real_provider_dir("null", versions::NULL)?,
         "null",
         expect_file!["golden/schema/null-2.1.2.pulumi.json"],
         expect_file!["golden/schema/null-2.1.2.warnings.txt"],
@@ -94,7 +95,7 @@ async fn null_2_1_2() -> anyhow::Result<()> {
 #[tokio::test]
 async fn local_2_9_0() -> anyhow::Result<()> {
     check(
-        &real_provider_dir("local", "2.9.0")?,
+        &real_provider_dir("local", versions::LOCAL)?,
         "local",
         expect_file!["golden/schema/local-2.9.0.pulumi.json"],
         expect_file!["golden/schema/local-2.9.0.warnings.txt"],

@@ -7,6 +7,7 @@
 
 mod common;
 
+use common::versions;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -46,7 +47,7 @@ fn run_launcher(provider: std::path::PathBuf) -> anyhow::Result<()> {
 }
 
 fn no_provider_survives_sigkill_of_its_launcher() -> anyhow::Result<()> {
-    let provider = real_provider("random", "3.9.0")?;
+    let provider = real_provider("random", versions::RANDOM)?;
     let mut launcher = Command::new(std::env::current_exe()?)
         .env(LAUNCHER_ENV, &provider)
         .stdout(Stdio::piped())

@@ -90,7 +90,10 @@ impl Implementation {
         match self {
             Implementation::Ours => super::plugin::BINARY.into(),
             Implementation::Go => {
-                let path = super::tools_dir().join("anchor/3.136.0/pulumi-resource-terraform-provider");
+                let path = super::tools_dir()
+                    .join("anchor")
+                    .join(super::versions::BRIDGE)
+                    .join("pulumi-resource-terraform-provider");
                 assert!(
                     path.is_file(),
                     "the Go implementation is missing at {}: run scripts/test-tools.sh anchor",

@@ -30,9 +30,9 @@ pub enum Implementation {
 }
 
 /// The Go implementation's version, as its build stamps it (see scripts/README.md).
-const GO_IMPLEMENTATION_VERSION: &str = "1.1.3";
-const PULUMI_VERSION: &str = "3.259.0";
-const PULUMI_YAML_VERSION: &str = "1.38.1";
+const GO_IMPLEMENTATION_VERSION: &str = super::versions::GO_IMPLEMENTATION;
+const PULUMI_VERSION: &str = super::versions::PULUMI;
+const PULUMI_YAML_VERSION: &str = super::versions::PULUMI_YAML;
 
 /// The default time one CLI command may take before it is killed. Generous: two shared cores
 /// and several engineers building at once make a one-second `pulumi up` take much longer.
@@ -46,7 +46,10 @@ impl Implementation {
         match self {
             Implementation::Ours => Ok(PathBuf::from(super::plugin::BINARY)),
             Implementation::Go => {
-                let path = super::tools_dir().join("anchor/3.136.0/pulumi-resource-terraform-provider");
+                let path = super::tools_dir()
+                    .join("anchor")
+                    .join(super::versions::BRIDGE)
+                    .join("pulumi-resource-terraform-provider");
                 anyhow::ensure!(
                     path.is_file(),
                     "the Go implementation is missing at {}: run scripts/test-tools.sh anchor",

@@ -1,5 +1,6 @@
 //! The real random provider published on a loopback registry and installed from it.
 
+use crate::common::versions;
 use tfbridge::installer::{InstallRequest, NoProgress, Platform, install};
 
 use crate::support::server::{TestCa, TestServer};
@@ -10,7 +11,7 @@ async fn real_random_provider_installs_from_the_registry() {
     let tools_dir = std::env::var("TFBRIDGE_TOOLS_DIR").map(std::path::PathBuf::from).unwrap_or_else(|_| {
         std::path::PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/tfbridge-tools")
     });
-    let binary_path = tools_dir.join("providers/random/3.9.0/terraform-provider-random");
+    let binary_path = tools_dir.join("providers/random").join(versions::RANDOM).join("terraform-provider-random");
     let binary = std::fs::read(&binary_path).unwrap_or_else(|error| {
         panic!(
             "this test needs the real random provider at {}: {error}; build it with `scripts/test-tools.sh providers`",
@@ -38,16 +39,18 @@ pub(crate) fn publish_random(server: &TestServer, key: &TestSigningKey, binary: 
         "/.well-known/terraform.json",
         server::Reply::json(serde_json::json!({"providers.v1": "/v1/providers/"})),
     );
-    let zip =
-        zips::build_stored(&[("terraform-provider-random_v3.9.0_x5", binary, 0o755), ("LICENSE", b"MPL-2.0\n", 0o644)]);
-    let filename = format!("terraform-provider-random_3.9.0_{platform}.zip");
+    let zip = zips::build_stored(&[
+        (&format!("terraform-provider-random_v{}_x5", versions::RANDOM), binary, 0o755),
+        ("LICENSE", b"MPL-2.0\n", 0o644),
+    ]);
+    let filename = format!("terraform-provider-random_{}_{platform}.zip", versions::RANDOM);
     let shasums = format!("{}  {filename}\n", sha256_hex(&zip));
     server.route(
         "/v1/providers/hashicorp/random/versions",
-        server::Reply::json(serde_json::json!({"versions": [{"version": "3.9.0", "protocols": ["5.0"]}]})),
+        server::Reply::json(serde_json::json!({"versions": [{"version": versions::RANDOM, "protocols": ["5.0"]}]})),
     );
     server.route(
-        &format!("/v1/providers/hashicorp/random/3.9.0/download/{}/{}", platform.os, platform.arch),
+        &format!("/v1/providers/hashicorp/random/{}/download/{}/{}", versions::RANDOM, platform.os, platform.arch),
         server::Reply::json(serde_json::json!({
             "protocols": ["5.0"], "os": platform.os, "arch": platform.arch, "filename": filename,
             "download_url": format!("/random/{filename}"),
