@@ -43,8 +43,11 @@ cargo test --workspace --locked --no-fail-fast --features peer-tests "${peer_tar
 # No process left behind. A process that is exiting gets two seconds to go.
 leftovers() {
   local pid
-  for pid in $(pgrep -f 'terraform-provider-|pulumi-resource-terraform-provider|pulumi-language-' || true); do
-    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qxF "TFBRIDGE_TEST_RUN=$TFBRIDGE_TEST_RUN"; then
+  # Anchored at a path component, so that no shell whose command line merely mentions
+  # these names (this one included) matches.
+  for pid in $(pgrep -f '(^|/)(terraform-provider-|pulumi-resource-terraform-provider|pulumi-language-)' || true); do
+    [[ $pid == "$$" ]] && continue
+    if tr '\0' '\n' 2>/dev/null <"/proc/$pid/environ" | grep -qxF "TFBRIDGE_TEST_RUN=$TFBRIDGE_TEST_RUN"; then
       echo "$pid"
     fi
   done

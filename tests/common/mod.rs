@@ -83,6 +83,27 @@ pub fn kill_process_group(pgid: u32) {
     unsafe { libc::kill(-pgid, libc::SIGKILL) };
 }
 
+/// SIGKILLs every process (of this user) whose environment holds `key=value`, and returns
+/// how many there were. For processes that left the process group they were started in.
+pub fn kill_processes_with_env(key: &str, value: &str) -> usize {
+    let wanted = format!("{key}={value}");
+    let Ok(entries) = std::fs::read_dir("/proc") else { return 0 };
+    let mut killed = 0;
+    for entry in entries.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|name| name.parse::<libc::pid_t>().ok()) else { continue };
+        if pid == libc::pid_t::try_from(std::process::id()).unwrap_or_default() {
+            continue;
+        }
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else { continue };
+        if environ.split(|byte| *byte == 0).any(|var| var == wanted.as_bytes()) {
+            // SAFETY: kill(2) on a pid read from /proc; no memory is touched.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            killed += 1;
+        }
+    }
+    killed
+}
+
 /// Waits up to `timeout` for `pid` to be gone.
 pub fn wait_until_dead(pid: u32, timeout: std::time::Duration) -> bool {
     let deadline = std::time::Instant::now() + timeout;

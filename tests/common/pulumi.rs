@@ -8,8 +8,9 @@
 //! (one project, one stack, one `PULUMI_HOME`) and `CommandOutput` (what one CLI run printed,
 //! with everything needed for a clear assertion message).
 //!
-//! Every CLI run has a timeout and its own log files, and runs in a process group of its own
-//! that is killed when the CLI exits or times out, so no plugin or provider outlives it.
+//! Every CLI run has a timeout and its own log files. When it exits or times out, its process
+//! group and every process carrying the workspace's marker (`TFBRIDGE_E2E_WORKSPACE`, which
+//! plugins, language hosts and Terraform providers inherit) are killed, so none outlives it.
 //!
 //! Architecture invariant: this helper knows the Pulumi CLI's command line and environment
 //! only; it knows nothing about the programs it runs or the Terraform providers they use.
@@ -28,6 +29,9 @@ pub enum Implementation {
     /// `scripts/test-tools.sh anchor`.
     Go,
 }
+
+/// The environment variable holding a workspace's root in every process it starts.
+const WORKSPACE_MARKER: &str = "TFBRIDGE_E2E_WORKSPACE";
 
 /// The Go implementation's version, as its build stamps it (see scripts/README.md).
 const GO_IMPLEMENTATION_VERSION: &str = super::versions::GO_IMPLEMENTATION;
@@ -165,6 +169,9 @@ impl Workspace {
         if let Ok(filter) = std::env::var("TFBRIDGE_LOG") {
             env.push(("TFBRIDGE_LOG".into(), filter));
         }
+        // Every process of this workspace carries its root, so that the ones the CLI leaves
+        // behind can be found (see `kill_leftovers`).
+        env.push((WORKSPACE_MARKER.into(), root.display().to_string()));
         // scripts/test.sh marks the processes of its run with this, to find any left behind.
         if let Ok(run) = std::env::var("TFBRIDGE_TEST_RUN") {
             env.push(("TFBRIDGE_TEST_RUN".into(), run));
@@ -305,9 +312,8 @@ impl Workspace {
             }
             std::thread::sleep(Duration::from_millis(50));
         };
-        // Whatever the CLI left behind in its group goes too: the Go implementation does not
-        // stop the Terraform providers it started when the CLI kills it.
         super::kill_process_group(child.id());
+        self.kill_leftovers();
         Ok(CommandOutput {
             command: command_line,
             code,
@@ -433,8 +439,19 @@ fn install_plugin(root: &Path, implementation: Implementation, plugin: &Path) ->
     Ok(())
 }
 
+impl Workspace {
+    /// Kills every process the CLI left behind: plugins and language hosts run in process
+    /// groups of their own, a language host can outlive a failed run, and the Go
+    /// implementation does not stop the Terraform providers it started when the CLI kills
+    /// it. They all carry this workspace's marker in their environment.
+    fn kill_leftovers(&self) {
+        super::kill_processes_with_env(WORKSPACE_MARKER, &self.root.display().to_string());
+    }
+}
+
 impl Drop for Workspace {
     fn drop(&mut self) {
+        self.kill_leftovers();
         // Keep the workspace (state, logs) for a look after a failure when asked to.
         if std::env::var_os("TFBRIDGE_KEEP_E2E").is_none() {
             let _ = std::fs::remove_dir_all(&self.root);
