@@ -6,7 +6,7 @@
 # Pulumi SDKs programs need (PyPI, npm, Go module proxy), pinned. See
 # scripts/README.md.
 #
-# Usage: scripts/test-tools.sh [all|providers|pulumi|languages|anchor|<tool>...]
+# Usage: scripts/test-tools.sh [all|providers|pulumi|languages|anchor|terraform|<tool>...]
 #   default: all.  <tool> is one of the names in the table printed by -h.
 #
 # Cache root: ${TFBRIDGE_TOOLS_DIR:-$HOME/.cache/tfbridge-tools}
@@ -22,6 +22,7 @@
 #   sdk/go/<version>/{go.mod,go.sum,gomodcache}  sdk/v3 downloaded into the GOMODCACHE named in gomodcache
 #   pulumi-yaml/<version>/bin/pulumi-language-yaml
 #   anchor/<bridge-version>/pulumi-resource-terraform-provider
+#   terraform/<version>/terraform                           the Terraform CLI (the fixture's oracle)
 #   src/<tool>-<version>/   one throw-away wrapper Go module per tool
 #   logs/<tool>-<version>.log
 #   env.sh                  exports TFBRIDGE_TOOLS_DIR and puts the Pulumi bin dirs on PATH
@@ -45,45 +46,37 @@ set -euo pipefail
 ROOT=${TFBRIDGE_TOOLS_DIR:-$HOME/.cache/tfbridge-tools}
 
 # --- pinned versions ---------------------------------------------------------
-# Terraform providers tagged v2+/v3+ keep a module path without /vN, so their
-# tags are not valid Go versions: use the pseudo-version of the tag's commit.
-# (Pseudo-versions, not raw SHAs: a proxy may refuse commit-hash queries.)
+# The versions (*_VER, *_GOVER) live in scripts/peers.env, shared with the tests;
+# the module paths and replaces they need stay here.
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=peers.env
+. "$REPO/scripts/peers.env"
 # The project's build machine's proxy answers 403 "This module version is not
 # available" for many versions (null 3.x, tfcoremock, time 0.8.0, the three
 # untagged language-host modules below). tfcoremock and the hosts fall back to
 # the sources in ../shared/peers (see peers_dir below).
-RANDOM_VER=3.9.0    RANDOM_MOD=github.com/terraform-providers/terraform-provider-random
-RANDOM_GOVER=v1.3.2-0.20260513075824-f8d869dc98d9        # f8d869dc98d90785f6c8f7131081fa5ef88f9d95
-LOCAL_VER=2.9.0     LOCAL_MOD=github.com/terraform-providers/terraform-provider-local
-LOCAL_GOVER=v1.4.1-0.20260513075820-3561e410f9fe         # 3561e410f9fe1769a419c23adb8f1a9b89929b66
+RANDOM_MOD=github.com/terraform-providers/terraform-provider-random
+LOCAL_MOD=github.com/terraform-providers/terraform-provider-local
 # null 2.1.2 (tag v2.1.2 = 8d3d85a60e20) predates terraform-plugin-sdk: it is
 # built on Terraform v0.12's own helper/schema and speaks protocol 4 (netrpc)
 # unless the client offers 5 in PLUGIN_PROTOCOL_VERSIONS. null 3.x is refused.
-NULL_VER=2.1.2      NULL_MOD=github.com/terraform-providers/terraform-provider-null
-NULL_GOVER=v1.0.1-0.20190430203517-8d3d85a60e20
+NULL_MOD=github.com/terraform-providers/terraform-provider-null
 # tls, http and time: terraform-plugin-framework providers served on protocol 5.
 # tls: a main-branch commit after v4.3.0 (2026-05-12), the newest the proxy has.
-TLS_VER=4.3.0+d044ca7c TLS_MOD=github.com/hashicorp/terraform-provider-tls
-TLS_GOVER=v1.2.1-0.20260819085117-d044ca7c6f52
+TLS_MOD=github.com/hashicorp/terraform-provider-tls
 # http: the v3.6.1 release commit (CHANGELOG top entry). Its go.mod declares
 # the terraform-providers path but the proxy serves it under hashicorp/.
-HTTP_VER=3.6.1      HTTP_MOD=github.com/terraform-providers/terraform-provider-http
-HTTP_GOVER=v1.2.1-0.20260814132659-be89f04ea469
+HTTP_MOD=github.com/terraform-providers/terraform-provider-http
 HTTP_REPLACES=("$HTTP_MOD=github.com/hashicorp/terraform-provider-http@$HTTP_GOVER")
-TIME_VER=0.14.2     TIME_MOD=github.com/hashicorp/terraform-provider-time
-TIME_GOVER=v0.14.2
+TIME_MOD=github.com/hashicorp/terraform-provider-time
 # tfcoremock: HashiCorp's protocol-6 test provider (framework). Proxy first,
 # else ../shared/peers/tfcoremock.
-TFCOREMOCK_VER=0.6.0-beta2 TFCOREMOCK_MOD=github.com/hashicorp/terraform-provider-tfcoremock
-TFCOREMOCK_GOVER=v0.6.0-beta2
+TFCOREMOCK_MOD=github.com/hashicorp/terraform-provider-tfcoremock
 
-PULUMI_VER=3.259.0
-PULUMI_HOST_GOVER=v3.0.0-20260819165155-0ac56e876614     # untagged host modules @ 0ac56e876614 (= v3.259.0)
 PULUMI_REPLACES=(
   github.com/atotto/clipboard=github.com/tgummerer/clipboard@v0.0.0-20241001131231-d02d263e614e
   golang.org/x/text=golang.org/x/text@v0.39.0
 )
-YAML_VER=1.38.1
 # The SDKs programs use, from the ordinary registries, pinned. @pulumi/pulumi
 # takes typescript < 7 and ts-node < 12 as optional peers.
 SDK_VER=$PULUMI_VER   # pulumi (PyPI), @pulumi/pulumi (npm), github.com/pulumi/pulumi/sdk/v3 (Go)
@@ -91,14 +84,22 @@ NODE_DEV_PACKAGES=(typescript@5.9.3 @types/node@20.19.43 ts-node@10.9.2)
 # What a generated Python SDK requires beside pulumi (its pyproject.toml).
 PYTHON_SDK_DEPS=(parver==1.0.1.post0)   # semver comes with pulumi
 
-BRIDGE_VER=3.136.0
-ANCHOR_LDVERSION=v1.1.3   # the pulumi-terraform-provider release this stands in for
+# --- Terraform CLI (begin) ---
+# The oracle the fixture provider's own tests run (tests/fixture-provider/tests/terraform/).
+TERRAFORM_MOD=github.com/hashicorp/terraform
+# Terraform's go.mod points nine remote-state backends (azurerm, consul, cos, gcs,
+# kubernetes, oci, oss, pg, s3) and internal/legacy at nested modules by local `replace`;
+# the module zip leaves nested modules out and the proxy has no version of them at this
+# commit. The build drops those backends (nothing here stores state remotely); the local,
+# remote, http, inmem and cloud backends stay.
+TERRAFORM_DROPPED_BACKENDS=(azure consul cos gcs kubernetes oci oss pg s3)
+# --- Terraform CLI (end) ---
+
 ANCHOR_REPLACES=(
   github.com/hashicorp/terraform-plugin-sdk/v2=github.com/pulumi/terraform-plugin-sdk/v2@v2.0.0-20260318212141-5525259d096b
 )
 
 # Our own test providers, built from this checkout; cached by source hash.
-REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 declare -A OWN_PROVIDER_SRC=(
   [sdkv2test]=$REPO/tests/go-providers/sdkv2
   [framework6test]=$REPO/tests/go-providers/framework6
@@ -107,16 +108,17 @@ declare -A OWN_PROVIDER_SRC=(
 PROVIDERS=(random local null tls http time tfcoremock sdkv2test framework6test)
 PULUMI_TOOLS=(pulumi-cli pulumi-language-yaml)
 LANGUAGE_TOOLS=(language-hosts sdk-python sdk-nodejs sdk-go)
-ALL_TOOLS=("${PROVIDERS[@]}" "${PULUMI_TOOLS[@]}" "${LANGUAGE_TOOLS[@]}" anchor)
+ALL_TOOLS=("${PROVIDERS[@]}" "${PULUMI_TOOLS[@]}" "${LANGUAGE_TOOLS[@]}" anchor terraform)
 
 usage() {
   cat >&2 <<EOF
-usage: $0 [all|providers|pulumi|languages|anchor|<tool>]...   (default: all)
+usage: $0 [all|providers|pulumi|languages|anchor|terraform|<tool>]...   (default: all)
   providers: ${PROVIDERS[*]}
   pulumi:    ${PULUMI_TOOLS[*]}
   languages: ${LANGUAGE_TOOLS[*]}
              (language-hosts: pulumi-language-{python,nodejs,go} and the release's helper scripts)
   anchor:    anchor (pulumi-terraform-bridge/v3/dynamic v$BRIDGE_VER)
+  terraform: terraform (the Terraform CLI v$TERRAFORM_VER)
 cache root: \$TFBRIDGE_TOOLS_DIR (now: $ROOT)
 EOF
 }
@@ -479,6 +481,34 @@ b_anchor() {
     -o "$out/pulumi-resource-terraform-provider" github.com/pulumi/pulumi-terraform-bridge/v3/dynamic || return 1
 }
 
+# --- Terraform CLI (begin) ---
+# The module's source is copied out of the module cache and built as the main module (its
+# go.sum applies), with the backends above taken out of internal/backend/init.
+b_terraform() {
+  local out=$1 src=$ROOT/src/terraform-$TERRAFORM_VER dir b
+  run go mod download "$TERRAFORM_MOD@v$TERRAFORM_VER" || return 1
+  dir=$(go env GOMODCACHE)/$TERRAFORM_MOD@v$TERRAFORM_VER
+  rm -rf "$src" && cp -R "$dir" "$src" && chmod -R u+w "$src" && cd "$src" || return 1
+  local pattern
+  pattern=$(IFS='|'; echo "${TERRAFORM_DROPPED_BACKENDS[*]}")
+  sed -i -E "\#^\s*backend[A-Za-z0-9]+ \"$TERRAFORM_MOD/internal/backend/remote-state/($pattern)\"#d" \
+    internal/backend/init/init.go || return 1
+  sed -i -E '/^\s*"(azurerm|consul|cos|gcs|kubernetes|oss|pg|s3|oci)": +func\(\) backend\.Backend/d' \
+    internal/backend/init/init.go || return 1
+  if grep -Eq "remote-state/($pattern)\"" internal/backend/init/init.go; then
+    echo "test-tools: terraform: internal/backend/init/init.go still imports a dropped backend" >>"$CUR_LOG"
+    return 1
+  fi
+  for b in "${TERRAFORM_DROPPED_BACKENDS[@]/#/internal/backend/remote-state/}" internal/legacy; do
+    run go mod edit -droprequire="$TERRAFORM_MOD/$b" -dropreplace="$TERRAFORM_MOD/$b" || return 1
+  done
+  run go build -trimpath -ldflags "-s -w -X $TERRAFORM_MOD/version.dev=no" -o "$out/terraform" . || return 1
+  CHECKPOINT_DISABLE=1 run "$out/terraform" version || return 1
+  grep -q "^Terraform v$TERRAFORM_VER\$" "$CUR_LOG" || {
+    echo "test-tools: terraform: 'terraform version' does not say v$TERRAFORM_VER" >>"$CUR_LOG"; return 1; }
+}
+# --- Terraform CLI (end) ---
+
 # --- main ----------------------------------------------------------------------
 declare -A done_tools=()
 for tool in "${selected[@]}"; do
@@ -520,6 +550,7 @@ for tool in "${selected[@]}"; do
     pulumi-language-yaml)
       install_leaf pulumi-language-yaml "$YAML_VER" "$ROOT/pulumi-yaml/$YAML_VER" b_pulumi-language-yaml ;;
     anchor)     install_leaf anchor     "$BRIDGE_VER"     "$ROOT/anchor/$BRIDGE_VER"                   b_anchor ;;
+    terraform)  install_leaf terraform  "$TERRAFORM_VER"  "$ROOT/terraform/$TERRAFORM_VER"             b_terraform ;;
   esac
 done
 

@@ -1,24 +1,74 @@
 #!/usr/bin/env bash
-# Runs every test: builds the real test peers first (Terraform providers, the Pulumi CLI
-# with its YAML, Python, Node.js and Go language hosts and their SDKs, and the Go
-# implementation for the comparison tests; all cached by version, see
-# scripts/test-tools.sh), then the whole workspace's tests, and ends with one summary line.
+# Runs every test, in two tiers, and ends with one summary line
+# ("tests: N passed, N failed, N ignored"):
+#
+# 1. the hermetic tier, `cargo test --workspace`: no Go, no network, no peers;
+# 2. the peer tier: every test target declared in a Cargo.toml with
+#    `required-features = ["peer-tests"]` (tests/e2e_*.rs and the others that need real
+#    Terraform providers, the Pulumi CLI with its YAML, Python, Node.js and Go language hosts
+#    and their SDKs, the Go implementation or the Terraform CLI), after scripts/test-tools.sh
+#    has built those peers (cached by version).
+#
+# Then it checks that the run left no process behind: any terraform-provider-*,
+# pulumi-resource-terraform-provider or pulumi-language-* process carrying this run's
+# TFBRIDGE_TEST_RUN marker fails the run, is listed, and is killed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [[ -f scripts/test-tools.sh ]]; then
-  # The end-to-end tests (tests/e2e_*.rs) also need the Pulumi CLI, its language hosts and
-  # SDKs, and the Go implementation.
-  bash scripts/test-tools.sh providers pulumi languages anchor
+  bash scripts/test-tools.sh providers pulumi languages anchor terraform
 fi
 
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+# Every process this run starts inherits the marker (tests/common/pulumi.rs passes it to the
+# Pulumi CLI, whose environment is otherwise cleared).
+export TFBRIDGE_TEST_RUN="test.sh-$$-$(date +%s%N)"
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
 status=0
-cargo test --workspace --locked --no-fail-fast 2>&1 | tee "$log" || status=$?
 
-# cargo prints one "test result:" line per test binary; add them up so the run ends with a
-# single line that says how many tests ran.
+echo "== hermetic tier: cargo test --workspace" >&2
+cargo test --workspace --locked --no-fail-fast 2>&1 | tee "$logs/hermetic" || status=$?
+
+# The peer tier's targets, from the manifests (so a new one needs no edit here).
+mapfile -t peer_targets < <(cargo metadata --no-deps --format-version 1 --locked | python3 -c '
+import json, sys
+for package in json.load(sys.stdin)["packages"]:
+    for target in package["targets"]:
+        if "test" in target["kind"] and "peer-tests" in (target.get("required-features") or []):
+            print(target["name"])
+')
+echo "== peer tier: ${#peer_targets[@]} test targets with --features peer-tests" >&2
+cargo test --workspace --locked --no-fail-fast --features peer-tests "${peer_targets[@]/#/--test=}" 2>&1 |
+  tee "$logs/peer" || status=$?
+
+# No process left behind. A process that is exiting gets two seconds to go.
+leftovers() {
+  local pid
+  # Anchored at a path component, so that no shell whose command line merely mentions
+  # these names (this one included) matches.
+  for pid in $(pgrep -f '(^|/)(terraform-provider-|pulumi-resource-terraform-provider|pulumi-language-)' || true); do
+    [[ $pid == "$$" ]] && continue
+    if tr '\0' '\n' 2>/dev/null <"/proc/$pid/environ" | grep -qxF "TFBRIDGE_TEST_RUN=$TFBRIDGE_TEST_RUN"; then
+      echo "$pid"
+    fi
+  done
+}
+left=$(leftovers)
+if [[ -n $left ]]; then
+  sleep 2
+  left=$(leftovers)
+fi
+if [[ -n $left ]]; then
+  echo "test.sh: FAILED: the run left these processes behind (now killed):" >&2
+  # shellcheck disable=SC2086
+  ps -o pid=,ppid=,args= -p "$(echo $left | tr ' ' ',')" >&2 || true
+  # shellcheck disable=SC2086
+  kill -9 $left 2>/dev/null || true
+  status=1
+fi
+
+# cargo prints one "test result:" line per test binary (tests/tfplugin_orphans.rs, which
+# has its own main, prints one too); add them up.
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i) ~ /^passed;?$/) p += $(i-1); if ($(i) ~ /^failed;?$/) f += $(i-1); if ($(i) ~ /^ignored;?$/) g += $(i-1) } }
-     END { printf "tests: %d passed, %d failed, %d ignored\n", p, f, g }' "$log"
+     END { printf "tests: %d passed, %d failed, %d ignored\n", p, f, g }' "$logs/hermetic" "$logs/peer"
 exit "$status"

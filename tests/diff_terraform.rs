@@ -23,6 +23,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use common::engine::{Implementation, Session, urn};
+use common::versions;
 use expect_test::expect_file;
 use serde_json::{Value as Json, json};
 use tfbridge_proto::pulumirpc;
@@ -303,7 +304,7 @@ async fn local_file_content_change_replaces() {
     let file = dir.join("out.txt").display().to_string();
     check(Case {
         name: "local_file_content",
-        provider: ("local", "2.9.0"),
+        provider: ("local", versions::LOCAL),
         tf_type: "local_file",
         token: "local:index/file:File",
         before: json!({"filename": file, "content": "hello"}),
@@ -317,7 +318,7 @@ async fn local_file_content_change_replaces() {
 async fn random_pet_length_change_replaces() {
     check(Case {
         name: "random_pet_length",
-        provider: ("random", "3.9.0"),
+        provider: ("random", versions::RANDOM),
         tf_type: "random_pet",
         token: "random:index/pet:Pet",
         before: json!({"length": 2, "separator": "-"}),
@@ -331,7 +332,7 @@ async fn random_pet_length_change_replaces() {
 async fn random_string_keepers_map_change_replaces() {
     check(Case {
         name: "random_string_keepers",
-        provider: ("random", "3.9.0"),
+        provider: ("random", versions::RANDOM),
         tf_type: "random_string",
         token: "random:index/string:String",
         before: json!({"length": 8, "keepers": {"a": "1", "c": "3"}}),
@@ -345,7 +346,7 @@ async fn random_string_keepers_map_change_replaces() {
 async fn random_shuffle_list_change_replaces() {
     check(Case {
         name: "random_shuffle_input",
-        provider: ("random", "3.9.0"),
+        provider: ("random", versions::RANDOM),
         tf_type: "random_shuffle",
         token: "random:index/shuffle:Shuffle",
         before: json!({"input": ["a", "b"], "seed": "s"}),
@@ -359,7 +360,7 @@ async fn random_shuffle_list_change_replaces() {
 async fn time_offset_days_change_updates_in_place() {
     check(Case {
         name: "time_offset_days",
-        provider: ("time", "0.14.2"),
+        provider: ("time", versions::TIME),
         tf_type: "time_offset",
         token: "time:index/offset:Offset",
         before: json!({"base_rfc3339": "2026-01-01T00:00:00Z", "offset_days": 1}),

@@ -9,11 +9,13 @@ mod common;
 
 use base64::Engine as _;
 use common::pulumi::{Implementation, Workspace};
+use common::versions;
 use serde_json::json;
 
 /// The parameter a by-name package embeds: the Go implementation's JSON format.
-const RANDOM_BY_NAME_PARAMETER: &str =
-    r#"{"remote":{"url":"registry.opentofu.org/hashicorp/random","version":"3.9.0"}}"#;
+fn random_by_name_parameter() -> String {
+    format!(r#"{{"remote":{{"url":"registry.opentofu.org/hashicorp/random","version":"{}"}}}}"#, versions::RANDOM)
+}
 
 /// Our plugin's version.
 const OURS: &str = env!("CARGO_PKG_VERSION");
@@ -22,10 +24,10 @@ const OURS: &str = env!("CARGO_PKG_VERSION");
 /// mirror holding random 3.9.0 in the unpacked layout, and where any attempt to reach the
 /// network goes to a closed loopback port.
 fn workspace_with_a_mirror(label: &str) -> anyhow::Result<Workspace> {
-    let random = common::real_provider("random", "3.9.0")?;
+    let random = common::real_provider("random", versions::RANDOM)?;
     let mut ws = Workspace::new(label, Implementation::Ours)?;
     let mirror = ws.root().join("mirror");
-    let leaf = mirror.join("registry.opentofu.org/hashicorp/random/3.9.0/linux_amd64");
+    let leaf = mirror.join(format!("registry.opentofu.org/hashicorp/random/{}/linux_amd64", versions::RANDOM));
     std::fs::create_dir_all(&leaf)?;
     // A hard link costs no disk; fall back to a copy across file systems.
     let target = leaf.join("terraform-provider-random");
@@ -48,24 +50,33 @@ fn workspace_with_a_mirror(label: &str) -> anyhow::Result<Workspace> {
 fn package_add_by_name_through_a_filesystem_mirror() -> anyhow::Result<()> {
     let mut ws = workspace_with_a_mirror("by-name")?;
     std::fs::write(ws.project_dir().join("Pulumi.yaml"), "name: by-name\nruntime: yaml\n")?;
-    ws.package_add(&["hashicorp/random", "3.9.0"])?;
+    ws.package_add(&["hashicorp/random", versions::RANDOM])?;
 
     let program = ws.program()?;
     assert!(
         program.contains(&format!(
-            "  random:\n    source: terraform-provider\n    version: {OURS}\n    parameters:\n      - hashicorp/random\n      - 3.9.0\n"
+            "  random:\n    source: terraform-provider\n    version: {OURS}\n    parameters:\n      - hashicorp/random\n      - {}\n",
+            versions::RANDOM
         )),
         "{program}"
     );
     // The YAML package lock file carries the embedded parameter value.
-    let lock = std::fs::read_to_string(ws.project_dir().join("sdks/random/random-3.9.0.yaml"))?;
-    let value = base64::engine::general_purpose::STANDARD.encode(RANDOM_BY_NAME_PARAMETER);
-    assert!(lock.contains(&format!("    name: random\n    version: 3.9.0\n    value: {value}\n")), "{lock}");
+    let lock = std::fs::read_to_string(ws.project_dir().join(format!("sdks/random/random-{}.yaml", versions::RANDOM)))?;
+    let value = base64::engine::general_purpose::STANDARD.encode(random_by_name_parameter());
+    assert!(
+        lock.contains(&format!("    name: random\n    version: {}\n    value: {value}\n", versions::RANDOM)),
+        "{lock}"
+    );
 
-    let output =
-        ws.pulumi_ok(&["package", "get-schema", &format!("terraform-provider@{OURS}"), "hashicorp/random", "3.9.0"])?;
+    let output = ws.pulumi_ok(&[
+        "package",
+        "get-schema",
+        &format!("terraform-provider@{OURS}"),
+        "hashicorp/random",
+        versions::RANDOM,
+    ])?;
     let schema: serde_json::Value = serde_json::from_str(&output.stdout)?;
-    assert_eq!((&schema["name"], &schema["version"]), (&json!("random"), &json!("3.9.0")));
+    assert_eq!((&schema["name"], &schema["version"]), (&json!("random"), &json!(versions::RANDOM)));
     assert_eq!(
         schema["parameterization"],
         json!({"baseProvider": {"name": "terraform-provider", "version": OURS}, "parameter": value})
@@ -80,7 +91,7 @@ fn package_add_by_name_through_a_filesystem_mirror() -> anyhow::Result<()> {
 fn a_program_using_a_package_added_by_name() -> anyhow::Result<()> {
     let mut ws = workspace_with_a_mirror("by-name-program")?;
     ws.copy_example("random")?;
-    ws.package_add(&["hashicorp/random", "3.9.0"])?;
+    ws.package_add(&["hashicorp/random", versions::RANDOM])?;
     ws.stack_init()?;
     ws.up()?;
     let outputs = ws.stack_outputs(false)?;

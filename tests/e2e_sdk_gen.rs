@@ -24,6 +24,7 @@ use anyhow::Context as _;
 use base64::Engine as _;
 use common::languages;
 use common::pulumi::{Implementation, Workspace};
+use common::versions;
 use expect_test::{ExpectFile, expect_file};
 
 /// One generated SDK and the workspace that holds it (deleted with it).
@@ -193,7 +194,7 @@ fn check(name: &str, version: &str, language: &str, golden: ExpectFile) -> anyho
 }
 
 macro_rules! sdk_tests {
-    ($($test:ident: $name:literal $version:literal $language:literal;)*) => {$(
+    ($($test:ident: $name:literal $version:path, $language:literal;)*) => {$(
         #[test]
         fn $test() -> anyhow::Result<()> {
             check($name, $version, $language, expect_file![concat!("golden/sdk-diff/", $name, "-", $language, ".diff")])
@@ -202,16 +203,16 @@ macro_rules! sdk_tests {
 }
 
 sdk_tests! {
-    random_nodejs: "random" "3.9.0" "nodejs";
-    random_python: "random" "3.9.0" "python";
-    random_go: "random" "3.9.0" "go";
-    tls_nodejs: "tls" "4.3.0+d044ca7c" "nodejs";
-    tls_python: "tls" "4.3.0+d044ca7c" "python";
-    tls_go: "tls" "4.3.0+d044ca7c" "go";
-    time_nodejs: "time" "0.14.2" "nodejs";
-    time_python: "time" "0.14.2" "python";
-    time_go: "time" "0.14.2" "go";
-    tfcoremock_nodejs: "tfcoremock" "0.6.0-beta2" "nodejs";
-    tfcoremock_python: "tfcoremock" "0.6.0-beta2" "python";
-    tfcoremock_go: "tfcoremock" "0.6.0-beta2" "go";
+    random_nodejs: "random" versions::RANDOM, "nodejs";
+    random_python: "random" versions::RANDOM, "python";
+    random_go: "random" versions::RANDOM, "go";
+    tls_nodejs: "tls" versions::TLS, "nodejs";
+    tls_python: "tls" versions::TLS, "python";
+    tls_go: "tls" versions::TLS, "go";
+    time_nodejs: "time" versions::TIME, "nodejs";
+    time_python: "time" versions::TIME, "python";
+    time_go: "time" versions::TIME, "go";
+    tfcoremock_nodejs: "tfcoremock" versions::TFCOREMOCK, "nodejs";
+    tfcoremock_python: "tfcoremock" versions::TFCOREMOCK, "python";
+    tfcoremock_go: "tfcoremock" versions::TFCOREMOCK, "go";
 }

@@ -9,6 +9,7 @@
 mod common;
 
 use common::pulumi::{Implementation, Workspace};
+use common::versions;
 use serde_json::json;
 
 /// A workspace with the example copied in, the provider's package added and a stack made.
@@ -40,7 +41,7 @@ macro_rules! for_both_implementations {
 for_both_implementations!(random_lifecycle, local_lifecycle, null_lifecycle, time_lifecycle);
 
 fn random_lifecycle(implementation: Implementation) -> anyhow::Result<()> {
-    let mut ws = start("random", implementation, "random", "3.9.0")?;
+    let mut ws = start("random", implementation, "random", versions::RANDOM)?;
     let up = ws.up()?;
     let outputs = ws.stack_outputs(true)?;
     let pet = outputs["petId"].as_str().unwrap_or_default().to_owned();
@@ -93,7 +94,7 @@ fn random_lifecycle(implementation: Implementation) -> anyhow::Result<()> {
 }
 
 fn local_lifecycle(implementation: Implementation) -> anyhow::Result<()> {
-    let mut ws = start("local", implementation, "local", "2.9.0")?;
+    let mut ws = start("local", implementation, "local", versions::LOCAL)?;
     let files = ws.root().join("files");
     std::fs::create_dir_all(&files)?;
     std::fs::write(files.join("input.txt"), "from before\n")?;
@@ -153,7 +154,7 @@ fn local_lifecycle(implementation: Implementation) -> anyhow::Result<()> {
 }
 
 fn null_lifecycle(implementation: Implementation) -> anyhow::Result<()> {
-    let mut ws = start("null", implementation, "null", "2.1.2")?;
+    let mut ws = start("null", implementation, "null", versions::NULL)?;
     ws.up()?;
     let outputs = ws.stack_outputs(true)?;
     assert_eq!(outputs["markerTriggers"], json!({"release": "v1"}), "{outputs:#}");
@@ -177,7 +178,7 @@ fn null_lifecycle(implementation: Implementation) -> anyhow::Result<()> {
 }
 
 fn time_lifecycle(implementation: Implementation) -> anyhow::Result<()> {
-    let mut ws = start("time", implementation, "time", "0.14.2")?;
+    let mut ws = start("time", implementation, "time", versions::TIME)?;
     ws.up()?;
     let outputs = ws.stack_outputs(true)?;
     assert_eq!(outputs, time_outputs("2026-01-02T00:00:00Z", 2), "{outputs:#}");
@@ -236,7 +237,7 @@ fn time_outputs(rfc3339: &str, day: u32) -> serde_json::Value {
 fn both_implementations_give_the_same_outputs() -> anyhow::Result<()> {
     let mut results = Vec::new();
     for implementation in Implementation::ALL {
-        let mut ws = start("time", implementation, "time", "0.14.2")?;
+        let mut ws = start("time", implementation, "time", versions::TIME)?;
         ws.up()?;
         let outputs = ws.stack_outputs(true)?;
         let state = ws.resource_state("later")?;
@@ -260,7 +261,7 @@ fn both_implementations_give_the_same_outputs() -> anyhow::Result<()> {
 /// last wrote.
 #[test]
 fn a_stack_moves_between_implementations() -> anyhow::Result<()> {
-    let mut ws = start("time", Implementation::Go, "time", "0.14.2")?;
+    let mut ws = start("time", Implementation::Go, "time", versions::TIME)?;
     ws.up()?;
     assert_eq!(ws.stack_outputs(true)?, time_outputs("2026-01-02T00:00:00Z", 2));
 

@@ -9,6 +9,7 @@
 mod common;
 
 use common::pulumi::{Implementation, Workspace};
+use common::versions;
 
 /// One bad program: which example it starts from, how it is broken, and the text each
 /// implementation's failed `pulumi up` must contain.
@@ -30,7 +31,7 @@ fn set_files_dir(ws: &mut Workspace) -> anyhow::Result<()> {
 
 const INVALID_PROPERTY: BadInput = BadInput {
     example: "random",
-    provider: ("random", "3.9.0"),
+    provider: ("random", versions::RANDOM),
     break_it: |ws| ws.edit_program("      prefix: e2e\n", "      prefix: e2e\n      bogusProperty: 1\n"),
     // pulumi-yaml rejects it with the package schema, before any provider call.
     go_says: &["Property bogusProperty does not exist on 'random:index/pet:Pet'", "line 14"],
@@ -39,7 +40,7 @@ const INVALID_PROPERTY: BadInput = BadInput {
 
 const WRONG_TYPE: BadInput = BadInput {
     example: "random",
-    provider: ("random", "3.9.0"),
+    provider: ("random", versions::RANDOM),
     break_it: |ws| ws.edit_program("      length: 20\n", "      length: twenty\n"),
     // pulumi-yaml rejects it with the package schema, before any provider call.
     go_says: &["random:index/password:Password", "length: Cannot assign type 'string' to type 'number'"],
@@ -48,7 +49,7 @@ const WRONG_TYPE: BadInput = BadInput {
 
 const PROVIDER_REJECTS_A_VALUE: BadInput = BadInput {
     example: "random",
-    provider: ("random", "3.9.0"),
+    provider: ("random", versions::RANDOM),
     // Well-typed, so only the Terraform provider's own validation catches it.
     break_it: |ws| ws.edit_program("      length: 20\n", "      length: 0\n"),
     go_says: &[
@@ -61,7 +62,7 @@ const PROVIDER_REJECTS_A_VALUE: BadInput = BadInput {
 
 const MISSING_REQUIRED_PROPERTY: BadInput = BadInput {
     example: "local",
-    provider: ("local", "2.9.0"),
+    provider: ("local", versions::LOCAL),
     break_it: |ws| {
         set_files_dir(ws)?;
         ws.edit_program("      filename: ${dir}/greeting.txt\n", "")
@@ -73,7 +74,7 @@ const MISSING_REQUIRED_PROPERTY: BadInput = BadInput {
 
 const MISSING_REQUIRED_CONFIG: BadInput = BadInput {
     example: "local",
-    provider: ("local", "2.9.0"),
+    provider: ("local", versions::LOCAL),
     // The `dir` config value is never set.
     break_it: |_| Ok(()),
     go_says: &["Stack 'dev' is missing configuration value 'dir'"],
@@ -82,7 +83,7 @@ const MISSING_REQUIRED_CONFIG: BadInput = BadInput {
 
 const FAILING_CREATE: BadInput = BadInput {
     example: "local",
-    provider: ("local", "2.9.0"),
+    provider: ("local", versions::LOCAL),
     break_it: |ws| {
         set_files_dir(ws)?;
         // The file's directory would have to be made under /dev/null, which is not a directory.

@@ -15,9 +15,8 @@ mod common;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use common::engine::{Implementation, Session, from_struct, summarize_diff, to_struct, urn};
+use common::engine::{Implementation, Session, from_struct, init_failed, summarize_diff, to_struct, urn};
 use common::recording_engine::recording_engine;
-use prost::Message;
 use serde_json::{Value as Json, json};
 use tfbridge_proto::pulumirpc;
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -62,16 +61,6 @@ impl Fixture {
     fn stored(&self, tf_type: &str, id: &str) -> bool {
         self.store.join(tf_type).join(format!("{id}.json")).is_file()
     }
-}
-
-/// The `ErrorResourceInitFailed` detail of a status, if it has one.
-fn init_failed(status: &tonic::Status) -> Option<pulumirpc::ErrorResourceInitFailed> {
-    let details = tonic_types::pb::Status::decode(status.details()).ok()?;
-    details
-        .details
-        .iter()
-        .find(|any| any.type_url.ends_with("/pulumirpc.ErrorResourceInitFailed"))
-        .and_then(|any| pulumirpc::ErrorResourceInitFailed::decode(any.value.as_slice()).ok())
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -454,57 +443,4 @@ async fn create_timeout_stops_the_provider() {
     assert!(status.message().contains(&urn), "{}", status.message());
     assert!(status.message().contains("timed out"), "{}", status.message());
     assert!(status.message().contains("Apply interrupted"), "{}", status.message());
-}
-
-/// The same misbehaving creates through both implementations, summarized: what each
-/// answers (accepted, or the status code), whether the message names the resource, and
-/// whether the object the provider created stays in the state.
-#[tokio::test]
-async fn what_the_go_implementation_lets_through() {
-    let misbehaviours = [
-        "plan_differs_from_config",
-        "write_only_in_plan",
-        "apply_changes_known_value",
-        "set_elements_uncorrelated",
-        "unknown_after_apply",
-        "null_after_apply",
-        "error_with_partial_state",
-        "garbage_new_state",
-        "panic_in_apply",
-    ];
-    let mut lines = Vec::new();
-    for misbehave in misbehaviours {
-        let mut line = format!("{misbehave}:");
-        for implementation in [Implementation::Go, Implementation::Ours] {
-            let store = common::scratch_dir("fixture-store");
-            let dir = common::fixture::wrapper_dir("6", &[("FIXTURE_STORE_DIR", store.to_str().expect("UTF-8"))])
-                .expect("the fixture provider is built");
-            let mut session = Session::start(implementation, &dir.join("terraform-provider-fixture")).await;
-            session.configure(json!({"endpoint": "e", "maxRetries": 3})).await.expect("Configure");
-            let urn = urn(MISBEHAVE, "m");
-            let news = json!({"misbehave": misbehave, "value": "v", "items": ["a"]});
-            let outcome = match session.try_create(&urn, &news, false).await {
-                Ok(_) => "accepted".to_owned(),
-                Err(status) => format!(
-                    "{:?}{}{}",
-                    status.code(),
-                    if status.message().contains(&urn) { ", names it" } else { "" },
-                    if init_failed(&status).is_some() { ", keeps it" } else { "" }
-                ),
-            };
-            line.push_str(&format!(" {}={outcome}", if implementation == Implementation::Go { "go" } else { "ours" }));
-        }
-        lines.push(line);
-    }
-    expect_test::expect![[r#"
-        plan_differs_from_config: go=accepted ours=FailedPrecondition, names it
-        write_only_in_plan: go=accepted ours=FailedPrecondition, names it
-        apply_changes_known_value: go=accepted ours=Unknown, names it, keeps it
-        set_elements_uncorrelated: go=accepted ours=Unknown, names it, keeps it
-        unknown_after_apply: go=accepted ours=Unknown, names it, keeps it
-        null_after_apply: go=Unknown ours=FailedPrecondition, names it
-        error_with_partial_state: go=Unknown ours=Unknown, names it, keeps it
-        garbage_new_state: go=Unknown ours=Internal, names it
-        panic_in_apply: go=Unavailable ours=Internal, names it"#]]
-    .assert_eq(&lines.join("\n"));
 }

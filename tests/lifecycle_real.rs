@@ -9,6 +9,7 @@
 mod common;
 
 use common::engine::{Implementation, Session, UNKNOWN, reveal, secret, summarize_diff, urn};
+use common::versions;
 use serde_json::{Value as Json, json};
 
 async fn session(provider: &str, version: &str) -> Session {
@@ -18,7 +19,7 @@ async fn session(provider: &str, version: &str) -> Session {
 
 #[tokio::test]
 async fn random_pet_create_no_op_replace_refresh_delete() {
-    let mut s = session("random", "3.9.0").await;
+    let mut s = session("random", versions::RANDOM).await;
     s.configure(json!({})).await.expect("Configure");
     let pet = urn("random:index/pet:Pet", "pet");
 
@@ -56,7 +57,7 @@ async fn random_pet_create_no_op_replace_refresh_delete() {
 
 #[tokio::test]
 async fn random_password_is_secret_and_string_imports() {
-    let mut s = session("random", "3.9.0").await;
+    let mut s = session("random", versions::RANDOM).await;
     s.configure(json!({})).await.expect("Configure");
     let password = urn("random:index/password:Password", "pw");
     let (inputs, id, outputs) = s.create(&password, json!({"length": 16, "special": false})).await;
@@ -89,7 +90,7 @@ async fn random_password_is_secret_and_string_imports() {
 async fn local_file_refresh_sees_an_out_of_band_deletion() {
     let dir = common::scratch_dir("local-file");
     let file = dir.join("hello.txt");
-    let mut s = session("local", "2.9.0").await;
+    let mut s = session("local", versions::LOCAL).await;
     s.configure(json!({})).await.expect("Configure");
     let f = urn("local:index/file:File", "f");
     let (inputs, id, outputs) =
@@ -127,7 +128,7 @@ async fn local_file_refresh_sees_an_out_of_band_deletion() {
 
 #[tokio::test]
 async fn null_resource_on_the_legacy_sdk() {
-    let mut s = session("null", "2.1.2").await;
+    let mut s = session("null", versions::NULL).await;
     s.configure(json!({})).await.expect("Configure");
     let n = urn("null:index/resource:Resource", "n");
     let (inputs, id, outputs) = s.create(&n, json!({"triggers": {"a": "1"}})).await;
@@ -269,7 +270,7 @@ async fn framework_widget_over_protocol_6() {
 
 #[tokio::test]
 async fn bad_requests_are_clear_errors() {
-    let mut s = session("random", "3.9.0").await;
+    let mut s = session("random", versions::RANDOM).await;
     s.configure(json!({})).await.expect("Configure");
     let unknown_type = s.try_check(&urn("random:index/nope:Nope", "x"), &json!({}), &json!({})).await.unwrap_err();
     assert_eq!(unknown_type.message(), r#""random:index/nope:Nope" is not a resource of the random package"#);

@@ -5,6 +5,7 @@
 mod common;
 
 use common::engine::{Implementation, Session};
+use common::versions;
 use serde_json::{Value as Json, json};
 use tfbridge_proto::pulumirpc;
 
@@ -35,13 +36,13 @@ async fn mapping(
 #[tokio::test]
 async fn mappings_match_the_go_implementation() {
     let cases = [
-        (("random", "3.9.0"), "terraform", ""),
-        (("local", "2.9.0"), "tf", "local"),
+        (("random", versions::RANDOM), "terraform", ""),
+        (("local", versions::LOCAL), "tf", "local"),
         (("sdkv2test", "current"), "terraform", ""),
         (("framework6test", "current"), "terraform", "framework6test"),
         // Another converter's key: nothing. Another provider: an error.
-        (("random", "3.9.0"), "pulumi", ""),
-        (("random", "3.9.0"), "terraform", "aws"),
+        (("random", versions::RANDOM), "pulumi", ""),
+        (("random", versions::RANDOM), "terraform", "aws"),
     ];
     for (provider, key, name) in cases {
         let go = mapping(Implementation::Go, provider, key, name).await;
@@ -58,7 +59,7 @@ async fn mappings_match_the_go_implementation() {
 
 #[tokio::test]
 async fn get_mappings_names_the_provider() {
-    let path = common::real_provider("local", "2.9.0").unwrap_or_else(|e| panic!("{e}"));
+    let path = common::real_provider("local", versions::LOCAL).unwrap_or_else(|e| panic!("{e}"));
     let mut s = Session::start(Implementation::Ours, &path).await;
     for (key, expected) in
         [("terraform", vec!["local".to_owned()]), ("tf", vec!["local".to_owned()]), ("other", vec![])]

@@ -8,13 +8,14 @@ use std::ffi::OsStr;
 use std::time::Duration;
 
 use common::plugin::{BINARY, Plugin};
+use common::versions;
 use tfbridge_proto::pulumirpc;
 use tfbridge_proto::pulumirpc::parameterize_request::{Parameters, ParametersArgs};
 use tokio::io::AsyncBufReadExt;
 
 /// random 3.9.0 started with `-debug`, and the TF_REATTACH_PROVIDERS value it printed.
 async fn debug_mode_random() -> (tokio::process::Child, String) {
-    let path = common::real_provider("random", "3.9.0").expect("random is built");
+    let path = common::real_provider("random", versions::RANDOM).expect("random is built");
     let mut debug = tokio::process::Command::new(&path)
         .arg("-debug")
         .stdout(std::process::Stdio::piped())

@@ -2,7 +2,7 @@
 
 mod common;
 
-use std::io::Read;
+use std::io::{BufRead, Read};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -213,11 +213,12 @@ async fn engine_log_reaches_the_engine_with_severity_urn_and_ephemeral_flag() {
 fn stdout_holds_only_the_port_line() {
     let mut child =
         Command::new(BINARY).arg("127.0.0.1:9").stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("starts");
-    let mut stdout = child.stdout.take().expect("piped");
-    std::thread::sleep(Duration::from_millis(300));
+    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("piped"));
+    // Ready once the port is announced: the signal handlers are installed before that.
+    let mut all = String::new();
+    stdout.read_line(&mut all).expect("read the port line");
     // SAFETY: as in Plugin::signal.
     unsafe { libc::kill(libc::pid_t::try_from(child.id()).expect("pid"), libc::SIGINT) };
-    let mut all = String::new();
     stdout.read_to_string(&mut all).expect("read stdout");
     assert_eq!(child.wait().expect("wait").code(), Some(0));
     let lines: Vec<&str> = all.lines().collect();

@@ -11,6 +11,7 @@
 
 mod common;
 
+use common::versions;
 use std::path::{Path, PathBuf};
 
 use common::engine::Implementation;
@@ -245,16 +246,16 @@ fn by_value(schema: &Value) -> Parameters {
 async fn parameter_values_work_across_implementations() -> anyhow::Result<()> {
     let anchor = Implementation::Go.binary();
     let ours = Path::new(common::plugin::BINARY);
-    let random = common::real_provider("random", "3.9.0")?;
+    let random = common::real_provider("random", versions::RANDOM)?;
     let cases = [
         (
-            "random 3.9.0 as a local binary",
+            &format!("random {} as a local binary", versions::RANDOM),
             vec![random.to_str().expect("a utf-8 path").to_owned()],
             common::scratch_dir("anchor-value"),
         ),
         (
-            "random 3.9.0 by registry address",
-            vec!["hashicorp/random".to_owned(), "3.9.0".to_owned()],
+            &format!("random {} by registry address", versions::RANDOM),
+            vec!["hashicorp/random".to_owned(), versions::RANDOM.to_owned()],
             registry_work_dir(&random)?,
         ),
     ];
@@ -278,9 +279,10 @@ async fn parameter_values_work_across_implementations() -> anyhow::Result<()> {
 /// address `hashicorp/random 3.9.0` needs no network.
 fn registry_work_dir(random: &Path) -> anyhow::Result<PathBuf> {
     let work_dir = common::scratch_dir("anchor-registry");
-    let cached = work_dir.join("dynamic_tf_plugins/registry.opentofu.org/hashicorp/random/3.9.0/linux_amd64");
+    let cached = work_dir
+        .join(format!("dynamic_tf_plugins/registry.opentofu.org/hashicorp/random/{}/linux_amd64", versions::RANDOM));
     std::fs::create_dir_all(&cached)?;
-    std::os::unix::fs::symlink(random, cached.join("terraform-provider-random_v3.9.0"))?;
+    std::os::unix::fs::symlink(random, cached.join(format!("terraform-provider-random_v{}", versions::RANDOM)))?;
     Ok(work_dir)
 }
 
@@ -288,17 +290,17 @@ fn registry_work_dir(random: &Path) -> anyhow::Result<PathBuf> {
 
 #[tokio::test]
 async fn random_matches_the_go_implementation() -> anyhow::Result<()> {
-    compare("random", "3.9.0").await
+    compare("random", versions::RANDOM).await
 }
 
 #[tokio::test]
 async fn null_matches_the_go_implementation() -> anyhow::Result<()> {
-    compare("null", "2.1.2").await
+    compare("null", versions::NULL).await
 }
 
 #[tokio::test]
 async fn local_matches_the_go_implementation() -> anyhow::Result<()> {
-    compare("local", "2.9.0").await
+    compare("local", versions::LOCAL).await
 }
 
 /// A registry address: the package fields then come from the address (version, repository,
@@ -306,9 +308,9 @@ async fn local_matches_the_go_implementation() -> anyhow::Result<()> {
 /// in the provider cache under PULUMI_HOME, so nothing is downloaded.
 #[tokio::test]
 async fn random_by_registry_address_matches_the_go_implementation() -> anyhow::Result<()> {
-    let work_dir = registry_work_dir(&common::real_provider("random", "3.9.0")?)?;
-    let args = vec!["hashicorp/random".to_owned(), "3.9.0".to_owned()];
-    let numbered = compare_args("random 3.9.0 by registry address", args, &work_dir).await?;
+    let work_dir = registry_work_dir(&common::real_provider("random", versions::RANDOM)?)?;
+    let args = vec!["hashicorp/random".to_owned(), versions::RANDOM.to_owned()];
+    let numbered = compare_args(&format!("random {} by registry address", versions::RANDOM), args, &work_dir).await?;
     assert_eq!(numbered, Vec::<String>::new());
     Ok(())
 }
@@ -373,17 +375,17 @@ async fn fixture_over_protocol_6_matches_the_go_implementation() -> anyhow::Resu
 
 #[tokio::test]
 async fn tls_matches_the_go_implementation() -> anyhow::Result<()> {
-    compare("tls", "4.3.0+d044ca7c").await
+    compare("tls", versions::TLS).await
 }
 
 #[tokio::test]
 async fn http_matches_the_go_implementation() -> anyhow::Result<()> {
-    compare("http", "3.6.1").await
+    compare("http", versions::HTTP).await
 }
 
 #[tokio::test]
 async fn time_matches_the_go_implementation() -> anyhow::Result<()> {
-    compare("time", "0.14.2").await
+    compare("time", versions::TIME).await
 }
 
 #[tokio::test]
@@ -400,7 +402,7 @@ async fn framework6test_matches_the_go_implementation() -> anyhow::Result<()> {
 /// value that records them (its JSON bytes included) must match too.
 #[tokio::test]
 async fn flags_match_the_go_implementation() -> anyhow::Result<()> {
-    let random = common::real_provider("random", "3.9.0")?;
+    let random = common::real_provider("random", versions::RANDOM)?;
     let path = random.to_str().expect("a utf-8 path");
     let cases: [&[&str]; 4] = [
         &[path, "--include", "random_pet,random_id", "--provider-name", "dice"],
@@ -410,7 +412,7 @@ async fn flags_match_the_go_implementation() -> anyhow::Result<()> {
     ];
     for args in cases {
         let args: Vec<String> = args.iter().map(|arg| arg.to_string()).collect();
-        let label = format!("random 3.9.0 with {:?}", &args[1..]);
+        let label = format!("random {} with {:?}", versions::RANDOM, &args[1..]);
         let numbered = compare_args(&label, args, &common::scratch_dir("anchor-flags")).await?;
         assert_eq!(numbered, Vec::<String>::new());
     }

@@ -1,51 +1,10 @@
-//! The `schema-gen` binary: it prints exactly the schema GetSchema serves (the goldens of
-//! tests/schema_golden.rs), the Terraform schema it read, and clear errors.
+//! The `schema-gen` binary: the Terraform schema it read, and clear errors. With a real
+//! provider (tests/schema_gen_cli_real.rs): exactly the schema GetSchema serves, and flags.
 
 mod common;
 
-use std::path::Path;
-use std::process::{Command, Output};
-
-use expect_test::expect;
+use common::schema::{run_schema_gen as run, schema_gen_stdout as stdout};
 use schema_gen::tf::{ProviderSchema, ProvidersSchemaFile};
-
-const SCHEMA_GEN: &str = env!("CARGO_BIN_EXE_schema-gen");
-
-fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(SCHEMA_GEN).args(args).current_dir(dir).output().expect("schema-gen starts")
-}
-
-fn stdout(output: &Output) -> String {
-    assert!(output.status.success(), "schema-gen failed: {}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8(output.stdout.clone()).expect("utf-8 output")
-}
-
-#[test]
-fn prints_the_same_schema_as_get_schema() -> anyhow::Result<()> {
-    let random = common::real_provider("random", "3.9.0")?;
-    let dir = random.parent().expect("a provider lives in a directory");
-    // The golden was made with plugin version 1.0.0 and this relative path.
-    let output = run(dir, &["--plugin-version", "1.0.0", "./terraform-provider-random"]);
-    assert_eq!(stdout(&output), include_str!("golden/schema/random-3.9.0.pulumi.json"));
-    // Warnings go to stderr, never into the JSON.
-    expect![[r#"
-        warning: ephemeral resource random_bytes is not translated: the package schema has no ephemeral resources
-        warning: ephemeral resource random_password is not translated: the package schema has no ephemeral resources
-    "#]]
-    .assert_eq(&String::from_utf8_lossy(&output.stderr));
-    Ok(())
-}
-
-#[test]
-fn parameterize_flags_apply() -> anyhow::Result<()> {
-    let random = common::real_provider("random", "3.9.0")?;
-    let path = random.to_str().expect("a utf-8 path");
-    let output = run(Path::new("/"), &[path, "--include", "random_pet,random_id", "--provider-name", "dice"]);
-    let schema: serde_json::Value = serde_json::from_str(&stdout(&output))?;
-    let resources: Vec<&str> = schema["resources"].as_object().expect("resources").keys().map(String::as_str).collect();
-    assert_eq!((schema["name"].as_str(), resources), (Some("dice"), vec!["dice:index/id:Id", "dice:index/pet:Pet"]));
-    Ok(())
-}
 
 /// The Terraform schema survives the trip through protocol 6 and back to JSON: the fixture
 /// serves `fixture_schema.json`, and schema-gen prints it again.

@@ -1,7 +1,8 @@
 //! Golden files of the whole Pulumi package schema, made the way GetSchema makes it: the
 //! provider is launched and described by `tfbridge::lifecycle::start_provider`, then
 //! translated. Covers the fixture provider over protocol 5 and 6 (every type, nesting mode
-//! and flag) and the real random, null and local providers.
+//! and flag); tests/schema_golden_real.rs does the same for the real random, null and local
+//! providers.
 //!
 //! Each provider is named by a relative local path (`./terraform-provider-<name>`, resolved
 //! against its own directory), so the parameter embedded in the schema is the same on every
@@ -9,73 +10,8 @@
 
 mod common;
 
-use std::path::Path;
-
-use expect_test::{ExpectFile, expect_file};
-use tfbridge::installer::NoProgress;
-
-/// The plugin version written as `parameterization.baseProvider.version`; fixed so that the
-/// goldens do not change with each release.
-const PLUGIN_VERSION: &str = "1.0.0";
-
-/// Parameterizes with `./terraform-provider-<name>` in `dir` and compares the schema and its
-/// warnings with the goldens.
-async fn check(dir: &Path, name: &str, schema_golden: ExpectFile, warnings_golden: ExpectFile) -> anyhow::Result<()> {
-    let args = tfbridge::parameterize::parse_args(&[format!("./terraform-provider-{name}")])?;
-    let parameterized = tfbridge::lifecycle::start_provider(&args, dir, &NoProgress).await?;
-    let (spec, warnings) = parameterized.package_schema(PLUGIN_VERSION);
-    parameterized.shutdown().await;
-    schema_golden.assert_eq(&(spec.to_json_pretty() + "\n"));
-    let warnings: String = warnings.iter().map(|warning| format!("{warning}\n")).collect();
-    warnings_golden.assert_eq(&warnings);
-    Ok(())
-}
-
-/// Runs the `schema-gen` command with a registry address and compares its output with the
-/// goldens. The provider is found in Terraform's implicit filesystem mirror under the working
-/// directory (`terraform.d/plugins`, unpacked layout), so nothing is downloaded. A child
-/// process, because the installer reads its configuration from the environment: here an
-/// empty CLI configuration and a PULUMI_HOME of its own.
-fn check_registry(
-    executable: &Path,
-    address: &str,
-    version: &str,
-    schema_golden: ExpectFile,
-    warnings_golden: ExpectFile,
-) -> anyhow::Result<()> {
-    let (namespace, type_name) = address.split_once('/').expect("namespace/type");
-    let work_dir = common::scratch_dir("golden-registry");
-    let mirrored = work_dir
-        .join("terraform.d/plugins/registry.opentofu.org")
-        .join(namespace)
-        .join(type_name)
-        .join(version)
-        .join("linux_amd64");
-    std::fs::create_dir_all(&mirrored)?;
-    std::os::unix::fs::symlink(executable, mirrored.join(format!("terraform-provider-{type_name}")))?;
-    let cli_config = work_dir.join("empty.tfrc");
-    std::fs::write(&cli_config, "")?;
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_schema-gen"))
-        .args(["--plugin-version", PLUGIN_VERSION, address, version])
-        .current_dir(&work_dir)
-        .env("TF_CLI_CONFIG_FILE", &cli_config)
-        .env("PULUMI_HOME", work_dir.join("pulumi-home"))
-        .output()?;
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    anyhow::ensure!(output.status.success(), "schema-gen {address} {version} failed: {stderr}");
-    schema_golden.assert_eq(&String::from_utf8(output.stdout)?);
-    // Progress lines name the scratch directory; only the warnings are compared.
-    let warnings: String =
-        stderr.lines().filter_map(|line| line.strip_prefix("warning: ")).map(|line| format!("{line}\n")).collect();
-    warnings_golden.assert_eq(&warnings);
-    Ok(())
-}
-
-/// The directory of a real provider built by scripts/test-tools.sh.
-fn real_provider_dir(name: &str, version: &str) -> anyhow::Result<std::path::PathBuf> {
-    let executable = common::real_provider(name, version)?;
-    Ok(executable.parent().expect("a provider lives in a directory").to_owned())
-}
+use common::schema::check;
+use expect_test::expect_file;
 
 #[tokio::test]
 async fn fixture_over_protocol_5() -> anyhow::Result<()> {
@@ -95,52 +31,6 @@ async fn fixture_over_protocol_6() -> anyhow::Result<()> {
         "fixture",
         expect_file!["golden/schema/fixture-v6.pulumi.json"],
         expect_file!["golden/schema/fixture-v6.warnings.txt"],
-    )
-    .await
-}
-
-#[tokio::test]
-async fn random_3_9_0() -> anyhow::Result<()> {
-    check(
-        &real_provider_dir("random", "3.9.0")?,
-        "random",
-        expect_file!["golden/schema/random-3.9.0.pulumi.json"],
-        expect_file!["golden/schema/random-3.9.0.warnings.txt"],
-    )
-    .await
-}
-
-/// The registry form: version, repository, publisher, the Go import path and a `remote`
-/// parameter come from the address.
-#[test]
-fn random_3_9_0_by_registry_address() -> anyhow::Result<()> {
-    check_registry(
-        &common::real_provider("random", "3.9.0")?,
-        "hashicorp/random",
-        "3.9.0",
-        expect_file!["golden/schema/random-3.9.0-registry.pulumi.json"],
-        expect_file!["golden/schema/random-3.9.0.warnings.txt"],
-    )
-}
-
-#[tokio::test]
-async fn null_2_1_2() -> anyhow::Result<()> {
-    check(
-        &real_provider_dir("null", "2.1.2")?,
-        "null",
-        expect_file!["golden/schema/null-2.1.2.pulumi.json"],
-        expect_file!["golden/schema/null-2.1.2.warnings.txt"],
-    )
-    .await
-}
-
-#[tokio::test]
-async fn local_2_9_0() -> anyhow::Result<()> {
-    check(
-        &real_provider_dir("local", "2.9.0")?,
-        "local",
-        expect_file!["golden/schema/local-2.9.0.pulumi.json"],
-        expect_file!["golden/schema/local-2.9.0.warnings.txt"],
     )
     .await
 }

@@ -11,8 +11,9 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::versions;
 /// The Pulumi CLI version scripts/test-tools.sh builds.
-const PULUMI_VERSION: &str = "3.259.0";
+const PULUMI_VERSION: &str = versions::PULUMI;
 
 fn pulumi_cli() -> anyhow::Result<PathBuf> {
     let path = common::tools_dir().join("pulumi").join(PULUMI_VERSION).join("bin").join("pulumi");
@@ -78,12 +79,12 @@ fn fixture_over_protocol_6() -> anyhow::Result<()> {
 #[test]
 fn real_providers() -> anyhow::Result<()> {
     let providers = [
-        ("random", "3.9.0"),
-        ("null", "2.1.2"),
-        ("local", "2.9.0"),
-        ("tls", "4.3.0+d044ca7c"),
-        ("http", "3.6.1"),
-        ("time", "0.14.2"),
+        ("random", versions::RANDOM),
+        ("null", versions::NULL),
+        ("local", versions::LOCAL),
+        ("tls", versions::TLS),
+        ("http", versions::HTTP),
+        ("time", versions::TIME),
         ("sdkv2test", "current"),
         ("framework6test", "current"),
     ];

@@ -10,6 +10,7 @@
 mod common;
 
 use common::engine::{Implementation, Session, reveal, summarize_diff, urn};
+use common::versions;
 use serde_json::{Value as Json, json};
 
 struct Case {
@@ -27,14 +28,14 @@ struct Case {
 fn cases() -> Vec<Case> {
     vec![
         Case {
-            provider: ("random", "3.9.0"),
+            provider: ("random", versions::RANDOM),
             config: json!({}),
             token: "random:index/pet:Pet",
             inputs: json!({"length": 3, "prefix": "p"}),
             volatile: &[],
         },
         Case {
-            provider: ("random", "3.9.0"),
+            provider: ("random", versions::RANDOM),
             config: json!({}),
             token: "random:index/password:Password",
             inputs: json!({"length": 20, "overrideSpecial": "!#"}),

@@ -11,6 +11,7 @@
 mod common;
 
 use common::engine::{Implementation, SECRET_SIG, Session, UNKNOWN, reveal, secret};
+use common::versions;
 use serde_json::{Value as Json, json};
 
 async fn session(implementation: Implementation, provider: &str, version: &str) -> Session {
@@ -50,7 +51,7 @@ fn assert_all_secret(result: &Json) {
 #[tokio::test]
 async fn a_nested_block_with_a_sensitive_setting() {
     let proxy = json!({"url": "http://proxy.example:3128", "username": "me", "password": secret(json!("hunter2"))});
-    let (ours, go) = both("tls", "4.3.0+d044ca7c", json!({"proxies": [proxy]}), false).await;
+    let (ours, go) = both("tls", versions::TLS, json!({"proxies": [proxy]}), false).await;
     let (ours, go) = (ours.expect("ours"), go.expect("Go"));
     assert_eq!(ours, go, "ours and Go's terraformConfig");
     assert_all_secret(&ours);
@@ -73,7 +74,7 @@ async fn a_required_string_setting() {
 
 #[tokio::test]
 async fn a_provider_without_settings() {
-    let (ours, go) = both("random", "3.9.0", json!({}), false).await;
+    let (ours, go) = both("random", versions::RANDOM, json!({}), false).await;
     assert_eq!(ours, go, "ours and Go's terraformConfig");
     assert_eq!(ours.expect("ours"), json!({"result": {}}));
 }
@@ -81,7 +82,7 @@ async fn a_provider_without_settings() {
 #[tokio::test]
 async fn unknown_settings_in_a_preview_are_an_error_with_both() {
     let unknown_url = json!({"proxies": [{"url": UNKNOWN}]});
-    let (ours, go) = both("tls", "4.3.0+d044ca7c", unknown_url, true).await;
+    let (ours, go) = both("tls", versions::TLS, unknown_url, true).await;
     let go = go.expect_err("Go fails on unknown settings");
     let ours = ours.expect_err("ours fails on unknown settings");
     assert!(go.contains("must be known"), "{go}");

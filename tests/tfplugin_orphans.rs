@@ -7,6 +7,7 @@
 
 mod common;
 
+use common::versions;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -23,9 +24,13 @@ fn main() -> anyhow::Result<()> {
     if let Some(provider) = std::env::var_os(LAUNCHER_ENV) {
         return run_launcher(provider.into());
     }
-    no_provider_survives_sigkill_of_its_launcher()?;
-    println!("test no_provider_survives_sigkill_of_its_launcher ... ok");
-    Ok(())
+    // The same lines libtest prints, so that scripts/test.sh counts this test like the others.
+    println!("\nrunning 1 test");
+    let outcome = no_provider_survives_sigkill_of_its_launcher();
+    let (word, passed, failed) = if outcome.is_ok() { ("ok", 1, 0) } else { ("FAILED", 0, 1) };
+    println!("test no_provider_survives_sigkill_of_its_launcher ... {word}");
+    println!("\ntest result: {word}. {passed} passed; {failed} failed; 0 ignored; 0 measured; 0 filtered out\n");
+    outcome
 }
 
 fn run_launcher(provider: std::path::PathBuf) -> anyhow::Result<()> {
@@ -42,7 +47,7 @@ fn run_launcher(provider: std::path::PathBuf) -> anyhow::Result<()> {
 }
 
 fn no_provider_survives_sigkill_of_its_launcher() -> anyhow::Result<()> {
-    let provider = real_provider("random", "3.9.0")?;
+    let provider = real_provider("random", versions::RANDOM)?;
     let mut launcher = Command::new(std::env::current_exe()?)
         .env(LAUNCHER_ENV, &provider)
         .stdout(Stdio::piped())

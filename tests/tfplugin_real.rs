@@ -7,6 +7,7 @@ mod common;
 use std::fmt::Write;
 use std::time::{Duration, Instant};
 
+use common::versions;
 use common::{process_is_alive, real_provider, scratch_dir, wait_until_dead, write_script};
 use expect_test::{ExpectFile, expect_file};
 use schema_gen::tf;
@@ -114,7 +115,8 @@ async fn check_real_provider(
 
 #[tokio::test]
 async fn random_3_9_0() -> anyhow::Result<()> {
-    let schema = check_real_provider("random", "3.9.0", "random_pet", expect_file!["data/tfplugin/random.txt"]).await?;
+    let schema =
+        check_real_provider("random", versions::RANDOM, "random_pet", expect_file!["data/tfplugin/random.txt"]).await?;
     let length = &schema.schema.resources["random_pet"].block.attributes["length"];
     assert_eq!(length.ty, tf::AttributeType::Type(tf::Type::Number));
     Ok(())
@@ -122,7 +124,8 @@ async fn random_3_9_0() -> anyhow::Result<()> {
 
 #[tokio::test]
 async fn local_2_9_0() -> anyhow::Result<()> {
-    let schema = check_real_provider("local", "2.9.0", "local_file", expect_file!["data/tfplugin/local.txt"]).await?;
+    let schema =
+        check_real_provider("local", versions::LOCAL, "local_file", expect_file!["data/tfplugin/local.txt"]).await?;
     assert_eq!(
         schema.schema.resources["local_file"].block.attributes["filename"].ty,
         tf::AttributeType::Type(tf::Type::String)
@@ -134,7 +137,8 @@ async fn local_2_9_0() -> anyhow::Result<()> {
 /// GetMetadata and GetFunctions answer `Unimplemented`, which must read as "unsupported".
 #[tokio::test]
 async fn null_2_1_2_old_protocol_5() -> anyhow::Result<()> {
-    let schema = check_real_provider("null", "2.1.2", "null_resource", expect_file!["data/tfplugin/null.txt"]).await?;
+    let schema =
+        check_real_provider("null", versions::NULL, "null_resource", expect_file!["data/tfplugin/null.txt"]).await?;
     let triggers = &schema.schema.resources["null_resource"].block.attributes["triggers"];
     assert_eq!(triggers.ty, tf::AttributeType::Type(tf::Type::map(tf::Type::String)));
     Ok(())
@@ -142,19 +146,19 @@ async fn null_2_1_2_old_protocol_5() -> anyhow::Result<()> {
 
 #[tokio::test]
 async fn time_0_14_2() -> anyhow::Result<()> {
-    check_real_provider("time", "0.14.2", "time_sleep", expect_file!["data/tfplugin/time.txt"]).await?;
+    check_real_provider("time", versions::TIME, "time_sleep", expect_file!["data/tfplugin/time.txt"]).await?;
     Ok(())
 }
 
 #[tokio::test]
 async fn tls_4_3_0() -> anyhow::Result<()> {
-    check_real_provider("tls", "4.3.0+d044ca7c", "tls_private_key", expect_file!["data/tfplugin/tls.txt"]).await?;
+    check_real_provider("tls", versions::TLS, "tls_private_key", expect_file!["data/tfplugin/tls.txt"]).await?;
     Ok(())
 }
 
 #[tokio::test]
 async fn http_3_6_1() -> anyhow::Result<()> {
-    check_real_provider("http", "3.6.1", "", expect_file!["data/tfplugin/http.txt"]).await?;
+    check_real_provider("http", versions::HTTP, "", expect_file!["data/tfplugin/http.txt"]).await?;
     Ok(())
 }
 
@@ -189,7 +193,7 @@ async fn framework_protocol_6_test_provider() -> anyhow::Result<()> {
 /// its own, which must be refused.
 #[tokio::test]
 async fn a_server_certificate_other_than_the_handshakes_is_refused() -> anyhow::Result<()> {
-    let real = real_provider("random", "3.9.0")?;
+    let real = real_provider("random", versions::RANDOM)?;
     let other = tfbridge::tfplugin::tls::generate_client_identity()?;
     let other_base64: String =
         other.certificate_pem.lines().filter(|line| !line.starts_with("-----")).collect::<Vec<_>>().join("");
@@ -214,7 +218,7 @@ async fn a_server_certificate_other_than_the_handshakes_is_refused() -> anyhow::
 /// failed and that the process died, with the signal.
 #[tokio::test]
 async fn a_call_to_a_killed_provider_reports_the_death() -> anyhow::Result<()> {
-    let client = launch_with_mtls(&real_provider("random", "3.9.0")?).await?;
+    let client = launch_with_mtls(&real_provider("random", versions::RANDOM)?).await?;
     let pid = client.pid().expect("pid");
     // SAFETY: kill(2) on the provider process we own.
     assert_eq!(unsafe { libc::kill(pid as i32, libc::SIGKILL) }, 0);
@@ -233,7 +237,7 @@ async fn a_call_to_a_killed_provider_reports_the_death() -> anyhow::Result<()> {
 /// kills the provider and exits 2, as a crashing provider would.
 #[tokio::test]
 async fn a_call_that_dies_with_a_panic_carries_the_panic_text() -> anyhow::Result<()> {
-    let real = real_provider("random", "3.9.0")?;
+    let real = real_provider("random", versions::RANDOM)?;
     let dir = scratch_dir("panic");
     let script = write_script(
         &dir,
@@ -270,7 +274,7 @@ async fn a_call_that_dies_with_a_panic_carries_the_panic_text() -> anyhow::Resul
 /// block it: the writer finishes and the provider keeps answering.
 #[tokio::test]
 async fn megabytes_of_stderr_after_the_handshake_do_not_block() -> anyhow::Result<()> {
-    let real = real_provider("random", "3.9.0")?;
+    let real = real_provider("random", versions::RANDOM)?;
     let dir = scratch_dir("flood-after");
     let script = write_script(
         &dir,
@@ -300,7 +304,7 @@ async fn megabytes_of_stderr_after_the_handshake_do_not_block() -> anyhow::Resul
 async fn reattach_to_a_provider_in_debug_mode_and_leave_it_running() -> anyhow::Result<()> {
     use tokio::io::AsyncBufReadExt;
 
-    let path = real_provider("random", "3.9.0")?;
+    let path = real_provider("random", versions::RANDOM)?;
     let mut debug = tokio::process::Command::new(&path)
         .arg("-debug")
         .stdout(std::process::Stdio::piped())
@@ -344,7 +348,7 @@ async fn reattach_to_a_provider_in_debug_mode_and_leave_it_running() -> anyhow::
 /// offered and the provider serves plaintext gRPC on its socket.
 #[tokio::test]
 async fn plaintext_when_auto_mtls_is_off() -> anyhow::Result<()> {
-    let mut config = LaunchConfig::terraform_defaults(real_provider("random", "3.9.0")?);
+    let mut config = LaunchConfig::terraform_defaults(real_provider("random", versions::RANDOM)?);
     config.auto_mtls = false;
     let client = launch(&config).await?;
     assert!(!client.uses_tls());
@@ -358,7 +362,7 @@ async fn plaintext_when_auto_mtls_is_off() -> anyhow::Result<()> {
 /// A client dropped without shutdown still takes its process with it.
 #[tokio::test]
 async fn dropping_the_client_kills_the_provider() -> anyhow::Result<()> {
-    let client = launch_with_mtls(&real_provider("random", "3.9.0")?).await?;
+    let client = launch_with_mtls(&real_provider("random", versions::RANDOM)?).await?;
     let pid = client.pid().expect("pid");
     assert!(process_is_alive(pid));
     drop(client);

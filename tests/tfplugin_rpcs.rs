@@ -7,6 +7,7 @@ mod common;
 
 use common::msgpack::{Msg, encode, render};
 use common::real_provider;
+use common::versions;
 use expect_test::expect;
 use tfbridge::tfplugin::types::{
     ApplyResourceChangeRequest, DynamicValue, MoveResourceStateRequest, PlanResourceChangeRequest, RawState,
@@ -34,7 +35,7 @@ fn stable(text: &str, pet_name: &str) -> String {
 
 #[tokio::test]
 async fn random_pet_lifecycle_over_protocol_5() -> anyhow::Result<()> {
-    let client = launch_real("random", "3.9.0").await?;
+    let client = launch_real("random", versions::RANDOM).await?;
     assert!(
         client
             .validate_provider_config(&DynamicValue::Msgpack(encode(&Msg::Object(vec![]))))
@@ -172,7 +173,7 @@ async fn random_pet_lifecycle_over_protocol_5() -> anyhow::Result<()> {
 
 #[tokio::test]
 async fn import_random_id() -> anyhow::Result<()> {
-    let client = launch_real("random", "3.9.0").await?;
+    let client = launch_real("random", versions::RANDOM).await?;
     let imported = client.import_resource_state("random_id", "p-9hUg").await?;
     assert!(imported.diagnostics.is_empty(), "{:?}", imported.diagnostics);
     let rendered: Vec<String> =
@@ -185,7 +186,7 @@ async fn import_random_id() -> anyhow::Result<()> {
 
 #[tokio::test]
 async fn validation_problems_come_back_as_diagnostics_with_paths() -> anyhow::Result<()> {
-    let client = launch_real("tls", "4.3.0+d044ca7c").await?;
+    let client = launch_real("tls", versions::TLS).await?;
     let mut attributes: Vec<(&'static str, Msg)> = [
         "ecdsa_curve",
         "id",
@@ -215,7 +216,7 @@ async fn validation_problems_come_back_as_diagnostics_with_paths() -> anyhow::Re
 
 #[tokio::test]
 async fn provider_functions_over_protocol_5_and_6() -> anyhow::Result<()> {
-    let local = launch_real("local", "2.9.0").await?;
+    let local = launch_real("local", versions::LOCAL).await?;
     let dir = std::env::temp_dir();
     let argument = DynamicValue::Msgpack({
         let mut out = Vec::new();
@@ -223,11 +224,11 @@ async fn provider_functions_over_protocol_5_and_6() -> anyhow::Result<()> {
         out
     });
     let Support::Supported(answer) = local.call_function("direxists", &[argument]).await? else {
-        anyhow::bail!("local 2.9.0 has functions")
+        anyhow::bail!("local {} has functions", versions::LOCAL)
     };
     assert_eq!((show(&answer.result), answer.error), ("true".to_owned(), None));
     let Support::Supported(answer) = local.call_function("no_such_function", &[]).await? else {
-        anyhow::bail!("local 2.9.0 has functions")
+        anyhow::bail!("local {} has functions", versions::LOCAL)
     };
     let error = answer.error.expect("an unknown function is an error");
     assert!(error.text.contains("no_such_function"), "{error:?}");
@@ -244,7 +245,7 @@ async fn provider_functions_over_protocol_5_and_6() -> anyhow::Result<()> {
     framework6.shutdown().await;
 
     // An old provider without functions: CallFunction is unsupported, not an error.
-    let null = launch_real("null", "2.1.2").await?;
+    let null = launch_real("null", versions::NULL).await?;
     assert_eq!(null.call_function("anything", &[]).await?, Support::Unsupported);
     let moved = null
         .move_resource_state(&MoveResourceStateRequest {
@@ -264,7 +265,7 @@ async fn provider_functions_over_protocol_5_and_6() -> anyhow::Result<()> {
 /// The client is shared across tasks (Send + Sync) and calls run concurrently.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_calls_from_many_tasks() -> anyhow::Result<()> {
-    let client = std::sync::Arc::new(launch_real("random", "3.9.0").await?);
+    let client = std::sync::Arc::new(launch_real("random", versions::RANDOM).await?);
     let mut tasks = tokio::task::JoinSet::new();
     for length in 1..=32 {
         let client = client.clone();

@@ -3,7 +3,7 @@
 //! Outputs are the Terraform state object under Pulumi names, plus `__meta` (a JSON string
 //! holding the schema version and the provider's private bytes) and, in states the Go
 //! implementation wrote, `__pulumi_raw_state_delta`. [`Meta`] reads and writes `__meta`;
-//! [`raw_state`] rebuilds the raw state JSON Terraform would have stored, which every
+//! [`raw_state()`] rebuilds the raw state JSON Terraform would have stored, which every
 //! operation then sends through `UpgradeResourceState`, as Terraform does on every load.
 //!
 //! Architecture invariant: pure; the provider calls happen in the operations.

@@ -90,7 +90,10 @@ impl Implementation {
         match self {
             Implementation::Ours => super::plugin::BINARY.into(),
             Implementation::Go => {
-                let path = super::tools_dir().join("anchor/3.136.0/pulumi-resource-terraform-provider");
+                let path = super::tools_dir()
+                    .join("anchor")
+                    .join(super::versions::BRIDGE)
+                    .join("pulumi-resource-terraform-provider");
                 assert!(
                     path.is_file(),
                     "the Go implementation is missing at {}: run scripts/test-tools.sh anchor",
@@ -385,4 +388,14 @@ pub fn summarize_diff(diff: &pulumirpc::DiffResponse) -> String {
         .collect();
     detailed.sort();
     format!("{changes} replaces={:?} diffs={:?} detailed={detailed:?}", diff.replaces, diff.diffs)
+}
+
+/// The `ErrorResourceInitFailed` detail of a status, if it has one.
+pub fn init_failed(status: &tonic::Status) -> Option<pulumirpc::ErrorResourceInitFailed> {
+    let details = <tonic_types::pb::Status as prost::Message>::decode(status.details()).ok()?;
+    details
+        .details
+        .iter()
+        .find(|any| any.type_url.ends_with("/pulumirpc.ErrorResourceInitFailed"))
+        .and_then(|any| <pulumirpc::ErrorResourceInitFailed as prost::Message>::decode(any.value.as_slice()).ok())
 }

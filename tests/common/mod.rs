@@ -10,6 +10,8 @@ pub mod msgpack;
 pub mod plugin;
 pub mod pulumi;
 pub mod recording_engine;
+pub mod schema;
+pub mod versions;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -71,6 +73,36 @@ pub fn process_is_alive(pid: u32) -> bool {
         Ok(stat) => !stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
         Err(_) => false,
     }
+}
+
+/// SIGKILLs every process in the process group `pgid` (a child started with
+/// `process_group(0)` leads the group whose id is its pid). Its members are gone, or
+/// zombies of their parents, when this returns. Nothing happens when the group is empty.
+pub fn kill_process_group(pgid: u32) {
+    let Ok(pgid) = libc::pid_t::try_from(pgid) else { return };
+    // SAFETY: kill(2) with a negative pid signals the process group; no memory is touched.
+    unsafe { libc::kill(-pgid, libc::SIGKILL) };
+}
+
+/// SIGKILLs every process (of this user) whose environment holds `key=value`, and returns
+/// how many there were. For processes that left the process group they were started in.
+pub fn kill_processes_with_env(key: &str, value: &str) -> usize {
+    let wanted = format!("{key}={value}");
+    let Ok(entries) = std::fs::read_dir("/proc") else { return 0 };
+    let mut killed = 0;
+    for entry in entries.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|name| name.parse::<libc::pid_t>().ok()) else { continue };
+        if pid == libc::pid_t::try_from(std::process::id()).unwrap_or_default() {
+            continue;
+        }
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else { continue };
+        if environ.split(|byte| *byte == 0).any(|var| var == wanted.as_bytes()) {
+            // SAFETY: kill(2) on a pid read from /proc; no memory is touched.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            killed += 1;
+        }
+    }
+    killed
 }
 
 /// Waits up to `timeout` for `pid` to be gone.

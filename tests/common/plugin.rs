@@ -4,6 +4,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use tfbridge_proto::pulumirpc;
 use tfbridge_proto::pulumirpc::resource_provider_client::ResourceProviderClient;
 use tonic::transport::Channel;
 
@@ -25,14 +26,19 @@ impl Plugin {
         Plugin::start_with_env(binary, args, &[])
     }
 
-    /// Starts a provider binary with extra environment variables.
+    /// Starts a provider binary with extra environment variables, as the leader of a process
+    /// group of its own: the Terraform providers it starts join that group, and dropping the
+    /// `Plugin` kills the whole group. The Go implementation leaves its providers running
+    /// when it is killed, so killing only the plugin would orphan them.
     pub fn start_with_env(binary: &std::path::Path, args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Plugin {
+        use std::os::unix::process::CommandExt as _;
         let mut child = Command::new(binary)
             .envs(env.iter().map(|(k, v)| (*k, *v)))
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
+            .process_group(0)
             .spawn()
             .expect("the plugin binary starts");
         let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
@@ -48,6 +54,15 @@ impl Plugin {
         ResourceProviderClient::connect(format!("http://127.0.0.1:{}", self.port))
             .await
             .expect("connects to the plugin")
+    }
+
+    /// Sends Parameterize and returns its answer.
+    pub async fn parameterize(
+        &self,
+        parameters: pulumirpc::parameterize_request::Parameters,
+    ) -> Result<pulumirpc::ParameterizeResponse, tonic::Status> {
+        let request = pulumirpc::ParameterizeRequest { parameters: Some(parameters) };
+        self.client().await.parameterize(request).await.map(tonic::Response::into_inner)
     }
 
     pub fn signal(&self, signal: libc::c_int) {
@@ -72,7 +87,7 @@ impl Plugin {
 
 impl Drop for Plugin {
     fn drop(&mut self) {
-        let _ = self.child.kill();
+        super::kill_process_group(self.child.id());
         let _ = self.child.wait();
     }
 }

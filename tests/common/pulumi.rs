@@ -8,8 +8,9 @@
 //! (one project, one stack, one `PULUMI_HOME`) and `CommandOutput` (what one CLI run printed,
 //! with everything needed for a clear assertion message).
 //!
-//! Every CLI run has a timeout and its own log files; on a timeout the whole process group
-//! (the CLI and the plugins it started) is killed.
+//! Every CLI run has a timeout and its own log files. When it exits or times out, its process
+//! group and every process carrying the workspace's marker (`TFBRIDGE_E2E_WORKSPACE`, which
+//! plugins, language hosts and Terraform providers inherit) are killed, so none outlives it.
 //!
 //! Architecture invariant: this helper knows the Pulumi CLI's command line and environment
 //! only; it knows nothing about the programs it runs or the Terraform providers they use.
@@ -29,10 +30,13 @@ pub enum Implementation {
     Go,
 }
 
+/// The environment variable holding a workspace's root in every process it starts.
+const WORKSPACE_MARKER: &str = "TFBRIDGE_E2E_WORKSPACE";
+
 /// The Go implementation's version, as its build stamps it (see scripts/README.md).
-const GO_IMPLEMENTATION_VERSION: &str = "1.1.3";
-const PULUMI_VERSION: &str = "3.259.0";
-const PULUMI_YAML_VERSION: &str = "1.38.1";
+const GO_IMPLEMENTATION_VERSION: &str = super::versions::GO_IMPLEMENTATION;
+const PULUMI_VERSION: &str = super::versions::PULUMI;
+const PULUMI_YAML_VERSION: &str = super::versions::PULUMI_YAML;
 
 /// The default time one CLI command may take before it is killed. Generous: two shared cores
 /// and several engineers building at once make a one-second `pulumi up` take much longer.
@@ -46,7 +50,10 @@ impl Implementation {
         match self {
             Implementation::Ours => Ok(PathBuf::from(super::plugin::BINARY)),
             Implementation::Go => {
-                let path = super::tools_dir().join("anchor/3.136.0/pulumi-resource-terraform-provider");
+                let path = super::tools_dir()
+                    .join("anchor")
+                    .join(super::versions::BRIDGE)
+                    .join("pulumi-resource-terraform-provider");
                 anyhow::ensure!(
                     path.is_file(),
                     "the Go implementation is missing at {}: run scripts/test-tools.sh anchor",
@@ -161,6 +168,13 @@ impl Workspace {
         // The provider's own log filter passes through, for debugging a failing run.
         if let Ok(filter) = std::env::var("TFBRIDGE_LOG") {
             env.push(("TFBRIDGE_LOG".into(), filter));
+        }
+        // Every process of this workspace carries its root, so that the ones the CLI leaves
+        // behind can be found (see `kill_leftovers`).
+        env.push((WORKSPACE_MARKER.into(), root.display().to_string()));
+        // scripts/test.sh marks the processes of its run with this, to find any left behind.
+        if let Ok(run) = std::env::var("TFBRIDGE_TEST_RUN") {
+            env.push(("TFBRIDGE_TEST_RUN".into(), run));
         }
         install_plugin(&root, implementation, &plugin)?;
         // The YAML host as an installed plugin rather than on PATH, which the CLI warns about
@@ -292,13 +306,14 @@ impl Workspace {
                 break (status.code(), false);
             }
             if Instant::now() >= deadline {
-                // SAFETY: kill(2) with a negative pid signals the process group we created.
-                unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+                super::kill_process_group(child.id());
                 let status = child.wait()?;
                 break (status.code(), true);
             }
             std::thread::sleep(Duration::from_millis(50));
         };
+        super::kill_process_group(child.id());
+        self.kill_leftovers();
         Ok(CommandOutput {
             command: command_line,
             code,
@@ -424,8 +439,19 @@ fn install_plugin(root: &Path, implementation: Implementation, plugin: &Path) ->
     Ok(())
 }
 
+impl Workspace {
+    /// Kills every process the CLI left behind: plugins and language hosts run in process
+    /// groups of their own, a language host can outlive a failed run, and the Go
+    /// implementation does not stop the Terraform providers it started when the CLI kills
+    /// it. They all carry this workspace's marker in their environment.
+    fn kill_leftovers(&self) {
+        super::kill_processes_with_env(WORKSPACE_MARKER, &self.root.display().to_string());
+    }
+}
+
 impl Drop for Workspace {
     fn drop(&mut self) {
+        self.kill_leftovers();
         // Keep the workspace (state, logs) for a look after a failure when asked to.
         if std::env::var_os("TFBRIDGE_KEEP_E2E").is_none() {
             let _ = std::fs::remove_dir_all(&self.root);

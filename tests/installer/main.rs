@@ -4,6 +4,5 @@
 mod bad_input;
 #[path = "../common/mod.rs"]
 mod common;
-mod parameterize;
 mod sources;
 mod support;

@@ -1,7 +1,7 @@
 //! Terraform provider schema → Pulumi package schema.
 //!
 //! [`translate`] is the entry point: a [`TranslateConfig`] in, a
-//! [`PackageSpec`](crate::pulumi::PackageSpec) and [`Warning`]s out. It never fails: what the
+//! [`PackageSpec`] and [`Warning`]s out. It never fails: what the
 //! Go implementation rejects (unprefixed resources, colliding names, tuple types) becomes a
 //! warning and a valid schema. The rules, with examples and the deliberate differences from
 //! the Go implementation, are in `docs/schema-mapping.md`.

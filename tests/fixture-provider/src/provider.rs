@@ -134,7 +134,11 @@ impl Fixture {
     }
 }
 
-/// Writes a provider service impl: the listed items as given, and every method in the
+/// Writes a provider service impl: the listed items as given (the RPCs whose names or
+/// messages differ between the protocols), the RPCs written the same in both (from
+/// UpgradeResourceState on: same method names, same message fields; `pb`, `Request`,
+/// `Response`, `Status` and the `protocol_conversions!` helpers resolve in the module that
+/// invokes the macro, so each protocol gets its own types), and every method in the
 /// `unimplemented` list as a call of [`Fixture::enter`] followed by `UNIMPLEMENTED`.
 ///
 /// A macro rather than default trait methods because tonic's generated traits have none,
@@ -147,6 +151,88 @@ macro_rules! provider_service {
         #[tonic::async_trait]
         impl $($service)::+ for $ty {
             $($body)*
+
+            async fn upgrade_resource_state(
+                &self,
+                request: Request<pb::upgrade_resource_state::Request>,
+            ) -> Result<Response<pb::upgrade_resource_state::Response>, Status> {
+                self.fixture.enter("UpgradeResourceState").await?;
+                let response = self.fixture.upgrade_resource_state(&upgrade_request(request.into_inner()));
+                Ok(Response::new(upgrade_response(response)))
+            }
+
+            async fn read_resource(
+                &self,
+                request: Request<pb::read_resource::Request>,
+            ) -> Result<Response<pb::read_resource::Response>, Status> {
+                self.fixture.enter("ReadResource").await?;
+                let request = request.into_inner();
+                let response = self.fixture.read_resource(&crate::rpc::ReadRequest {
+                    type_name: request.type_name,
+                    current_state: msgpack_of(request.current_state),
+                    private: request.private,
+                });
+                Ok(Response::new(read_response(response)))
+            }
+
+            async fn plan_resource_change(
+                &self,
+                request: Request<pb::plan_resource_change::Request>,
+            ) -> Result<Response<pb::plan_resource_change::Response>, Status> {
+                self.fixture.enter("PlanResourceChange").await?;
+                let request = request.into_inner();
+                let response = self.fixture.plan_resource_change(&crate::rpc::PlanRequest {
+                    type_name: request.type_name,
+                    prior_state: msgpack_of(request.prior_state),
+                    proposed_new_state: msgpack_of(request.proposed_new_state),
+                    config: msgpack_of(request.config),
+                    prior_private: request.prior_private,
+                });
+                Ok(Response::new(plan_response(response)))
+            }
+
+            async fn apply_resource_change(
+                &self,
+                request: Request<pb::apply_resource_change::Request>,
+            ) -> Result<Response<pb::apply_resource_change::Response>, Status> {
+                self.fixture.enter("ApplyResourceChange").await?;
+                let response = self.fixture.apply_resource_change(&apply_request(request.into_inner())).await;
+                Ok(Response::new(apply_response(response)))
+            }
+
+            async fn import_resource_state(
+                &self,
+                request: Request<pb::import_resource_state::Request>,
+            ) -> Result<Response<pb::import_resource_state::Response>, Status> {
+                self.fixture.enter("ImportResourceState").await?;
+                let request = request.into_inner();
+                let response = self.fixture.import_resource_state(&request.type_name, &request.id);
+                Ok(Response::new(import_response(response)))
+            }
+
+            async fn read_data_source(
+                &self,
+                request: Request<pb::read_data_source::Request>,
+            ) -> Result<Response<pb::read_data_source::Response>, Status> {
+                self.fixture.enter("ReadDataSource").await?;
+                let request = request.into_inner();
+                let response = self.fixture.read_data_source(&request.type_name, &msgpack_of(request.config));
+                Ok(Response::new(pb::read_data_source::Response {
+                    state: dynamic_value(response.state),
+                    diagnostics: diagnostics_of(response.diagnostics),
+                    deferred: None,
+                }))
+            }
+
+            async fn call_function(
+                &self,
+                request: Request<pb::call_function::Request>,
+            ) -> Result<Response<pb::call_function::Response>, Status> {
+                self.fixture.enter("CallFunction").await?;
+                let request = request.into_inner();
+                let arguments: Vec<Vec<u8>> = request.arguments.into_iter().map(|argument| argument.msgpack).collect();
+                Ok(Response::new(call_function_response(self.fixture.call_function(&request.name, &arguments))))
+            }
             $(
                 async fn $method(
                     &self,

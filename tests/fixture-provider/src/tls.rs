@@ -5,7 +5,7 @@
 //! `localhost`, `CA:TRUE`, extended key usage server and client auth, valid from 30 s ago
 //! for 262,980 hours. The host's certificate arrives as PEM in `PLUGIN_CLIENT_CERT`; Go
 //! verifies it against a pool holding exactly that certificate. webpki refuses a `CA:TRUE`
-//! certificate as an end entity, so [`PinnedClientCert`] compares the presented leaf with
+//! certificate as an end entity, so [`PinnedCerts`] compares the presented leaf with
 //! the pinned ones byte for byte instead, which is what the one-element Go chain amounts to,
 //! and checks the handshake signature with the aws-lc-rs provider.
 //!
@@ -18,10 +18,10 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use rustls::DigitallySignedStruct;
-use rustls::client::danger::HandshakeSignatureValid;
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::CryptoProvider;
 use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, UnixTime};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName, UnixTime};
 use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::UnixStream;
@@ -94,7 +94,7 @@ pub fn server_config(identity: &ServerIdentity, client_cert_pem: &str) -> Result
     if pinned.is_empty() {
         return Err(TlsError::ClientCertPem("no CERTIFICATE block".to_owned()));
     }
-    let verifier = Arc::new(PinnedClientCert { pinned, provider: provider.clone() });
+    let verifier = Arc::new(PinnedCerts::new(pinned, provider.clone()));
     let mut config = rustls::ServerConfig::builder_with_provider(provider)
         .with_protocol_versions(&[&rustls::version::TLS13, &rustls::version::TLS12])?
         .with_client_cert_verifier(verifier)
@@ -103,14 +103,54 @@ pub fn server_config(identity: &ServerIdentity, client_cert_pem: &str) -> Result
     Ok(Arc::new(config))
 }
 
-/// Accepts exactly the client certificates from `PLUGIN_CLIENT_CERT`.
+/// Trusts exactly the pinned certificates, compared byte for byte with the presented leaf,
+/// and checks handshake signatures with the given provider. The fixture's server uses it for
+/// the client certificates from `PLUGIN_CLIENT_CERT`; the tests' go-plugin client for the
+/// server certificate of a handshake line (webpki would refuse either as an end entity,
+/// because go-plugin certificates are `CA:TRUE`).
 #[derive(Debug)]
-struct PinnedClientCert {
+pub struct PinnedCerts {
     pinned: Vec<CertificateDer<'static>>,
     provider: Arc<CryptoProvider>,
 }
 
-impl ClientCertVerifier for PinnedClientCert {
+impl PinnedCerts {
+    pub fn new(pinned: Vec<CertificateDer<'static>>, provider: Arc<CryptoProvider>) -> PinnedCerts {
+        PinnedCerts { pinned, provider }
+    }
+
+    fn check(&self, end_entity: &CertificateDer<'_>) -> Result<(), rustls::Error> {
+        if self.pinned.iter().any(|pinned| pinned.as_ref() == end_entity.as_ref()) {
+            Ok(())
+        } else {
+            Err(rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer))
+        }
+    }
+
+    fn tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.provider.signature_verification_algorithms)
+    }
+
+    fn tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.provider.signature_verification_algorithms)
+    }
+
+    fn schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.provider.signature_verification_algorithms.supported_schemes()
+    }
+}
+
+impl ClientCertVerifier for PinnedCerts {
     fn root_hint_subjects(&self) -> &[rustls::DistinguishedName] {
         &[]
     }
@@ -121,11 +161,7 @@ impl ClientCertVerifier for PinnedClientCert {
         _intermediates: &[CertificateDer<'_>],
         _now: UnixTime,
     ) -> Result<ClientCertVerified, rustls::Error> {
-        if self.pinned.iter().any(|pinned| pinned.as_ref() == end_entity.as_ref()) {
-            Ok(ClientCertVerified::assertion())
-        } else {
-            Err(rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer))
-        }
+        self.check(end_entity).map(|()| ClientCertVerified::assertion())
     }
 
     fn verify_tls12_signature(
@@ -134,7 +170,7 @@ impl ClientCertVerifier for PinnedClientCert {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.provider.signature_verification_algorithms)
+        self.tls12_signature(message, cert, dss)
     }
 
     fn verify_tls13_signature(
@@ -143,11 +179,46 @@ impl ClientCertVerifier for PinnedClientCert {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.provider.signature_verification_algorithms)
+        self.tls13_signature(message, cert, dss)
     }
 
     fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
-        self.provider.signature_verification_algorithms.supported_schemes()
+        self.schemes()
+    }
+}
+
+impl ServerCertVerifier for PinnedCerts {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        self.check(end_entity).map(|()| ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.schemes()
     }
 }
 

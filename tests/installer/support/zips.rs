@@ -10,6 +10,7 @@ pub fn build(entries: &[(&str, &[u8], u32)]) -> Vec<u8> {
 
 /// Like [`build`] without compression: compressing a real 18 MB provider in a debug build
 /// takes seconds, and the installer treats both methods alike.
+#[allow(dead_code)] // Only tests/installer_random/ (a peer-tier target) zips a real provider.
 pub fn build_stored(entries: &[(&str, &[u8], u32)]) -> Vec<u8> {
     build_with(entries, zip::CompressionMethod::Stored)
 }

@@ -3,6 +3,7 @@
 //! provider came from through Engine.Log, and a later process (an SDK embedding the
 //! parameter value) starts from the cache with the registry gone.
 
+use crate::common::versions;
 use std::ffi::OsStr;
 use std::time::Duration;
 
@@ -17,7 +18,7 @@ use crate::support::server::{TestCa, TestServer};
 #[tokio::test]
 async fn parameterize_installs_reports_progress_and_then_runs_offline() {
     let tools = crate::common::tools_dir();
-    let binary = std::fs::read(tools.join("providers/random/3.9.0/terraform-provider-random"))
+    let binary = std::fs::read(tools.join("providers/random").join(versions::RANDOM).join("terraform-provider-random"))
         .expect("the real random provider: run scripts/test-tools.sh providers");
     let ca = TestCa::generate();
     let key = TestSigningKey::generate("Registry <registry@example.com>");
@@ -42,11 +43,11 @@ async fn parameterize_installs_reports_progress_and_then_runs_offline() {
     let (engine, mut logs) = recording_engine().await;
     let plugin = Plugin::start_with_env(std::path::Path::new(BINARY), &[&engine], &env);
     let mut client = plugin.client().await;
-    let args = Parameters::Args(ParametersArgs { args: vec![address.clone(), "3.9.0".into()] });
+    let args = Parameters::Args(ParametersArgs { args: vec![address.clone(), versions::RANDOM.into()] });
     let response =
         client.parameterize(pulumirpc::ParameterizeRequest { parameters: Some(args) }).await.expect("Parameterize");
     let response = response.into_inner();
-    assert_eq!((response.name.as_str(), response.version.as_str()), ("random", "3.9.0"));
+    assert_eq!((response.name.as_str(), response.version.as_str()), ("random", versions::RANDOM));
 
     let mut messages = Vec::new();
     let mut warnings = Vec::new();
@@ -76,13 +77,14 @@ async fn parameterize_installs_reports_progress_and_then_runs_offline() {
     let (engine, mut logs) = recording_engine().await;
     let plugin = Plugin::start_with_env(std::path::Path::new(BINARY), &[&engine], &env);
     let mut client = plugin.client().await;
-    let value = format!(r#"{{"remote":{{"url":"{address}","version":"3.9.0"}}}}"#).into_bytes();
-    let by_value = Parameters::Value(ParametersValue { name: "random".into(), version: "3.9.0".into(), value });
+    let value = format!(r#"{{"remote":{{"url":"{address}","version":"{}"}}}}"#, versions::RANDOM).into_bytes();
+    let by_value =
+        Parameters::Value(ParametersValue { name: "random".into(), version: versions::RANDOM.into(), value });
     let response = client
         .parameterize(pulumirpc::ParameterizeRequest { parameters: Some(by_value) })
         .await
         .expect("Parameterize from the cache");
-    assert_eq!(response.into_inner().version, "3.9.0");
+    assert_eq!(response.into_inner().version, versions::RANDOM);
     // Nothing new happened, so no info line (issue 12 item 7: the Go implementation prints
     // nothing on every run either); the origin is in the debug log. Warnings (here the missing
     // CLI configuration) still show.

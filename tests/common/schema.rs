@@ -1,0 +1,41 @@
+//! Package schemas in tests: the goldens' one check, shared by tests/schema_golden.rs (the
+//! fixture) and tests/schema_golden_real.rs (real providers), and the `schema-gen` command.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use expect_test::ExpectFile;
+use tfbridge::installer::NoProgress;
+
+/// The plugin version written as `parameterization.baseProvider.version`; fixed so that the
+/// goldens do not change with each release.
+pub const PLUGIN_VERSION: &str = "1.0.0";
+
+/// Parameterizes with `./terraform-provider-<name>` in `dir` and compares the schema and its
+/// warnings with the goldens.
+pub async fn check(
+    dir: &Path,
+    name: &str,
+    schema_golden: ExpectFile,
+    warnings_golden: ExpectFile,
+) -> anyhow::Result<()> {
+    let args = tfbridge::parameterize::parse_args(&[format!("./terraform-provider-{name}")])?;
+    let parameterized = tfbridge::lifecycle::start_provider(&args, dir, &NoProgress).await?;
+    let (spec, warnings) = parameterized.package_schema(PLUGIN_VERSION);
+    parameterized.shutdown().await;
+    schema_golden.assert_eq(&(spec.to_json_pretty() + "\n"));
+    let warnings: String = warnings.iter().map(|warning| format!("{warning}\n")).collect();
+    warnings_golden.assert_eq(&warnings);
+    Ok(())
+}
+
+/// Runs the `schema-gen` command in `dir`.
+pub fn run_schema_gen(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_schema-gen")).args(args).current_dir(dir).output().expect("schema-gen starts")
+}
+
+/// The stdout of a `schema-gen` run that must have succeeded.
+pub fn schema_gen_stdout(output: &Output) -> String {
+    assert!(output.status.success(), "schema-gen failed: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout.clone()).expect("utf-8 output")
+}
