@@ -113,7 +113,8 @@ pub(crate) fn properties(json: &str) -> PropertyMap {
     }
 }
 
-fn json_to_protobuf(json: &serde_json::Value) -> prost_types::Value {
+/// A JSON value as a protobuf `Value`, the way the engine would send it.
+pub(crate) fn json_to_protobuf(json: &serde_json::Value) -> prost_types::Value {
     use prost_types::value::Kind;
     let kind = match json {
         serde_json::Value::Null => Kind::NullValue(0),

@@ -6,24 +6,9 @@ use serde_json::json;
 
 use super::structpb::{decode_value, encode_value};
 use super::{PropertyPath, PropertyPathStep, PropertyValue, UnknownKind};
+use crate::testutil::json_to_protobuf;
 
 /// Test fixtures are written as JSON and turned into protobuf values.
-fn pb(json: serde_json::Value) -> prost_types::Value {
-    let kind = match json {
-        serde_json::Value::Null => Kind::NullValue(0),
-        serde_json::Value::Bool(b) => Kind::BoolValue(b),
-        serde_json::Value::Number(n) => Kind::NumberValue(n.as_f64().unwrap()),
-        serde_json::Value::String(s) => Kind::StringValue(s),
-        serde_json::Value::Array(items) => {
-            Kind::ListValue(prost_types::ListValue { values: items.into_iter().map(pb).collect() })
-        }
-        serde_json::Value::Object(fields) => {
-            Kind::StructValue(prost_types::Struct { fields: fields.into_iter().map(|(k, v)| (k, pb(v))).collect() })
-        }
-    };
-    prost_types::Value { kind: Some(kind) }
-}
-
 fn to_json(value: &prost_types::Value) -> serde_json::Value {
     match &value.kind {
         None | Some(Kind::NullValue(_)) => serde_json::Value::Null,
@@ -43,7 +28,7 @@ const SIG: &str = "4dabf18193072939515e22adb298388d";
 fn check(cases: Vec<serde_json::Value>, expect: Expect) {
     let mut out = String::new();
     for case in cases {
-        let result = match decode_value(&pb(case.clone())) {
+        let result = match decode_value(&json_to_protobuf(&case)) {
             Ok(value) => {
                 // Whatever decodes must encode back to something that decodes the same.
                 let again = decode_value(&encode_value(&value)).unwrap();
@@ -163,7 +148,7 @@ fn encoding_uses_signatures_and_sentinels() {
 
 #[test]
 fn deep_nesting_is_refused() {
-    let mut value = pb(json!(1));
+    let mut value = json_to_protobuf(&json!(1));
     for _ in 0..300 {
         value = prost_types::Value { kind: Some(Kind::ListValue(prost_types::ListValue { values: vec![value] })) };
     }
