@@ -2,22 +2,35 @@
 # Build the real test peers (Terraform providers, Pulumi CLI + language hosts,
 # the Go anchor pulumi-resource-terraform-provider) from the Go module proxy,
 # and our own test providers from tests/go-providers/, into a cache keyed by
-# version (or, for our own providers, by a hash of their sources). See
+# version (or, for our own providers, by a hash of their sources); install the
+# Pulumi SDKs programs need (PyPI, npm, Go module proxy), pinned. See
 # scripts/README.md.
 #
-# Usage: scripts/test-tools.sh [all|providers|pulumi|anchor|<tool>...]
+# Usage: scripts/test-tools.sh [all|providers|pulumi|languages|anchor|<tool>...]
 #   default: all.  <tool> is one of the names in the table printed by -h.
 #
 # Cache root: ${TFBRIDGE_TOOLS_DIR:-$HOME/.cache/tfbridge-tools}
 #   providers/<name>/<version>/terraform-provider-<name>
 #   providers/<name>/<hash12>/terraform-provider-<name>   our own providers (sdkv2test, framework6test)
 #   providers/<name>/current -> <hash12>                   symlink: the one matching the sources of the last run
-#   pulumi/<version>/bin/{pulumi,pulumi-language-go,pulumi-language-python,pulumi-language-nodejs}
+#   pulumi/<version>/bin/{pulumi,pulumi-language-go,pulumi-language-python,pulumi-language-nodejs,
+#                         pulumi-language-python-exec,pulumi-resource-pulumi-python,pulumi-resource-pulumi-nodejs}
+#   sdk/python/<version>/venv/           virtualenv with pulumi==<version> (run venv/bin/python, not bin/pip)
+#   sdk/python/<version>/wheels/         its wheels, plus setuptools and wheel, for offline installs
+#   sdk/nodejs/<version>/node_modules/   @pulumi/pulumi, typescript, @types/node, ts-node (pinned)
+#   sdk/nodejs/<version>/npm-cache/      npm cache for `npm install --offline --cache …`
+#   sdk/go/<version>/{go.mod,go.sum,gomodcache}  sdk/v3 downloaded into the GOMODCACHE named in gomodcache
 #   pulumi-yaml/<version>/bin/pulumi-language-yaml
 #   anchor/<bridge-version>/pulumi-resource-terraform-provider
 #   src/<tool>-<version>/   one throw-away wrapper Go module per tool
 #   logs/<tool>-<version>.log
 #   env.sh                  exports TFBRIDGE_TOOLS_DIR and puts the Pulumi bin dirs on PATH
+#
+# Tools whose upstream module the build machine's proxy refuses (the language
+# hosts, tfcoremock) are tried on the proxy first (one quick `go mod download`),
+# then built from the unmodified upstream source in ../shared/peers (next to
+# this checkout, or next to the main checkout of a git worktree, or
+# $TFBRIDGE_SHARED_PEERS).
 #
 # Every leaf is created atomically (built into a temp dir next to it, then
 # renamed). A leaf that exists is never rebuilt, so a warm run takes a few
@@ -37,8 +50,8 @@ ROOT=${TFBRIDGE_TOOLS_DIR:-$HOME/.cache/tfbridge-tools}
 # (Pseudo-versions, not raw SHAs: a proxy may refuse commit-hash queries.)
 # The project's build machine's proxy answers 403 "This module version is not
 # available" for many versions (null 3.x, tfcoremock, time 0.8.0, the three
-# untagged language-host modules below). The groups hold only tools that
-# build there; the refused ones stay as named tools outside the groups.
+# untagged language-host modules below). tfcoremock and the hosts fall back to
+# the sources in ../shared/peers (see peers_dir below).
 RANDOM_VER=3.9.0    RANDOM_MOD=github.com/terraform-providers/terraform-provider-random
 RANDOM_GOVER=v1.3.2-0.20260513075824-f8d869dc98d9        # f8d869dc98d90785f6c8f7131081fa5ef88f9d95
 LOCAL_VER=2.9.0     LOCAL_MOD=github.com/terraform-providers/terraform-provider-local
@@ -59,9 +72,10 @@ HTTP_GOVER=v1.2.1-0.20260814132659-be89f04ea469
 HTTP_REPLACES=("$HTTP_MOD=github.com/hashicorp/terraform-provider-http@$HTTP_GOVER")
 TIME_VER=0.14.2     TIME_MOD=github.com/hashicorp/terraform-provider-time
 TIME_GOVER=v0.14.2
-# Refused by the build machine's proxy; a named tool only.
-TFCOREMOCK_VER=0.5.0 TFCOREMOCK_MOD=github.com/hashicorp/terraform-provider-tfcoremock   # protocol 6
-TFCOREMOCK_GOVER=v0.5.0
+# tfcoremock: HashiCorp's protocol-6 test provider (framework). Proxy first,
+# else ../shared/peers/tfcoremock.
+TFCOREMOCK_VER=0.6.0-beta2 TFCOREMOCK_MOD=github.com/hashicorp/terraform-provider-tfcoremock
+TFCOREMOCK_GOVER=v0.6.0-beta2
 
 PULUMI_VER=3.259.0
 PULUMI_HOST_GOVER=v3.0.0-20260819165155-0ac56e876614     # untagged host modules @ 0ac56e876614 (= v3.259.0)
@@ -70,6 +84,10 @@ PULUMI_REPLACES=(
   golang.org/x/text=golang.org/x/text@v0.39.0
 )
 YAML_VER=1.38.1
+# The SDKs programs use, from the ordinary registries, pinned. @pulumi/pulumi
+# takes typescript < 7 and ts-node < 12 as optional peers.
+SDK_VER=$PULUMI_VER   # pulumi (PyPI), @pulumi/pulumi (npm), github.com/pulumi/pulumi/sdk/v3 (Go)
+NODE_DEV_PACKAGES=(typescript@5.9.3 @types/node@20.19.43 ts-node@10.9.2)
 
 BRIDGE_VER=3.136.0
 ANCHOR_LDVERSION=v1.1.3   # the pulumi-terraform-provider release this stands in for
@@ -84,19 +102,19 @@ declare -A OWN_PROVIDER_SRC=(
   [framework6test]=$REPO/tests/go-providers/framework6
 )
 
-PROVIDERS=(random local null tls http time sdkv2test framework6test)
+PROVIDERS=(random local null tls http time tfcoremock sdkv2test framework6test)
 PULUMI_TOOLS=(pulumi-cli pulumi-language-yaml)
-# Named tools kept out of the groups: the build machine's proxy refuses them.
-UNAVAILABLE_TOOLS=(tfcoremock pulumi-language-go pulumi-language-python pulumi-language-nodejs)
-ALL_TOOLS=("${PROVIDERS[@]}" "${PULUMI_TOOLS[@]}" anchor)
+LANGUAGE_TOOLS=(language-hosts sdk-python sdk-nodejs sdk-go)
+ALL_TOOLS=("${PROVIDERS[@]}" "${PULUMI_TOOLS[@]}" "${LANGUAGE_TOOLS[@]}" anchor)
 
 usage() {
   cat >&2 <<EOF
-usage: $0 [all|providers|pulumi|anchor|<tool>]...   (default: all)
+usage: $0 [all|providers|pulumi|languages|anchor|<tool>]...   (default: all)
   providers: ${PROVIDERS[*]}
   pulumi:    ${PULUMI_TOOLS[*]}
+  languages: ${LANGUAGE_TOOLS[*]}
+             (language-hosts: pulumi-language-{python,nodejs,go} and the release's helper scripts)
   anchor:    anchor (pulumi-terraform-bridge/v3/dynamic v$BRIDGE_VER)
-  in no group (the build machine's proxy refuses them): ${UNAVAILABLE_TOOLS[*]}
 cache root: \$TFBRIDGE_TOOLS_DIR (now: $ROOT)
 EOF
 }
@@ -109,10 +127,13 @@ for arg in "$@"; do
     all) selected+=("${ALL_TOOLS[@]}") ;;
     providers) selected+=("${PROVIDERS[@]}") ;;
     pulumi) selected+=("${PULUMI_TOOLS[@]}") ;;
+    languages) selected+=("${LANGUAGE_TOOLS[@]}") ;;
+    # The three hosts are built together.
+    pulumi-language-go|pulumi-language-python|pulumi-language-nodejs) selected+=(language-hosts) ;;
     -h|--help) usage; exit 0 ;;
     *)
       found=
-      for t in "${ALL_TOOLS[@]}" "${UNAVAILABLE_TOOLS[@]}"; do [[ $t == "$arg" ]] && found=1; done
+      for t in "${ALL_TOOLS[@]}"; do [[ $t == "$arg" ]] && found=1; done
       if [[ -z $found ]]; then echo "test-tools: unknown group or tool: $arg" >&2; usage; exit 2; fi
       selected+=("$arg") ;;
   esac
@@ -174,9 +195,11 @@ check_version() {
   fi
 }
 
-# install_leaf TOOL VERSION LEAF BUILDER: build into a temp dir beside LEAF via
-# "BUILDER <tmpdir>", then rename it to LEAF (a dir or, for kind=file, a file
-# named basename(LEAF) inside tmpdir). Skips when LEAF exists.
+# install_leaf TOOL VERSION LEAF BUILDER [KIND]: build into a temp dir beside
+# LEAF via "BUILDER <tmpdir>", then rename it to LEAF. KIND dir (default): the
+# temp dir becomes LEAF. file: the file basename(LEAF) inside it becomes LEAF.
+# files: every file inside it moves into dirname(LEAF), basename(LEAF) last, so
+# LEAF existing means the whole set is there. Skips when LEAF exists.
 install_leaf() {
   local tool=$1 ver=$2 leaf=$3 builder=$4 kind=${5:-dir}
   if [[ -e $leaf ]]; then log "cached $tool $ver"; return 0; fi
@@ -190,6 +213,16 @@ install_leaf() {
     if [[ $kind == file ]]; then
       [[ -f $tmp/$(basename "$leaf") ]] && chmod 0755 "$tmp/$(basename "$leaf")" &&
         mv -f "$tmp/$(basename "$leaf")" "$leaf" && ok=1
+    elif [[ $kind == files ]]; then
+      local f
+      if [[ -f $tmp/$(basename "$leaf") ]]; then
+        ok=1
+        for f in "$tmp"/*; do
+          [[ $f == "$tmp/$(basename "$leaf")" ]] && continue
+          chmod 0755 "$f" && mv -f "$f" "$(dirname "$leaf")/" || ok=
+        done
+        [[ -n $ok ]] && chmod 0755 "$tmp/$(basename "$leaf")" && mv -f "$tmp/$(basename "$leaf")" "$leaf" || ok=
+      fi
     else
       chmod 0755 "$tmp" && { mv -T "$tmp" "$leaf" 2>/dev/null || [[ -e $leaf ]]; } && ok=1
     fi
@@ -220,7 +253,57 @@ b_local()      { build_provider local      "$LOCAL_MOD"      "$LOCAL_GOVER"     
 b_tls()        { build_provider tls        "$TLS_MOD"        "$TLS_GOVER"        "$TLS_VER"        "$1"; }
 b_http()       { build_provider http       "$HTTP_MOD"       "$HTTP_GOVER"       "$HTTP_VER"       "$1" "${HTTP_REPLACES[@]}"; }
 b_time()       { build_provider time       "$TIME_MOD"       "$TIME_GOVER"       "$TIME_VER"       "$1"; }
-b_tfcoremock() { build_provider tfcoremock "$TFCOREMOCK_MOD" "$TFCOREMOCK_GOVER" "$TFCOREMOCK_VER" "$1"; }
+
+# peers_dir NAME: print the directory shared/peers/NAME (with its build.sh),
+# looked up in $TFBRIDGE_SHARED_PEERS, then ../shared/peers beside this
+# checkout (CI's layout), then beside the main checkout when this is a git
+# worktree. Fails when none has it.
+peers_dir() {
+  local bases=() base common
+  [[ -n ${TFBRIDGE_SHARED_PEERS:-} ]] && bases+=("$TFBRIDGE_SHARED_PEERS")
+  bases+=("$REPO/../shared/peers")
+  if common=$(git -C "$REPO" rev-parse --path-format=absolute --git-common-dir 2>/dev/null); then
+    bases+=("$(dirname "$common")/../shared/peers")
+  fi
+  for base in "${bases[@]}"; do
+    if [[ -f $base/$1/build.sh ]]; then (cd "$base/$1" && pwd); return 0; fi
+  done
+  return 1
+}
+
+# proxy_has MOD VERSION: whether the Go module proxy serves MOD@VERSION, asked
+# once with a short timeout (the build machine's proxy answers 403 at once).
+proxy_has() {
+  local dir rc=0
+  dir=$(mktemp -d) || return 1
+  echo "+ (probe) go mod download $1@$2" >>"$CUR_LOG"
+  (cd "$dir" && GOFLAGS= timeout 60 go mod download "$1@$2") >>"$CUR_LOG" 2>&1 || rc=$?
+  rm -rf "$dir"
+  if ((rc != 0)); then
+    echo "  (the Go module proxy does not serve $1@$2; trying ../shared/peers)" >>"$CUR_LOG"
+  fi
+  return "$rc"
+}
+
+# no_source TOOL MOD@VERSION PEER: the failure message when neither source works.
+no_source() {
+  echo "test-tools: FAILED $CUR_TOOL $CUR_VER: the Go module proxy does not serve $2 (log: $CUR_LOG)," \
+    "and no ../shared/peers/$3/build.sh was found (looked beside $REPO, beside the main checkout of" \
+    "its git worktree, and in \$TFBRIDGE_SHARED_PEERS)" >&2
+  return 1
+}
+
+# tfcoremock: from the proxy, else from the unmodified source in shared/peers.
+b_tfcoremock() {
+  local out=$1 peers
+  if proxy_has "$TFCOREMOCK_MOD" "$TFCOREMOCK_GOVER"; then
+    build_provider tfcoremock "$TFCOREMOCK_MOD" "$TFCOREMOCK_GOVER" "$TFCOREMOCK_VER" "$out"
+  elif peers=$(peers_dir tfcoremock); then
+    run bash "$peers/build.sh" "$out"
+  else
+    no_source tfcoremock "$TFCOREMOCK_MOD@$TFCOREMOCK_GOVER" tfcoremock
+  fi
+}
 
 # source_hash DIR: the first 12 hex digits of a SHA-256 over the module's
 # go.mod, go.sum and non-test .go files (names and contents), so any edit
@@ -267,17 +350,100 @@ build_pulumi_bin() { # BINARY PKG PKG-VERSION OUT
   run go build -trimpath -tags osusergo,grpcnotrace -ldflags "$PULUMI_LDFLAGS" -o "$out/$bin" "$pkg" || return 1
 }
 b_pulumi-cli() { build_pulumi_bin pulumi github.com/pulumi/pulumi/pkg/v3/cmd/pulumi "v$PULUMI_VER" "$1"; }
-b_pulumi-language-go() {
-  build_pulumi_bin pulumi-language-go github.com/pulumi/pulumi/sdk/go/pulumi-language-go/v3 \
-    "$PULUMI_HOST_GOVER" "$1"
+
+# The Python, Node.js and Go language hosts (untagged modules, at the pseudo-
+# version of the v3.259.0 commit) and the helper scripts the release ships
+# beside them: pulumi-language-python-exec (the Python host runs programs
+# through it) and the pulumi-resource-pulumi-{python,nodejs} plugin shims.
+HOST_PKGS=(
+  github.com/pulumi/pulumi/sdk/python/cmd/pulumi-language-python/v3
+  github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3
+  github.com/pulumi/pulumi/sdk/go/pulumi-language-go/v3
+)
+# Paths of the helper scripts inside the github.com/pulumi/pulumi/sdk/v3 module.
+HOST_SCRIPTS=(python/cmd/pulumi-language-python-exec python/dist/pulumi-resource-pulumi-python
+  nodejs/dist/pulumi-resource-pulumi-nodejs)
+b_language-hosts() {
+  local out=$1 peers pkg script sdkdir gets=()
+  if proxy_has "${HOST_PKGS[0]}" "$PULUMI_HOST_GOVER"; then
+    wrapper "language-hosts-$PULUMI_VER" "${PULUMI_REPLACES[@]}" || return 1
+    for pkg in "${HOST_PKGS[@]}"; do gets+=("$pkg@$PULUMI_HOST_GOVER"); done
+    run go get "${gets[@]}" "github.com/pulumi/pulumi/pkg/v3@v$PULUMI_VER" \
+      "github.com/pulumi/pulumi/sdk/v3@v$PULUMI_VER" || return 1
+    check_version github.com/pulumi/pulumi/sdk/v3 "v$PULUMI_VER" || return 1
+    run go build -trimpath -tags osusergo,grpcnotrace -ldflags "$PULUMI_LDFLAGS" -o "$out/" "${HOST_PKGS[@]}" ||
+      return 1
+    sdkdir=$(go list -m -f '{{.Dir}}' github.com/pulumi/pulumi/sdk/v3) || return 1
+    for script in "${HOST_SCRIPTS[@]}"; do run cp "$sdkdir/$script" "$out/" || return 1; done
+  elif peers=$(peers_dir pulumi-language-hosts); then
+    run bash "$peers/build.sh" "$out" || return 1
+  else
+    no_source language-hosts "${HOST_PKGS[0]}@$PULUMI_HOST_GOVER" pulumi-language-hosts
+    return 1
+  fi
+  for script in "${HOST_SCRIPTS[@]}"; do
+    [[ -f $out/$(basename "$script") ]] || { echo "test-tools: language-hosts: no $(basename "$script")" >&2; return 1; }
+  done
 }
-b_pulumi-language-python() {
-  build_pulumi_bin pulumi-language-python github.com/pulumi/pulumi/sdk/python/cmd/pulumi-language-python/v3 \
-    "$PULUMI_HOST_GOVER" "$1"
+
+# --- SDKs for programs, from the ordinary registries --------------------------
+# The wheels of pulumi from PyPI and its dependencies, plus setuptools and
+# wheel (what `pip install` of a generated SDK builds with), in wheels/, and a
+# virtualenv with pulumi installed from them. Both are built in a temp dir and
+# renamed, so the console scripts in venv/bin carry a stale shebang: use
+# venv/bin/python (and `venv/bin/python -m pip`), which does not depend on
+# where the venv is. Other venvs install offline with
+# `pip install --no-index --find-links <wheels>`.
+b_sdk-python() {
+  local out=$1
+  command -v python3 >/dev/null || { echo "test-tools: sdk-python: python3 not found on PATH" >&2; return 1; }
+  run python3 -m pip download --no-input --disable-pip-version-check -d "$out/wheels" \
+    "pulumi==$SDK_VER" setuptools wheel || return 1
+  run python3 -m venv "$out/venv" || return 1
+  run "$out/venv/bin/python" -m pip install --no-input --disable-pip-version-check --no-index \
+    --find-links "$out/wheels" "pulumi==$SDK_VER" || return 1
+  run "$out/venv/bin/python" -c "import pulumi" || return 1
 }
-b_pulumi-language-nodejs() {
-  build_pulumi_bin pulumi-language-nodejs github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3 \
-    "$PULUMI_HOST_GOVER" "$1"
+
+# A node_modules tree with @pulumi/pulumi and the TypeScript toolchain, pinned
+# exactly, and the npm cache it was installed through, so programs and
+# generated SDKs install with `npm install --offline --cache <npm-cache>`.
+b_sdk-nodejs() {
+  local out=$1
+  command -v npm >/dev/null || { echo "test-tools: sdk-nodejs: npm not found on PATH" >&2; return 1; }
+  cd "$out" || return 1
+  printf '{ "name": "tfbridge-sdk-nodejs", "private": true }\n' >package.json
+  run npm install --cache "$out/npm-cache" --no-audit --no-fund --save-exact \
+    "@pulumi/pulumi@$SDK_VER" "${NODE_DEV_PACKAGES[@]}" || return 1
+  run node_modules/.bin/tsc --version || return 1
+}
+
+# github.com/pulumi/pulumi/sdk/v3 and everything the packages of a generated Go
+# SDK import, downloaded into the Go module cache (`go env GOMODCACHE`, named in
+# gomodcache), with a go.mod/go.sum pair that builds them: a generated SDK's
+# module copies both and then builds with GOPROXY=off.
+b_sdk-go() {
+  local out=$1
+  wrapper "sdk-go-$SDK_VER" || return 1
+  cat >main.go <<'GO'
+// Imports what SDKs from `pulumi package gen-sdk --language go` import.
+package main
+
+import (
+	_ "github.com/blang/semver"
+	_ "github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	_ "github.com/pulumi/pulumi/sdk/v3/go/pulumi/internals"
+	_ "github.com/pulumi/pulumi/sdk/v3/go/pulumix"
+)
+
+func main() {}
+GO
+  run go get "github.com/pulumi/pulumi/sdk/v3@v$SDK_VER" github.com/blang/semver || return 1
+  check_version github.com/pulumi/pulumi/sdk/v3 "v$SDK_VER" || return 1
+  run go mod tidy || return 1
+  run go build -o /dev/null . || return 1
+  run go vet . || return 1
+  cp go.mod go.sum "$out/" && go env GOMODCACHE >"$out/gomodcache"
 }
 
 b_pulumi-language-yaml() {
@@ -324,8 +490,14 @@ for tool in "${selected[@]}"; do
     pulumi-cli)
       # bin/ is shared, so each binary is its own atomically renamed leaf.
       install_leaf pulumi-cli "$PULUMI_VER" "$ROOT/pulumi/$PULUMI_VER/bin/pulumi" b_pulumi-cli file ;;
-    pulumi-language-go|pulumi-language-python|pulumi-language-nodejs)
-      install_leaf "$tool" "$PULUMI_VER" "$ROOT/pulumi/$PULUMI_VER/bin/$tool" "b_$tool" file ;;
+    language-hosts)
+      # Into the CLI's own bin/, where it looks for them; the set is complete once the
+      # python host (moved last) is there.
+      install_leaf language-hosts "$PULUMI_VER" "$ROOT/pulumi/$PULUMI_VER/bin/pulumi-language-python" \
+        b_language-hosts files ;;
+    sdk-python) install_leaf sdk-python "$SDK_VER" "$ROOT/sdk/python/$SDK_VER" b_sdk-python ;;
+    sdk-nodejs) install_leaf sdk-nodejs "$SDK_VER" "$ROOT/sdk/nodejs/$SDK_VER" b_sdk-nodejs ;;
+    sdk-go)     install_leaf sdk-go     "$SDK_VER" "$ROOT/sdk/go/$SDK_VER"     b_sdk-go ;;
     pulumi-language-yaml)
       install_leaf pulumi-language-yaml "$YAML_VER" "$ROOT/pulumi-yaml/$YAML_VER" b_pulumi-language-yaml ;;
     anchor)     install_leaf anchor     "$BRIDGE_VER"     "$ROOT/anchor/$BRIDGE_VER"                   b_anchor ;;
@@ -337,6 +509,11 @@ cat >"$env_tmp" <<EOF
 # generated by scripts/test-tools.sh; source it: . "$ROOT/env.sh"
 export TFBRIDGE_TOOLS_DIR='$ROOT'
 export PATH='$ROOT/pulumi/$PULUMI_VER/bin:$ROOT/pulumi-yaml/$YAML_VER/bin':"\$PATH"
+# The SDKs (scripts/test-tools.sh languages); see scripts/README.md.
+export TFBRIDGE_PYTHON_VENV='$ROOT/sdk/python/$SDK_VER/venv'
+export TFBRIDGE_PYTHON_WHEELS='$ROOT/sdk/python/$SDK_VER/wheels'
+export TFBRIDGE_NODE_MODULES='$ROOT/sdk/nodejs/$SDK_VER/node_modules'
+export TFBRIDGE_NPM_CACHE='$ROOT/sdk/nodejs/$SDK_VER/npm-cache'
 EOF
 mv -f "$env_tmp" "$ROOT/env.sh"
 

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Runs every test: builds the real test peers first (Terraform providers, the Pulumi CLI
-# with its YAML language host, and the Go implementation for the comparison tests; all
-# cached by version, see scripts/test-tools.sh), then the whole workspace's tests, and ends
-# with one summary line.
+# with its YAML, Python, Node.js and Go language hosts and their SDKs, and the Go
+# implementation for the comparison tests; all cached by version, see
+# scripts/test-tools.sh), then the whole workspace's tests, and ends with one summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [[ -f scripts/test-tools.sh ]]; then
-  # The end-to-end tests (tests/e2e_*.rs) also need the Pulumi CLI and the Go implementation.
-  bash scripts/test-tools.sh providers pulumi anchor
+  # The end-to-end tests (tests/e2e_*.rs) also need the Pulumi CLI, its language hosts and
+  # SDKs, and the Go implementation.
+  bash scripts/test-tools.sh providers pulumi languages anchor
 fi
 
 log=$(mktemp)
