@@ -88,6 +88,11 @@ YAML_VER=1.38.1
 # takes typescript < 7 and ts-node < 12 as optional peers.
 SDK_VER=$PULUMI_VER   # pulumi (PyPI), @pulumi/pulumi (npm), github.com/pulumi/pulumi/sdk/v3 (Go)
 NODE_DEV_PACKAGES=(typescript@5.9.3 @types/node@20.19.43 ts-node@10.9.2)
+# Only in the npm cache: what a generated SDK's own package.json asks for as
+# devDependencies (typescript ^4.7.0), so installing one on its own works too.
+NODE_CACHE_ONLY=(typescript@4.9.5)
+# What a generated Python SDK requires beside pulumi (its pyproject.toml).
+PYTHON_SDK_DEPS=(parver==1.0.1.post0)   # semver comes with pulumi
 
 BRIDGE_VER=3.136.0
 ANCHOR_LDVERSION=v1.1.3   # the pulumi-terraform-provider release this stands in for
@@ -195,14 +200,20 @@ check_version() {
   fi
 }
 
-# install_leaf TOOL VERSION LEAF BUILDER [KIND]: build into a temp dir beside
-# LEAF via "BUILDER <tmpdir>", then rename it to LEAF. KIND dir (default): the
-# temp dir becomes LEAF. file: the file basename(LEAF) inside it becomes LEAF.
-# files: every file inside it moves into dirname(LEAF), basename(LEAF) last, so
-# LEAF existing means the whole set is there. Skips when LEAF exists.
+# install_leaf TOOL VERSION LEAF BUILDER [KIND [STAMP]]: build into a temp dir
+# beside LEAF via "BUILDER <tmpdir>", then rename it to LEAF. KIND dir
+# (default): the temp dir becomes LEAF. file: the file basename(LEAF) inside it
+# becomes LEAF. files: every file inside it moves into dirname(LEAF),
+# basename(LEAF) last, so LEAF existing means the whole set is there. Skips
+# when LEAF exists, unless (kind dir) STAMP is given and differs from
+# LEAF/.stamp: then the new build replaces LEAF (used where the leaf's name,
+# a version, does not say everything it holds, e.g. the pinned extras of an SDK).
 install_leaf() {
-  local tool=$1 ver=$2 leaf=$3 builder=$4 kind=${5:-dir}
-  if [[ -e $leaf ]]; then log "cached $tool $ver"; return 0; fi
+  local tool=$1 ver=$2 leaf=$3 builder=$4 kind=${5:-dir} stamp=${6:-}
+  if [[ -e $leaf ]] && { [[ -z $stamp ]] || [[ $(cat "$leaf/.stamp" 2>/dev/null) == "$stamp" ]]; }; then
+    log "cached $tool $ver"
+    return 0
+  fi
   CUR_TOOL=$tool CUR_VER=$ver CUR_LOG=$ROOT/logs/$tool-$ver.log
   : >"$CUR_LOG"
   mkdir -p "$(dirname "$leaf")"
@@ -223,6 +234,11 @@ install_leaf() {
         done
         [[ -n $ok ]] && chmod 0755 "$tmp/$(basename "$leaf")" && mv -f "$tmp/$(basename "$leaf")" "$leaf" || ok=
       fi
+    elif [[ -n $stamp ]]; then
+      # Replace an older build: the old leaf is moved aside first, then deleted.
+      printf '%s\n' "$stamp" >"$tmp/.stamp" && chmod 0755 "$tmp" &&
+        { [[ ! -e $leaf ]] || mv -T "$leaf" "$tmp.old"; } && mv -T "$tmp" "$leaf" && ok=1
+      rm -rf "$tmp.old"
     else
       chmod 0755 "$tmp" && { mv -T "$tmp" "$leaf" 2>/dev/null || [[ -e $leaf ]]; } && ok=1
     fi
@@ -398,11 +414,11 @@ b_sdk-python() {
   local out=$1
   command -v python3 >/dev/null || { echo "test-tools: sdk-python: python3 not found on PATH" >&2; return 1; }
   run python3 -m pip download --no-input --disable-pip-version-check -d "$out/wheels" \
-    "pulumi==$SDK_VER" setuptools wheel || return 1
+    "pulumi==$SDK_VER" "${PYTHON_SDK_DEPS[@]}" setuptools wheel || return 1
   run python3 -m venv "$out/venv" || return 1
   run "$out/venv/bin/python" -m pip install --no-input --disable-pip-version-check --no-index \
-    --find-links "$out/wheels" "pulumi==$SDK_VER" || return 1
-  run "$out/venv/bin/python" -c "import pulumi" || return 1
+    --find-links "$out/wheels" "pulumi==$SDK_VER" "${PYTHON_SDK_DEPS[@]}" || return 1
+  run "$out/venv/bin/python" -c "import pulumi, parver, semver" || return 1
 }
 
 # A node_modules tree with @pulumi/pulumi and the TypeScript toolchain, pinned
@@ -415,6 +431,7 @@ b_sdk-nodejs() {
   printf '{ "name": "tfbridge-sdk-nodejs", "private": true }\n' >package.json
   run npm install --cache "$out/npm-cache" --no-audit --no-fund --save-exact \
     "@pulumi/pulumi@$SDK_VER" "${NODE_DEV_PACKAGES[@]}" || return 1
+  run npm cache add --cache "$out/npm-cache" "${NODE_CACHE_ONLY[@]}" || return 1
   run node_modules/.bin/tsc --version || return 1
 }
 
@@ -495,9 +512,15 @@ for tool in "${selected[@]}"; do
       # python host (moved last) is there.
       install_leaf language-hosts "$PULUMI_VER" "$ROOT/pulumi/$PULUMI_VER/bin/pulumi-language-python" \
         b_language-hosts files ;;
-    sdk-python) install_leaf sdk-python "$SDK_VER" "$ROOT/sdk/python/$SDK_VER" b_sdk-python ;;
-    sdk-nodejs) install_leaf sdk-nodejs "$SDK_VER" "$ROOT/sdk/nodejs/$SDK_VER" b_sdk-nodejs ;;
-    sdk-go)     install_leaf sdk-go     "$SDK_VER" "$ROOT/sdk/go/$SDK_VER"     b_sdk-go ;;
+    sdk-python)
+      install_leaf sdk-python "$SDK_VER" "$ROOT/sdk/python/$SDK_VER" b_sdk-python dir \
+        "pulumi==$SDK_VER ${PYTHON_SDK_DEPS[*]} setuptools wheel" ;;
+    sdk-nodejs)
+      install_leaf sdk-nodejs "$SDK_VER" "$ROOT/sdk/nodejs/$SDK_VER" b_sdk-nodejs dir \
+        "@pulumi/pulumi@$SDK_VER ${NODE_DEV_PACKAGES[*]} cache:${NODE_CACHE_ONLY[*]}" ;;
+    sdk-go)
+      install_leaf sdk-go "$SDK_VER" "$ROOT/sdk/go/$SDK_VER" b_sdk-go dir \
+        "github.com/pulumi/pulumi/sdk/v3@v$SDK_VER github.com/blang/semver" ;;
     pulumi-language-yaml)
       install_leaf pulumi-language-yaml "$YAML_VER" "$ROOT/pulumi-yaml/$YAML_VER" b_pulumi-language-yaml ;;
     anchor)     install_leaf anchor     "$BRIDGE_VER"     "$ROOT/anchor/$BRIDGE_VER"                   b_anchor ;;

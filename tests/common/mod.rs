@@ -5,6 +5,7 @@
 
 pub mod engine;
 pub mod fixture;
+pub mod languages;
 pub mod msgpack;
 pub mod plugin;
 pub mod pulumi;
