@@ -1,12 +1,19 @@
-// random (a secret password), local (a data source and a provider function) and sdkv2test (an
-// explicit provider with configuration, a resource updated in place or replaced, a data
+// random (a secret password), local (a data source), time (a provider function) and sdkv2test
+// (an explicit provider with configuration, a resource updated in place or replaced, a data
 // source and the provider's terraformConfig method).
+//
+// The TypeScript and Python programs call local's `direxists` instead of time's
+// `rfc3339_parse`: the Go SDK that Pulumi 3.259 generates for a function whose result is not
+// an object does not compile (`return nil, err` where the result is a bool), so here local is
+// added with `--include local_file` only and the function comes from time, whose
+// rfc3339_parse returns an object.
 package main
 
 import (
 	"github.com/pulumi/pulumi-terraform-provider/sdks/go/local/local"
 	"github.com/pulumi/pulumi-terraform-provider/sdks/go/random/v3/random"
 	"github.com/pulumi/pulumi-terraform-provider/sdks/go/sdkv2test/sdkv2test"
+	"github.com/pulumi/pulumi-terraform-provider/sdks/go/time/time"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
 )
@@ -34,7 +41,7 @@ func main() {
 		}
 
 		input := local.LookupFileOutput(ctx, local.LookupFileOutputArgs{Filename: pulumi.String(dir + "/input.txt")})
-		dirExists := local.DirexistsOutput(ctx, local.DirexistsOutputArgs{Path: pulumi.String(dir)})
+		parsed := time.Rfc3339ParseOutput(ctx, pulumi.String("2026-01-02T00:00:00Z"))
 
 		store, err := sdkv2test.NewProvider(ctx, "store", &sdkv2test.ProviderArgs{Dir: pulumi.String(dir + "/store")})
 		if err != nil {
@@ -45,7 +52,7 @@ func main() {
 			Description: pulumi.String(description),
 			Secret:      pulumi.String("hunter2"),
 			Tags:        pulumi.StringMap{"team": pulumi.String("e2e")},
-			Settings:    &sdkv2test.ThingSettingsArgs{Level: pulumi.Int(3)},
+			Settings:    &sdkv2test.ThingSettingsArgs{Level: pulumi.Float64(3)},
 		}, pulumi.Provider(store))
 		if err != nil {
 			return err
@@ -61,7 +68,7 @@ func main() {
 		ctx.Export("passwordResult", password.Result)
 		ctx.Export("inputContent", input.Content())
 		ctx.Export("inputSha256", input.ContentSha256())
-		ctx.Export("dirExistsResult", dirExists)
+		ctx.Export("parsedUnix", parsed.Unix())
 		ctx.Export("thingId", thing.ID())
 		ctx.Export("thingDescription", thing.Description)
 		ctx.Export("thingFingerprint", thing.Fingerprint)
