@@ -62,7 +62,12 @@ fn random_lifecycle(implementation: Implementation) -> anyhow::Result<()> {
         "the result is stored as a secret: {state:#}"
     );
 
-    ws.preview_expect_no_changes()?;
+    // A quiet happy path (issue 12 item 7): where the provider came from is news only at
+    // `package add` or a download, not on every run; the Go implementation never says it.
+    let preview = ws.preview_expect_no_changes()?;
+    for output in [&up, &preview] {
+        assert!(!output.all_text().contains("Using random"), "no origin line on an ordinary run: {output}");
+    }
 
     // Every random_pet input forces a replacement; the other resources stay.
     ws.config_set("petLength", "3")?;

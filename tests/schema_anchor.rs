@@ -151,32 +151,69 @@ fn differences(go: &Value, ours: &Value, path: &str, out: &mut Vec<String>) {
 }
 
 async fn compare(name: &str, version: &str) -> anyhow::Result<()> {
-    compare_provider(&format!("{name} {version}"), &common::real_provider(name, version)?).await
+    let label = format!("{name} {version}");
+    let numbered = compare_provider(&label, &common::real_provider(name, version)?).await?;
+    assert_eq!(numbered, Vec::<String>::new(), "{label}: no two objects share a type name");
+    Ok(())
 }
 
 /// Parameterizes both implementations with the local provider at `provider` and compares.
-async fn compare_provider(label: &str, provider: &Path) -> anyhow::Result<()> {
+/// Returns our numbered types that Go lacks (see [`collapse_numbered_types`]).
+async fn compare_provider(label: &str, provider: &Path) -> anyhow::Result<Vec<String>> {
     let args = vec![provider.to_str().expect("a utf-8 path").to_owned()];
     compare_args(label, args, &common::scratch_dir("anchor")).await
 }
 
 /// Parameterizes both implementations with `args` in `work_dir` (also their PULUMI_HOME)
-/// and compares.
-async fn compare_args(label: &str, args: Vec<String>, work_dir: &Path) -> anyhow::Result<()> {
+/// and compares. Returns our numbered types that Go lacks.
+async fn compare_args(label: &str, args: Vec<String>, work_dir: &Path) -> anyhow::Result<Vec<String>> {
     let anchor = Implementation::Go.binary();
     let by_args = || Parameters::Args(ParametersArgs { args: args.clone() });
     let go = schema_through_plugin(&anchor, by_args(), work_dir).await?;
     let ours = schema_through_plugin(Path::new(common::plugin::BINARY), by_args(), work_dir).await?;
-    assert_same(label, go, ours);
-    Ok(())
+    Ok(assert_same(label, go, ours))
 }
 
-/// Fails with every difference unless the two schemas are equal after [`normalize`].
-fn assert_same(label: &str, mut go: Value, mut ours: Value) {
+/// Two different objects with one type name (docs/schema-mapping.md §4): Go gives every
+/// user of the name the type of the last object it declared; we give that object the name and
+/// number the others (`…2`). Folding each of our numbered types that Go lacks back onto its
+/// unnumbered name (removing it, pointing its `$ref`s at the name) must give Go's schema
+/// exactly: that is where Go is right, and it shows that our unnumbered type is the one
+/// Go's describes. Returns the folded tokens, sorted.
+fn collapse_numbered_types(go: &Value, ours: &mut Value) -> Vec<String> {
+    let go_types = go["types"].as_object().cloned().unwrap_or_default();
+    let Some(our_types) = ours["types"].as_object() else { return Vec::new() };
+    let mut folds = std::collections::BTreeMap::new();
+    for token in our_types.keys().filter(|token| !go_types.contains_key(*token)) {
+        let Some((module, name)) = token.rsplit_once(':') else { continue };
+        let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
+        let Some(module) = module.strip_suffix(name) else { continue };
+        let base_token = format!("{module}{base}:{base}");
+        if base.len() < name.len() && go_types.contains_key(&base_token) && our_types.contains_key(&base_token) {
+            folds.insert(token.clone(), base_token);
+        }
+    }
+    if let Some(types) = ours["types"].as_object_mut() {
+        types.retain(|token, _| !folds.contains_key(token));
+    }
+    visit_objects(ours, &mut |object| {
+        if let Some(Value::String(reference)) = object.get_mut("$ref")
+            && let Some(base) = reference.strip_prefix("#/types/").and_then(|token| folds.get(token))
+        {
+            *reference = format!("#/types/{base}");
+        }
+    });
+    folds.into_keys().collect()
+}
+
+/// Fails with every difference unless the two schemas are equal after
+/// [`collapse_numbered_types`] and [`normalize`]; returns the folded types.
+fn assert_same(label: &str, mut go: Value, mut ours: Value) -> Vec<String> {
     // Guard against comparing two empty answers.
     let members =
         ours["resources"].as_object().map_or(0, |r| r.len()) + ours["functions"].as_object().map_or(0, |f| f.len());
     assert!(members > 1, "{label}: our schema has no resources or functions: {ours:#}");
+    let numbered = collapse_numbered_types(&go, &mut ours);
     normalize(&mut go);
     normalize(&mut ours);
     let mut found = Vec::new();
@@ -185,6 +222,7 @@ fn assert_same(label: &str, mut go: Value, mut ours: Value) {
     // Equal values with keys in the same order: re-serialized (which also undoes Go's
     // `\u003c`-style escapes), the texts are identical.
     assert_eq!(go.to_string(), ours.to_string(), "{label}: the same keys in a different order");
+    numbered
 }
 
 /// The Parameterize request a generated SDK sends: its package name and version and the
@@ -224,11 +262,13 @@ async fn parameter_values_work_across_implementations() -> anyhow::Result<()> {
         let go_by_args =
             schema_through_plugin(&anchor, Parameters::Args(ParametersArgs { args: args.clone() }), &work_dir).await?;
         let ours_by_go_value = schema_through_plugin(ours, by_value(&go_by_args), &work_dir).await?;
-        assert_same(&format!("{label}, ours with Go's parameter value"), go_by_args, ours_by_go_value);
+        let numbered = assert_same(&format!("{label}, ours with Go's parameter value"), go_by_args, ours_by_go_value);
+        assert_eq!(numbered, Vec::<String>::new());
 
         let ours_by_args = schema_through_plugin(ours, Parameters::Args(ParametersArgs { args }), &work_dir).await?;
         let go_by_our_value = schema_through_plugin(&anchor, by_value(&ours_by_args), &work_dir).await?;
-        assert_same(&format!("{label}, Go with our parameter value"), go_by_our_value, ours_by_args);
+        let numbered = assert_same(&format!("{label}, Go with our parameter value"), go_by_our_value, ours_by_args);
+        assert_eq!(numbered, Vec::<String>::new());
     }
     Ok(())
 }
@@ -268,7 +308,9 @@ async fn local_matches_the_go_implementation() -> anyhow::Result<()> {
 async fn random_by_registry_address_matches_the_go_implementation() -> anyhow::Result<()> {
     let work_dir = registry_work_dir(&common::real_provider("random", "3.9.0")?)?;
     let args = vec!["hashicorp/random".to_owned(), "3.9.0".to_owned()];
-    compare_args("random 3.9.0 by registry address", args, &work_dir).await
+    let numbered = compare_args("random 3.9.0 by registry address", args, &work_dir).await?;
+    assert_eq!(numbered, Vec::<String>::new());
+    Ok(())
 }
 
 // The fixture provider: every Terraform type, nesting mode and flag, over both protocols.
@@ -299,16 +341,30 @@ fn fixture_schema_without_tuples(protocol: u8) -> anyhow::Result<PathBuf> {
     Ok(path)
 }
 
+/// Our numbered types for the fixture's two objects-one-name cases (issue 12 item 6): inside
+/// `fixture_artifacts`, the single `artifact_store` (and its `encryption_key`) beside the list
+/// `artifact_stores`; across `fixture_bridge` and `fixture_bridge_output`, `bridge`'s
+/// `outputs[].network_output`. Go's types describe the others, which keep the names.
+const FIXTURE_NUMBERED_TYPES: [&str; 3] = [
+    "fixture:index/ArtifactsArtifactStore2:ArtifactsArtifactStore2",
+    "fixture:index/ArtifactsArtifactStoreEncryptionKey2:ArtifactsArtifactStoreEncryptionKey2",
+    "fixture:index/BridgeOutputNetworkOutput2:BridgeOutputNetworkOutput2",
+];
+
 #[tokio::test]
 async fn fixture_over_protocol_5_matches_the_go_implementation() -> anyhow::Result<()> {
     let dir = common::fixture_provider_dir(5, Some(&fixture_schema_without_tuples(5)?))?;
-    compare_provider("fixture over protocol 5", &dir.join("terraform-provider-fixture")).await
+    let numbered = compare_provider("fixture over protocol 5", &dir.join("terraform-provider-fixture")).await?;
+    assert_eq!(numbered, FIXTURE_NUMBERED_TYPES);
+    Ok(())
 }
 
 #[tokio::test]
 async fn fixture_over_protocol_6_matches_the_go_implementation() -> anyhow::Result<()> {
     let dir = common::fixture_provider_dir(6, Some(&fixture_schema_without_tuples(6)?))?;
-    compare_provider("fixture over protocol 6", &dir.join("terraform-provider-fixture")).await
+    let numbered = compare_provider("fixture over protocol 6", &dir.join("terraform-provider-fixture")).await?;
+    assert_eq!(numbered, FIXTURE_NUMBERED_TYPES);
+    Ok(())
 }
 
 // The other providers scripts/test-tools.sh builds: these have nested blocks, nested
@@ -354,8 +410,9 @@ async fn flags_match_the_go_implementation() -> anyhow::Result<()> {
     ];
     for args in cases {
         let args: Vec<String> = args.iter().map(|arg| arg.to_string()).collect();
-        compare_args(&format!("random 3.9.0 with {:?}", &args[1..]), args, &common::scratch_dir("anchor-flags"))
-            .await?;
+        let label = format!("random 3.9.0 with {:?}", &args[1..]);
+        let numbered = compare_args(&label, args, &common::scratch_dir("anchor-flags")).await?;
+        assert_eq!(numbered, Vec::<String>::new());
     }
     Ok(())
 }

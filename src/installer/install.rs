@@ -45,6 +45,7 @@ pub async fn install(
             executable,
             package_dir: dir.clone(),
             source: format!("{} from the dev_overrides directory {}", address.short_name(), dir.display()),
+            downloaded: false,
         });
     }
 
@@ -126,6 +127,7 @@ fn find_in_local_caches(
         return Ok(Some(InstalledProvider {
             address: address.clone(),
             source: format!("{} {version} from {label} at {}", address.short_name(), cache_root.display()),
+            downloaded: false,
             version,
             executable,
             package_dir,
@@ -300,6 +302,7 @@ async fn install_from_methods(
             return Ok(InstalledProvider {
                 address: address.clone(),
                 source: format!("{} {selected} from {label}", address.short_name()),
+                downloaded: false,
                 version: selected,
                 executable,
                 package_dir: package_dir.clone(),
@@ -332,6 +335,7 @@ async fn install_archive(
             executable,
             package_dir: final_dir,
             source: format!("{} {version} from {label} at {}", address.short_name(), config.cache_dir.display()),
+            downloaded: false,
         });
     }
     let staging = Staging::begin(&config.cache_dir, address, version, &config.platform)?;
@@ -375,6 +379,7 @@ async fn install_archive(
         executable: final_dir.join(executable_name),
         package_dir: final_dir,
         source: format!("{} {version} {}", address.short_name(), fetched.description),
+        downloaded: true,
     })
 }
 

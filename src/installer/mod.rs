@@ -196,6 +196,9 @@ pub struct InstalledProvider {
     pub package_dir: PathBuf,
     /// One line saying where the provider came from, for the user.
     pub source: String,
+    /// Whether this call downloaded and installed the provider, rather than finding it
+    /// installed already: only news is worth telling the user at every run.
+    pub downloaded: bool,
 }
 
 /// Receives progress from [`install`]; the caller turns it into status lines. Implementations

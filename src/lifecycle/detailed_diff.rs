@@ -63,6 +63,40 @@ pub fn detailed_diff(prior: &PropertyMap, planned: &PropertyMap, replace_paths: 
     out
 }
 
+/// The diff without the values the provider computes: updates at paths where the new inputs
+/// have no value (an `id`, a content hash, a timestamp derived from an input).
+///
+/// Terraform shows these as `~ day = 1 -> 2`, or as "(known after apply)" when the value is
+/// recomputed on apply. Pulumi cannot: it displays a detailed diff with the old value from
+/// the prior outputs and the new one from the new *inputs*, so an update of a property that is
+/// no input reads as a deletion (`- id`). A recomputed value is not deleted; it is left out,
+/// as in the Go implementation's display of a replaced `local_file`. Changes of inputs,
+/// additions, deletions (a value that really goes away) and anything that forces a
+/// replacement stay.
+pub fn without_recomputed(diffs: Vec<PropertyDiff>, inputs: &PropertyMap) -> Vec<PropertyDiff> {
+    diffs
+        .into_iter()
+        .filter(|diff| !(diff.kind == DiffKind::Update && plain(lookup(inputs, &diff.path)).is_none()))
+        .collect()
+}
+
+/// The value at `path`, if there is one. Secrets and outputs are looked through.
+fn lookup<'v>(props: &'v PropertyMap, path: &PropertyPath) -> Option<&'v PropertyValue> {
+    let mut steps = path.steps.iter();
+    let Some(PropertyPathStep::Key(first)) = steps.next() else { return None };
+    let mut value = props.get(first)?;
+    for step in steps {
+        value = match (plain(Some(value))?, step) {
+            (PropertyValue::Object(map), PropertyPathStep::Key(key)) => map.get(key)?,
+            (PropertyValue::Array(items), PropertyPathStep::Index(idx)) => items.get(*idx)?,
+            // An unknown container: whatever is inside is unknown too.
+            (unknown @ PropertyValue::Unknown(_), _) => unknown,
+            _ => return None,
+        };
+    }
+    Some(value)
+}
+
 /// The top-level property names of some paths, sorted and without repeats.
 pub fn top_level_keys<'p>(paths: impl Iterator<Item = &'p PropertyPath>) -> Vec<String> {
     let keys: BTreeSet<String> = paths
@@ -181,6 +215,79 @@ mod tests {
             let diffs = detailed_diff(&properties(prior), &properties(planned), &replace);
             let got: Vec<String> = diffs.iter().map(|d| format!("{} {:?}", d.path, d.kind)).collect();
             assert_eq!(got, *expected, "{prior} -> {planned} (replace {replace:?})");
+        }
+    }
+
+    #[test]
+    fn recomputed_values_are_not_shown_as_changes() {
+        // (prior outputs, planned outputs, new inputs, replace paths, expected "path kind" lines)
+        let u = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+        let unknown_content = format!(r#"{{"content": "{u}"}}"#);
+        let cases: Vec<(String, String, &str, &[&str], &[&str])> = vec![
+            // issue 12 item 8: local_file's content forces a replacement; its id and hashes
+            // are recomputed. Only the content is a change.
+            (
+                r#"{"id": "a1", "content": "hi", "contentMd5": "49f6", "filename": "f"}"#.to_owned(),
+                format!(r#"{{"id": "{u}", "content": "ho", "contentMd5": "{u}", "filename": "f"}}"#),
+                r#"{"content": "ho", "filename": "f"}"#,
+                &["content"],
+                &["content UpdateReplace"],
+            ),
+            // An input whose new value is unknown (from another resource) is a change.
+            (
+                r#"{"id": "a1", "content": "hi"}"#.to_owned(),
+                format!(r#"{{"id": "{u}", "content": "{u}"}}"#),
+                &unknown_content,
+                &[],
+                &["content Update"],
+            ),
+            // A computed value that changes with an input (time_offset's `day`): only the input.
+            (
+                r#"{"offsetDays": 1, "day": 2}"#.to_owned(),
+                r#"{"offsetDays": 2, "day": 3}"#.to_owned(),
+                r#"{"offsetDays": 2}"#,
+                &[],
+                &["offsetDays Update"],
+            ),
+            // A computed value inside a block element is left out too; the block's input stays.
+            (
+                r#"{"rules": [{"port": 80, "arn": "x"}]}"#.to_owned(),
+                format!(r#"{{"rules": [{{"port": 81, "arn": "{u}"}}]}}"#),
+                r#"{"rules": [{"port": 81}]}"#,
+                &[],
+                &["rules[0].port Update"],
+            ),
+            // A secret input is an input.
+            (
+                r#"{"password": "a"}"#.to_owned(),
+                r#"{"password": "b"}"#.to_owned(),
+                r#"{"password": {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", "value": "b"}}"#,
+                &[],
+                &["password Update"],
+            ),
+            // A computed value that forces the replacement is still shown.
+            (
+                r#"{"id": "a1", "zone": "z1"}"#.to_owned(),
+                format!(r#"{{"id": "a1", "zone": "{u}"}}"#),
+                r#"{}"#,
+                &["zone"],
+                &["zone UpdateReplace"],
+            ),
+            // A value that goes away is a deletion, as Terraform shows it; a new one an addition.
+            (
+                r#"{"id": "a1", "etag": "e"}"#.to_owned(),
+                r#"{"id": "a1", "arn": "x"}"#.to_owned(),
+                r#"{}"#,
+                &[],
+                &["arn Add", "etag Delete"],
+            ),
+        ];
+        for (prior, planned, inputs, replace, expected) in &cases {
+            let replace: Vec<PropertyPath> = replace.iter().map(|p| path(p)).collect();
+            let diffs = detailed_diff(&properties(prior), &properties(planned), &replace);
+            let diffs = without_recomputed(diffs, &properties(inputs));
+            let got: Vec<String> = diffs.iter().map(|d| format!("{} {:?}", d.path, d.kind)).collect();
+            assert_eq!(got, *expected, "{prior} -> {planned} (inputs {inputs})");
         }
     }
 }

@@ -7,6 +7,7 @@
 //! - `resource`: Check, Diff, Create, Update, Delete and Read on top of those calls.
 //! - `provider_config`: CheckConfig, DiffConfig and Configure.
 //! - `invoke`: data sources and provider-defined functions.
+//! - `terraform_config`: the provider resource's `terraformConfig` method.
 //! - [`proposed_new`]: the proposed new state sent with every `PlanResourceChange`, and the
 //!   data-source plan Terraform core makes itself.
 //! - `state`: the stored-state layout shared with the Go implementation.
@@ -23,6 +24,7 @@ mod proposed_new;
 mod provider_config;
 mod resource;
 pub mod state;
+mod terraform_config;
 #[cfg(test)]
 mod tests;
 pub(crate) mod values;
@@ -35,3 +37,4 @@ pub use parameterized::{ParameterizeError, Parameterized, TokenKind, parameteriz
 pub use proposed_new::{planned_data_source_object, proposed_new};
 pub use provider_config::{ConfigChecked, MissingKey};
 pub use resource::{Autonaming, CheckFailure, Checked, Diffed, PlanCache, Written};
+pub use terraform_config::TERRAFORM_CONFIG_METHOD;

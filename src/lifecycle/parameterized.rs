@@ -37,6 +37,9 @@ pub struct Parameterized {
     pub warnings: Vec<Warning>,
     /// One line saying where the provider came from.
     pub origin: String,
+    /// Whether Parameterize downloaded the provider just now (first use), rather than
+    /// finding it in a cache, a mirror directory or a local path.
+    pub downloaded: bool,
     /// Optional protocol features the provider declared (e.g. `plan_destroy`).
     pub capabilities: ServerCapabilities,
     /// Pulumi token → Terraform name, for resources, data sources and functions.
@@ -78,12 +81,12 @@ pub async fn parameterize(
     working_dir: &Path,
     progress: &dyn installer::Progress,
 ) -> Result<Parameterized, ParameterizeError> {
-    let (executable, terraform_name, package_version, source_address, origin) = match &args.source {
+    let (executable, terraform_name, package_version, source_address, origin, downloaded) = match &args.source {
         Source::Local { path } => {
             let terraform_name = schema_gen::naming::package_name_from_binary(path)?;
             let executable = working_dir.join(path);
             let origin = format!("{terraform_name} from the local binary {}", executable.display());
-            (executable, terraform_name, "0.0.0".to_owned(), None, origin)
+            (executable, terraform_name, "0.0.0".to_owned(), None, origin, false)
         }
         Source::Registry { address, constraint } => {
             let request = installer::InstallRequest::parse(address, constraint.as_deref().unwrap_or(""))?;
@@ -98,6 +101,7 @@ pub async fn parameterize(
                 installed.version.to_string(),
                 Some(installed.address.to_string()),
                 installed.source,
+                installed.downloaded,
             )
         }
     };
@@ -146,6 +150,7 @@ pub async fn parameterize(
         names,
         warnings,
         origin,
+        downloaded,
         capabilities,
         by_token,
     })

@@ -44,12 +44,12 @@ pub struct MissingKey {
 }
 
 impl Parameterized {
-    fn config_names(&self) -> PropertyNames {
+    pub(super) fn config_names(&self) -> PropertyNames {
         PropertyNames::of_block(&self.schema.provider.block)
     }
 
     /// The configuration without the engine's own keys.
-    fn terraform_settings(&self, names: &PropertyNames, config: &PropertyMap) -> PropertyMap {
+    pub(super) fn terraform_settings(&self, names: &PropertyNames, config: &PropertyMap) -> PropertyMap {
         config
             .iter()
             .filter(|(key, _)| !(ENGINE_KEYS.contains(&key.as_str()) && names.by_pulumi_name(key).is_none()))

@@ -21,7 +21,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::calls::{Resource, decode, report};
-use super::detailed_diff::{PropertyDiff, detailed_diff, top_level_keys};
+use super::detailed_diff::{PropertyDiff, detailed_diff, top_level_keys, without_recomputed};
 use super::error::{LifecycleError, PROVIDER_BUG_SUFFIX, PartialFailure};
 use super::state::{self, MISSING_ID, Meta};
 use super::values::{
@@ -247,7 +247,7 @@ impl Resource<'_> {
         let before = self.outputs(&prior, no_secrets, &Meta::default())?;
         let after = self.outputs(&planned.value, no_secrets, &Meta::default())?;
         let replace: Vec<PropertyPath> = planned.replace_paths.iter().map(|p| self.pulumi_path(p)).collect();
-        let detailed = detailed_diff(&before, &after, &replace);
+        let detailed = without_recomputed(detailed_diff(&before, &after, &replace), news);
         let replaces = top_level_keys(replace.iter());
         let diffs = top_level_keys(detailed.iter().map(|d| &d.path));
         Ok(Diffed { changes: true, replaces, diffs, detailed, warnings })

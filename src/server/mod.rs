@@ -7,6 +7,7 @@
 //! Architecture invariant: this is the only module that touches `pulumirpc` types, and
 //! the only place where domain errors become `tonic::Status`.
 
+mod call;
 mod engine;
 mod resources;
 
@@ -43,6 +44,9 @@ pub struct Provider {
     parameterized: tokio::sync::Mutex<Option<Arc<Parameterized>>>,
     /// Plans made by Diff, for the final-plan check of the Update that follows.
     plans: lifecycle::PlanCache,
+    /// The provider configuration as last given to CheckConfig or Configure, for the
+    /// `terraformConfig` method (the Go implementation keeps the same).
+    last_config: Mutex<crate::property::PropertyMap>,
 }
 
 impl Provider {
@@ -53,7 +57,16 @@ impl Provider {
             cancel,
             parameterized: tokio::sync::Mutex::new(None),
             plans: lifecycle::PlanCache::default(),
+            last_config: Mutex::new(crate::property::PropertyMap::new()),
         }
+    }
+
+    fn remember_config(&self, config: &crate::property::PropertyMap) {
+        *self.last_config.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = config.clone();
+    }
+
+    fn last_config(&self) -> crate::property::PropertyMap {
+        self.last_config.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
     }
 
     /// Where relative local provider paths and lock files are found: the program directory
@@ -93,6 +106,14 @@ impl crate::installer::Progress for EngineProgress {
     }
 }
 
+/// How loudly to say where the provider came from. A user wants to know when something was
+/// added or downloaded (`pulumi package add`, a program's first run on a machine); on every
+/// other preview, update or destroy the line is noise the Go implementation does not print,
+/// so it goes to the debug log. (Warnings from installing always show; they are separate.)
+fn origin_severity(by_args: bool, downloaded: bool) -> Severity {
+    if by_args || downloaded { Severity::Info } else { Severity::Debug }
+}
+
 /// The answer for RPCs that are not built yet. It names the method so a user who hits it
 /// knows exactly what is missing, instead of seeing a generic failure.
 fn not_implemented(method: &str) -> Status {
@@ -125,13 +146,15 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
         request: Request<pulumirpc::ParameterizeRequest>,
     ) -> Result<Response<pulumirpc::ParameterizeResponse>, Status> {
         use pulumirpc::parameterize_request::Parameters;
-        let args = match request.into_inner().parameters {
-            Some(Parameters::Args(args)) => parameterize::parse_args(&args.args)
+        let Some(parameters) = request.into_inner().parameters else {
+            return Err(Status::invalid_argument("Parameterize needs arguments or a parameter value"));
+        };
+        let args = match &parameters {
+            Parameters::Args(args) => parameterize::parse_args(&args.args)
                 .map_err(|err| Status::invalid_argument(format!("invalid Parameterize arguments: {err}")))?,
-            Some(Parameters::Value(value)) => parameterize::Value::from_json(&value.value)
+            Parameters::Value(value) => parameterize::Value::from_json(&value.value)
                 .map_err(|err| Status::invalid_argument(err.to_string()))?
                 .to_args(),
-            None => return Err(Status::invalid_argument("Parameterize needs arguments or a parameter value")),
         };
         let mut slot = self.parameterized.lock().await;
         if let Some(current) = slot.as_ref() {
@@ -143,12 +166,15 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
         let progress =
             EngineProgress { engine_log: self.engine_log.clone(), runtime: tokio::runtime::Handle::current() };
         let working_dir = self.working_dir();
+        // Args come from `pulumi package add` (or gen-sdk); a program's SDK sends its value.
+        let by_args = matches!(parameters, Parameters::Args(_));
         let work = lifecycle::parameterize(&args, &working_dir, &progress);
         let parameterized = tokio::select! {
             () = self.cancel.cancelled() => return Err(Status::cancelled("Parameterize was cancelled by the Pulumi engine")),
             result = work => result.map_err(|err| Status::failed_precondition(err.to_string()))?,
         };
-        self.engine_log.log(Severity::Info, None, format!("Using {}", parameterized.origin)).await;
+        let severity = origin_severity(by_args, parameterized.downloaded);
+        self.engine_log.log(severity, None, format!("Using {}", parameterized.origin)).await;
         for warning in &parameterized.warnings {
             self.engine_log.log(Severity::Warning, None, warning.to_string()).await;
         }
@@ -217,9 +243,9 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
 
     async fn call(
         &self,
-        _request: Request<pulumirpc::CallRequest>,
+        request: Request<pulumirpc::CallRequest>,
     ) -> Result<Response<pulumirpc::CallResponse>, Status> {
-        Err(not_implemented("Call"))
+        Ok(Response::new(self.do_call(request.into_inner()).await?))
     }
 
     async fn check(
@@ -406,3 +432,23 @@ pub async fn serve(config: ServeConfig, shutdown: impl Future<Output = ()> + Sen
 
 /// How long open connections may linger once shutdown begins.
 const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+
+#[cfg(test)]
+mod tests {
+    use super::{Severity, origin_severity};
+
+    #[test]
+    fn where_the_provider_came_from_is_news_only_when_added_or_downloaded() {
+        let cases = [
+            // (by args = package add / gen-sdk, downloaded now) → severity
+            ((true, false), Severity::Info),
+            ((true, true), Severity::Info),
+            ((false, true), Severity::Info),
+            // A program's every run, with the provider cached or local: quiet.
+            ((false, false), Severity::Debug),
+        ];
+        for ((by_args, downloaded), want) in cases {
+            assert_eq!(origin_severity(by_args, downloaded), want, "by_args={by_args} downloaded={downloaded}");
+        }
+    }
+}

@@ -148,6 +148,7 @@ impl Provider {
         let provider = self.parameterized().await?;
         let news = properties(request.news.as_ref(), "news")?;
         let checked = provider.check_config(&request.urn, &news).await.map_err(status)?;
+        self.remember_config(&checked.inputs);
         self.warn_all(&request.urn, &checked.warnings).await;
         Ok(pulumirpc::CheckResponse {
             inputs: Some(encode_struct(&checked.inputs)),
@@ -177,6 +178,7 @@ impl Provider {
         // holds the same settings as strings.
         let args = properties(request.args.as_ref(), "args")?;
         let urn = request.urn.clone().unwrap_or_else(|| format!("pulumi:providers:{}", provider.package_name));
+        self.remember_config(&args);
         let warnings = provider.configure(&urn, &args).await.map_err(status)?;
         self.warn_all(&urn, &warnings).await;
         Ok(pulumirpc::ConfigureResponse {

@@ -332,6 +332,30 @@ impl Session {
         Ok(())
     }
 
+    /// Calls the provider resource's method `method` (`terraformConfig`) the way the engine
+    /// forwards a program's call: `__self__` is a reference to the provider resource.
+    pub async fn call_provider_method(&mut self, method: &str, dry_run: bool) -> Result<Json, tonic::Status> {
+        let provider_urn = format!("urn:pulumi:test::lifecycle::pulumi:providers:{}::default", self.package);
+        let args = json!({"__self__": {
+            "4dabf18193072939515e22adb298388d": "5cf8f73096256a8f31e491e813e4eb8e",
+            "urn": provider_urn,
+            "id": "00000000-0000-0000-0000-000000000000",
+        }});
+        let response = self
+            .client
+            .call(pulumirpc::CallRequest {
+                tok: format!("pulumi:providers:{}/{method}", self.package),
+                args: Some(to_struct(&args)),
+                project: "lifecycle".to_owned(),
+                stack: "test".to_owned(),
+                dry_run,
+                ..Default::default()
+            })
+            .await?
+            .into_inner();
+        Ok(response.r#return.as_ref().map(from_struct).unwrap_or(Json::Null))
+    }
+
     pub async fn invoke(&mut self, token: &str, args: &Json) -> Result<pulumirpc::InvokeResponse, tonic::Status> {
         Ok(self
             .client

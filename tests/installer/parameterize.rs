@@ -73,7 +73,8 @@ async fn parameterize_installs_reports_progress_and_then_runs_offline() {
     drop(server);
 
     // A program's SDK parameterizes by value; the registry is gone, the cache answers.
-    let plugin = Plugin::start_with_env(std::path::Path::new(BINARY), &["127.0.0.1:9"], &env);
+    let (engine, mut logs) = recording_engine().await;
+    let plugin = Plugin::start_with_env(std::path::Path::new(BINARY), &[&engine], &env);
     let mut client = plugin.client().await;
     let value = format!(r#"{{"remote":{{"url":"{address}","version":"3.9.0"}}}}"#).into_bytes();
     let by_value = Parameters::Value(ParametersValue { name: "random".into(), version: "3.9.0".into(), value });
@@ -82,4 +83,24 @@ async fn parameterize_installs_reports_progress_and_then_runs_offline() {
         .await
         .expect("Parameterize from the cache");
     assert_eq!(response.into_inner().version, "3.9.0");
+    // Nothing new happened, so no info line (issue 12 item 7: the Go implementation prints
+    // nothing on every run either); the origin is in the debug log. Warnings (here the missing
+    // CLI configuration) still show.
+    let mut quiet_run = Vec::new();
+    while let Ok(Some(log)) = tokio::time::timeout(Duration::from_secs(1), logs.recv()).await {
+        quiet_run.push((pulumirpc::LogSeverity::try_from(log.severity), log.ephemeral, log.message));
+    }
+    let origin = quiet_run.iter().find(|(_, _, m)| m.starts_with("Using ")).expect("an origin line in the debug log");
+    assert_eq!(origin.0, Ok(pulumirpc::LogSeverity::Debug), "{quiet_run:?}");
+    let shown: Vec<_> = quiet_run
+        .iter()
+        .filter(|(severity, ephemeral, _)| !ephemeral && *severity == Ok(pulumirpc::LogSeverity::Info))
+        .collect();
+    assert!(shown.is_empty(), "a run from the cache prints no info lines: {shown:?}");
+    assert!(
+        quiet_run
+            .iter()
+            .any(|(severity, _, m)| *severity == Ok(pulumirpc::LogSeverity::Warning) && m.contains("missing.tfrc")),
+        "warnings still show: {quiet_run:?}"
+    );
 }

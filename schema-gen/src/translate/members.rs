@@ -11,7 +11,9 @@ use std::collections::BTreeMap;
 
 use super::docs::reformat_text;
 use super::names::{PropertyName, PropertyNames, ProviderNames};
-use super::objects::{DocStyle, Field, Object, Position, TypeBuilder, TypeTable, doc_comment, nested_type_name};
+use super::objects::{
+    DocStyle, Field, Object, Position, TypeBuilder, TypeTable, doc_comment, nested_type_name, rename_refs,
+};
 use super::{TranslateConfig, Warning, functions, package};
 use crate::pulumi::{
     ConfigSpec, FunctionInputs, FunctionOutputs, FunctionSpec, ObjectTypeSpec, PackageSpec, PropertySpec, ResourceSpec,
@@ -32,7 +34,7 @@ pub(super) fn package(config: &TranslateConfig, names: &ProviderNames, warnings:
     }
 
     let config_spec = config_variables(&schema.provider.block, names, &mut table, warnings);
-    let provider = provider_resource(&schema.provider.block, names, &mut table, warnings);
+    let mut provider = provider_resource(&schema.provider.block, names, &mut table, warnings);
 
     let mut resources = BTreeMap::new();
     for (tf_name, token) in names.resources() {
@@ -56,6 +58,31 @@ pub(super) fn package(config: &TranslateConfig, names: &ProviderNames, warnings:
     let (method_token, method) = terraform_config_method(package_name);
     functions.insert(method_token, method);
 
+    let renames = table.settle_names_as_go(warnings);
+    if !renames.is_empty() {
+        let resource_specs = std::iter::once(&mut provider).chain(resources.values_mut());
+        for spec in resource_specs {
+            let state = spec.state_inputs.iter_mut().flat_map(|state| state.properties.values_mut());
+            for property in spec.properties.values_mut().chain(spec.input_properties.values_mut()).chain(state) {
+                rename_refs(&mut property.ty, &renames);
+            }
+        }
+        for function in functions.values_mut() {
+            let inputs = function.inputs.iter_mut().flat_map(|inputs| inputs.properties.values_mut());
+            for property in inputs {
+                rename_refs(&mut property.ty, &renames);
+            }
+            match &mut function.outputs {
+                Some(FunctionOutputs::Object(object) | FunctionOutputs::ReturnObject(object)) => {
+                    for property in object.properties.values_mut() {
+                        rename_refs(&mut property.ty, &renames);
+                    }
+                }
+                Some(FunctionOutputs::ReturnType(ty)) => rename_refs(ty, &renames),
+                None => {}
+            }
+        }
+    }
     package::package_spec(config, config_spec, table.into_specs(), provider, resources, functions, warnings)
 }
 

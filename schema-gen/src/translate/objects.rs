@@ -6,7 +6,10 @@
 //! another position of the same property is merged the way the Go implementation merges it:
 //! the last declaration decides `required`, and the Node.js `requiredInputs` /
 //! `requiredOutputs` overrides record the other positions. A different object that would
-//! take an existing name gets a numbered name and a warning (Go silently overwrites it).
+//! take an existing name gets a numbered name and a warning (Go silently gives every user of
+//! the name the last object's type); once all are declared,
+//! [`TypeTable::settle_names_as_go`] gives the unnumbered name to the object Go's type
+//! describes.
 //!
 //! Architecture invariant: knows Terraform schema shapes and Pulumi specs, not tokens of
 //! resources; names of properties come from [`PropertyNames`] only.
@@ -183,6 +186,12 @@ struct DeclaredType {
     /// Which Terraform object it came from (`resource foo_bar: rule.action`); a second
     /// declaration from the same origin is the same type seen from another position.
     origin: String,
+    /// Every origin whose object this type describes (the first, and later ones with the
+    /// same properties).
+    origins: Vec<String>,
+    /// The token the name would have without a numeric suffix; `None` for provider
+    /// functions' types, which the Go implementation names by other rules.
+    base_token: Option<String>,
     spec: ObjectTypeSpec,
     required_last: Vec<String>,
     required_inputs: Option<BTreeSet<String>>,
@@ -225,6 +234,8 @@ impl TypeTable {
             token.clone(),
             DeclaredType {
                 origin: origin.to_owned(),
+                origins: vec![origin.to_owned()],
+                base_token: None,
                 required_last: spec.required.clone(),
                 spec: ObjectTypeSpec { required: Vec::new(), ..spec },
                 required_inputs: Some(required.clone()),
@@ -232,6 +243,70 @@ impl TypeTable {
             },
         );
         token
+    }
+
+    /// Gives each contested name to the object the Go implementation's type of that name
+    /// describes, and returns the renames (old token → new token) every `$ref` must follow.
+    ///
+    /// Go declares a name once per object that reaches it and keeps the *last* declaration's
+    /// content for every user of the name ([`go_declaration_order`]). We number the names of
+    /// the others instead of sharing a wrong type, but the unnumbered name must stay with the
+    /// object Go's type really describes, so that typed code written against a Go-generated
+    /// SDK keeps compiling. Declaration happens in our own order (first come, first named);
+    /// this swaps names afterwards, and moves the collision warnings along.
+    pub(crate) fn settle_names_as_go(&mut self, warnings: &mut [Warning]) -> BTreeMap<String, String> {
+        let mut groups: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for (token, declared) in &self.types {
+            if let Some(base) = &declared.base_token {
+                groups.entry(base.as_str()).or_default().push(token.as_str());
+            }
+        }
+        let mut renames = BTreeMap::new();
+        for (base, tokens) in groups {
+            // The unnumbered token must belong to the group (not to a function's type).
+            if tokens.len() < 2 || !tokens.contains(&base) {
+                continue;
+            }
+            let last_declared = |token: &&str| {
+                self.types[*token].origins.iter().map(|origin| go_declaration_order(origin)).max().flatten()
+            };
+            // Only when Go's order is known for every object of the name.
+            if tokens.iter().any(|token| last_declared(token).is_none()) {
+                continue;
+            }
+            let Some(owner) = tokens.iter().copied().max_by_key(|token| last_declared(token)) else { continue };
+            if owner != base {
+                renames.insert(base.to_owned(), owner.to_owned());
+                renames.insert(owner.to_owned(), base.to_owned());
+            }
+        }
+        if renames.is_empty() {
+            return renames;
+        }
+        let types = std::mem::take(&mut self.types);
+        self.types = types
+            .into_iter()
+            .map(|(token, mut declared)| {
+                for property in declared.spec.properties.values_mut() {
+                    rename_refs(&mut property.ty, &renames);
+                }
+                (renames.get(&token).cloned().unwrap_or(token), declared)
+            })
+            .collect();
+        for token in self.by_origin.values_mut() {
+            if let Some(renamed) = renames.get(token) {
+                *token = renamed.clone();
+            }
+        }
+        for warning in warnings.iter_mut() {
+            if let Warning::TypeNameCollision { path, token } = warning
+                && renames.contains_key(token.as_str())
+                && let Some(declared) = self.types.get(token.as_str())
+            {
+                path.clone_from(&declared.origin);
+            }
+        }
+        renames
     }
 
     /// The final `types` section.
@@ -440,11 +515,17 @@ impl TypeBuilder<'_> {
         properties: BTreeMap<String, PropertySpec>,
         required: Vec<String>,
     ) -> String {
-        let mut token = format!("{}:{}/{type_name}:{type_name}", self.package, self.module);
+        let base_token = format!("{}:{}/{type_name}:{type_name}", self.package, self.module);
+        let mut token = base_token.clone();
         let mut suffix = 2;
         loop {
-            match self.table.types.get(&token) {
-                Some(existing) if existing.origin == origin || existing.spec.properties == properties => break,
+            match self.table.types.get_mut(&token) {
+                Some(existing) if existing.origin == origin || existing.spec.properties == properties => {
+                    if !existing.origins.iter().any(|o| o == origin) {
+                        existing.origins.push(origin.to_owned());
+                    }
+                    break;
+                }
                 Some(_) => {
                     let renamed = format!("{type_name}{suffix}");
                     token = format!("{}:{}/{renamed}:{renamed}", self.package, self.module);
@@ -460,6 +541,8 @@ impl TypeBuilder<'_> {
         self.table.by_origin.entry(origin.to_owned()).or_insert_with(|| token.clone());
         let entry = self.table.types.entry(token.clone()).or_insert_with(|| DeclaredType {
             origin: origin.to_owned(),
+            origins: vec![origin.to_owned()],
+            base_token: Some(base_token),
             spec: ObjectTypeSpec { ty: "object".to_owned(), properties, ..ObjectTypeSpec::default() },
             required_last: Vec::new(),
             required_inputs: None,
@@ -471,6 +554,41 @@ impl TypeBuilder<'_> {
             Position::Output => entry.required_outputs = Some(required_set),
         }
         token
+    }
+}
+
+/// Where the Go implementation declares the object of `origin` in its walk of the schema,
+/// as a sortable key: resources, then data sources, each sorted by Terraform name, then the
+/// provider; inside one, depth first with properties sorted by Terraform name (the parent
+/// before its fields). Go walks every position (inputs, outputs, state), but the last walk
+/// of a member reaches all its properties, so this order is the order of the last
+/// declarations. `None` for origins Go names by other rules (configuration, functions).
+pub(crate) fn go_declaration_order(origin: &str) -> Option<(u8, &str, Vec<&str>)> {
+    let (member, path) = origin.split_once(": ")?;
+    let (rank, name) = if let Some(name) = member.strip_prefix("resource ") {
+        (0, name)
+    } else if let Some(name) = member.strip_prefix("data source ") {
+        (1, name)
+    } else if member == "provider" {
+        (2, "")
+    } else {
+        return None;
+    };
+    Some((rank, name, path.split('.').collect()))
+}
+
+/// Points `$ref`s to renamed types at their new tokens.
+pub(crate) fn rename_refs(ty: &mut TypeSpec, renames: &BTreeMap<String, String>) {
+    if let Some(token) = ty.reference.strip_prefix("#/types/")
+        && let Some(renamed) = renames.get(token)
+    {
+        ty.reference = format!("#/types/{renamed}");
+    }
+    if let Some(items) = &mut ty.items {
+        rename_refs(items, renames);
+    }
+    if let Some(values) = &mut ty.additional_properties {
+        rename_refs(values, renames);
     }
 }
 
@@ -507,4 +625,43 @@ pub(crate) fn doc_comment(text: &str) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::go_declaration_order;
+
+    #[test]
+    fn the_go_implementation_declares_in_this_order() {
+        // Shuffled origins; sorting by the key must give Go's walk order.
+        let mut origins = vec![
+            "provider: proxy",
+            "data source aws_bucket: rule",
+            "resource aws_bridge_output: network_output",
+            "resource aws_artifacts: artifact_stores.encryption_key",
+            "resource aws_bridge: outputs.network_output",
+            "resource aws_artifacts: artifact_stores",
+            "resource aws_artifacts: artifact_store.encryption_key",
+            "resource aws_artifacts: artifact_store",
+            "resource aws_bridge: outputs",
+        ];
+        origins.sort_by_key(|origin| go_declaration_order(origin));
+        assert_eq!(
+            origins,
+            [
+                "resource aws_artifacts: artifact_store",
+                "resource aws_artifacts: artifact_store.encryption_key",
+                "resource aws_artifacts: artifact_stores",
+                "resource aws_artifacts: artifact_stores.encryption_key",
+                "resource aws_bridge: outputs",
+                "resource aws_bridge: outputs.network_output",
+                "resource aws_bridge_output: network_output",
+                "data source aws_bucket: rule",
+                "provider: proxy",
+            ]
+        );
+        // Configuration variables and provider functions are named by other rules.
+        assert_eq!(go_declaration_order("provider configuration: endpoints"), None);
+        assert_eq!(go_declaration_order("function parse_arn: result"), None);
+    }
 }

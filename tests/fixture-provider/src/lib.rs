@@ -181,7 +181,10 @@ mod tests {
         assert_eq!(
             names,
             [
+                "fixture_artifacts",
                 "fixture_blocks",
+                "fixture_bridge",
+                "fixture_bridge_output",
                 "fixture_computed_id",
                 "fixture_flags",
                 "fixture_misbehave",
