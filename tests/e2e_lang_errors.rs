@@ -17,6 +17,27 @@ use common::programs::{Language, ProgramWorkspace};
 use common::pulumi::{CommandOutput, Implementation};
 use serde_json::json;
 
+const TSC_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// `text` without ANSI colour sequences (tsc's `--pretty` report).
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            // ESC [ parameters final-byte
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// A stack of the language's example, up and settled.
 fn stack_up(language: Language, implementation: Implementation) -> anyhow::Result<ProgramWorkspace> {
     let mut ws = ProgramWorkspace::new("errors", implementation, language)?;
@@ -69,18 +90,40 @@ fn typescript(implementation: Implementation) -> anyhow::Result<()> {
     let program = ws.program()?;
     let restore = |ws: &ProgramWorkspace| std::fs::write(ws.project_dir().join("index.ts"), &program);
 
-    // A wrong type: tsc rejects the program before anything runs; tsc itself says the same.
+    // A wrong type: the program does not compile, so nothing runs. `pulumi up` shows
+    // ts-node's one-line diagnostic, which gives the file, line and column and the expected
+    // type but not the property's name; tsc's own report (as an editor shows it) names the
+    // property and the resource's argument type.
     ws.edit_program("{ length: 20, special: false }", "{ length: 20, special: false, minLower: \"two\" }")?;
-    let needles = [language.property_name("minLower"), "PasswordArgs".to_owned(), "index.ts".to_owned()];
+    let line = 1 + ws.program()?.lines().position(|l| l.contains("minLower: \"two\"")).expect("the edited line");
+    let needles = [
+        format!("index.ts({line},"),
+        "error TS2322: Type 'string' is not assignable to type 'Input<number | undefined>'".to_owned(),
+    ];
     fails_with(&mut ws, &needles)?;
-    let tsc = ws.compile();
-    let tsc_error = format!("{:#}", tsc.expect_err("tsc rejects a wrong type"));
-    assert!(tsc_error.contains("minLower") && tsc_error.contains("TS2322"), "{tsc_error}");
+    let tsc = ws.project_dir().join("node_modules/.bin/tsc");
+    let tsc = ws.run_in_project(tsc.to_str().expect("a UTF-8 path"), &["--noEmit", "--pretty", "true"], TSC_TIMEOUT)?;
+    let report = strip_ansi(&tsc.stdout);
+    assert!(!tsc.success(), "{tsc}");
+    for needle in ["TS2322", "minLower: \"two\"", "property 'minLower'", "type 'PasswordArgs'"] {
+        assert!(report.contains(needle), "tsc's report lacks {needle:?}:\n{report}");
+    }
     restore(&ws)?;
 
-    // A missing required input, which only the generated SDK notices, at run time.
-    ws.edit_program("{ length: 20, special: false }", "{ length: config.getNumber(\"passwordLength\")!, special: false }")?;
-    fails_with(&mut ws, &["Missing required property 'length'".to_owned()])?;
+    // A missing required input, which only the generated SDK notices, at run time. The
+    // message names the property; the resource shows as the class whose constructor threw
+    // and the program line that called it (not the resource's name, "password").
+    ws.edit_program(
+        "{ length: 20, special: false }",
+        "{ length: config.getNumber(\"passwordLength\")!, special: false }",
+    )?;
+    let line = 1 + ws.program()?.lines().position(|l| l.contains("passwordLength")).expect("the edited line");
+    let needles = [
+        format!("Error: Missing required property '{}'", language.property_name("length")),
+        "at new Password".to_owned(),
+        format!("index.ts:{line}:"),
+    ];
+    fails_with(&mut ws, &needles)?;
     restore(&ws)?;
     ws.preview_expect_no_changes()?;
 
@@ -89,7 +132,12 @@ fn typescript(implementation: Implementation) -> anyhow::Result<()> {
     let store = ws.root().join("files/store/sdkv2test_thing");
     std::fs::write(store.join("taken.json"), r#"{"attributes": {"name": "taken"}, "observed": {}}"#)?;
     ws.config_set("thingName", "taken")?;
-    fails_with(&mut ws, &["thing".to_owned(), "sdkv2test_thing \\\"taken\\\" already exists".to_owned()])?;
+    let resource = match implementation {
+        Implementation::Ours => "urn:pulumi:dev::e2e-typescript::sdkv2test:index/thing:Thing::thing",
+        // The CLI's progress line names it; the Go implementation's error does not.
+        Implementation::Go => "sdkv2test:index:Thing thing",
+    };
+    fails_with(&mut ws, &[resource.to_owned(), r#"sdkv2test_thing "taken" already exists"#.to_owned()])?;
     assert!(store.join("alpha.json").exists(), "the thing that was to be replaced is still there");
     assert_eq!(ws.resource_state("thing")?["id"], json!("alpha"));
     ws.config_set("thingName", "alpha")?;
@@ -103,9 +151,49 @@ fn typescript(implementation: Implementation) -> anyhow::Result<()> {
 fn python(implementation: Implementation) -> anyhow::Result<()> {
     let language = Language::Python;
     let mut ws = stack_up(language, implementation)?;
-    // Well-typed, so only the Terraform provider's own validation catches it.
+    let program = ws.program()?;
+    let restore = |ws: &ProgramWorkspace| std::fs::write(ws.project_dir().join("__main__.py"), &program);
+    let urn = "urn:pulumi:dev::e2e-python::";
+
+    // Well-typed, so only the Terraform provider's own validation catches it. Both
+    // implementations give the property's Pulumi name (camelCase), not the Python one: a
+    // provider never learns the program's language.
+    ws.edit_program(
+        "input_file = ",
+        "bad_file = local.File(\"bad_file\", filename=f\"{directory}/bad.txt\", content=\"x\", file_permission=\"999\")\ninput_file = ",
+    )?;
+    let needles: Vec<String> = match implementation {
+        Implementation::Ours => vec![
+            "local:index/file:File resource 'bad_file': property filePermission".to_owned(),
+            "bad mode permission: string must be expressed in octal numeric notation: 999".to_owned(),
+        ],
+        Implementation::Go => vec![
+            "local:index/file:File resource 'bad_file' has a problem".to_owned(),
+            "bad mode permission: string must be expressed in octal numeric notation: 999".to_owned(),
+            "Examine values at 'bad_file.filePermission'".to_owned(),
+        ],
+    };
+    let failed = fails_with(&mut ws, &needles)?;
+    assert!(!failed.all_text().contains(&language.property_name("filePermission")), "{failed}");
+    assert!(!ws.root().join("files/bad.txt").exists(), "nothing was created");
+    restore(&ws)?;
+
+    // A failing create: random 3.9.0 does not validate min_lower, and its create panics on a
+    // negative one. Ours names the resource and shows the panic; the Go implementation says
+    // only that the connection closed.
     ws.edit_program("length=20, special=False)", "length=20, special=False, min_lower=-1)")?;
-    fails_with(&mut ws, &["password".to_owned(), language.property_name("minLower"), "at least 0".to_owned()])?;
+    let needles: Vec<String> = match implementation {
+        Implementation::Ours => vec![
+            format!("{urn}random:index/password:Password::password"),
+            "the provider process exited (exit status: 2) after a panic".to_owned(),
+            "panic: runtime error: makeslice: len out of range".to_owned(),
+        ],
+        // The tail varies between runs: "EOF" or "connection reset by peer".
+        Implementation::Go => vec!["random:index:Password password".to_owned(), "error reading from server".to_owned()],
+    };
+    fails_with(&mut ws, &needles)?;
+    restore(&ws)?;
+    ws.preview_expect_no_changes()?;
     refresh_and_destroy(&mut ws)
 }
 

@@ -103,7 +103,12 @@ fn python_bin_dir() -> anyhow::Result<PathBuf> {
         .args(["-c", "import os, sys; print(os.path.join(sys.base_prefix, 'bin'))"])
         .output()
         .with_context(|| format!("run {}", python.display()))?;
-    anyhow::ensure!(output.status.success(), "{} failed: {}", python.display(), String::from_utf8_lossy(&output.stderr));
+    anyhow::ensure!(
+        output.status.success(),
+        "{} failed: {}",
+        python.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
     Ok(PathBuf::from(String::from_utf8(output.stdout)?.trim()))
 }
 
@@ -249,7 +254,12 @@ impl ProgramWorkspace {
     /// implementation reads no Terraform CLI configuration, so it has no mirrors; its one
     /// offline path is its own plugin cache (`$PULUMI_HOME/dynamic_tf_plugins`, OpenTofu's cache layout), which it
     /// uses without asking the registry when a cached version satisfies the constraint.
-    pub fn add_by_registry_name(&mut self, address: &str, version: &str, binary: &Path) -> anyhow::Result<CommandOutput> {
+    pub fn add_by_registry_name(
+        &mut self,
+        address: &str,
+        version: &str,
+        binary: &Path,
+    ) -> anyhow::Result<CommandOutput> {
         let (namespace, kind) = address.split_once('/').context("an address namespace/type")?;
         let host = "registry.opentofu.org";
         let leaf_within = format!("{host}/{namespace}/{kind}/{version}/linux_amd64");
@@ -267,7 +277,10 @@ impl ProgramWorkspace {
             let mirror = self.ws.root().join("mirror");
             std::fs::write(
                 &rc,
-                format!("provider_installation {{\n  filesystem_mirror {{\n    path = \"{}\"\n  }}\n}}\n", mirror.display()),
+                format!(
+                    "provider_installation {{\n  filesystem_mirror {{\n    path = \"{}\"\n  }}\n}}\n",
+                    mirror.display()
+                ),
             )?;
             self.ws.set_env("TF_CLI_CONFIG_FILE", rc.to_str().context("a UTF-8 path")?);
         }
