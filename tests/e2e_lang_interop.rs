@@ -75,7 +75,8 @@ fn an_sdk_from_either_implementation_runs_with_the_other_plugin() -> anyhow::Res
     for (generated_by, served_by) in
         [(Implementation::Go, Implementation::Ours), (Implementation::Ours, Implementation::Go)]
     {
-        let mut ws = ProgramWorkspace::new(&format!("sdk-{}", generated_by.label()), generated_by, Language::TypeScript)?;
+        let mut ws =
+            ProgramWorkspace::new(&format!("sdk-{}", generated_by.label()), generated_by, Language::TypeScript)?;
         ws.add_example_packages()?;
         let served = ws.serve_with(served_by)?;
         let dir = ws.root().join("files");

@@ -306,7 +306,13 @@ impl Workspace {
     }
 
     /// `run_in_project`, logging to `logs/<n>-<name>.{stdout,stderr}`.
-    fn run_logged(&mut self, program: &str, args: &[&str], timeout: Duration, name: &str) -> anyhow::Result<CommandOutput> {
+    fn run_logged(
+        &mut self,
+        program: &str,
+        args: &[&str],
+        timeout: Duration,
+        name: &str,
+    ) -> anyhow::Result<CommandOutput> {
         use std::os::unix::process::CommandExt as _;
         self.commands_run += 1;
         let log_stem = self.root.join("logs").join(format!("{:02}-{name}", self.commands_run));
