@@ -260,10 +260,23 @@ impl ProgramWorkspace {
         version: &str,
         binary: &Path,
     ) -> anyhow::Result<CommandOutput> {
+        self.offline_registry_source(self.ws.implementation, address, version, binary)?;
+        self.ws.package_add(&[address, version])
+    }
+
+    /// Puts `binary` where `implementation` finds `address` `version` without the network
+    /// (see `add_by_registry_name`), and sends every other attempt at a closed port.
+    pub fn offline_registry_source(
+        &mut self,
+        implementation: Implementation,
+        address: &str,
+        version: &str,
+        binary: &Path,
+    ) -> anyhow::Result<()> {
         let (namespace, kind) = address.split_once('/').context("an address namespace/type")?;
         let host = "registry.opentofu.org";
         let leaf_within = format!("{host}/{namespace}/{kind}/{version}/linux_amd64");
-        let leaf = match self.ws.implementation {
+        let leaf = match implementation {
             Implementation::Ours => self.ws.root().join("mirror").join(&leaf_within),
             Implementation::Go => self.ws.root().join("pulumi-home/dynamic_tf_plugins").join(&leaf_within),
         };
@@ -272,7 +285,7 @@ impl ProgramWorkspace {
         if !target.exists() && std::fs::hard_link(binary, &target).is_err() {
             std::fs::copy(binary, &target)?;
         }
-        if self.ws.implementation == Implementation::Ours {
+        if implementation == Implementation::Ours {
             let rc = self.ws.root().join("mirror.tfrc");
             let mirror = self.ws.root().join("mirror");
             std::fs::write(
@@ -290,7 +303,16 @@ impl ProgramWorkspace {
         // npm, pip and go run offline already; loopback must stay reachable.
         self.ws.set_env("NO_PROXY", "127.0.0.1,localhost");
         self.ws.set_env("no_proxy", "127.0.0.1,localhost");
-        self.ws.package_add(&[address, version])
+        Ok(())
+    }
+
+    /// `Workspace::serve_with`, plus random 3.9.0 where `other` finds it offline (the
+    /// example adds random by registry name).
+    pub fn serve_with(&mut self, other: Implementation) -> anyhow::Result<std::path::PathBuf> {
+        let served = self.ws.serve_with(other)?;
+        let random = super::real_provider("random", "3.9.0")?;
+        self.offline_registry_source(other, "hashicorp/random", "3.9.0", &random)?;
+        Ok(served)
     }
 
     /// Adds the example's three packages as its README says (random by registry name, local
