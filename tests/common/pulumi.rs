@@ -480,8 +480,47 @@ fn install_plugin(root: &Path, implementation: Implementation, plugin: &Path) ->
     Ok(())
 }
 
+/// Stops every process whose executable lives under `root` (plugins installed there, providers
+/// from its mirror or plugin cache) and their children (Terraform providers from the shared
+/// cache). `pulumi install` leaves the plugins it asked for schemas running after it exits,
+/// each in its own process group and reparented to init, so killing the CLI's group misses
+/// them.
+fn stop_leftover_processes(root: &Path) {
+    let root = root.to_string_lossy().into_owned();
+    let mut parents: Vec<(i32, i32)> = Vec::new();
+    let mut under_root: Vec<i32> = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
+        if let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) {
+            let ppid = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse().ok());
+            parents.push((pid, ppid.unwrap_or(0)));
+        }
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let argv0 = cmdline.split(|b| *b == 0).next().unwrap_or_default();
+        if String::from_utf8_lossy(argv0).starts_with(&root) {
+            under_root.push(pid);
+        }
+    }
+    let children: Vec<i32> =
+        parents.iter().filter(|(_, ppid)| under_root.contains(ppid)).map(|(pid, _)| *pid).collect();
+    let all: Vec<i32> = under_root.iter().chain(&children).copied().collect();
+    for (signal, pause) in [(libc::SIGTERM, 2000), (libc::SIGKILL, 0)] {
+        let alive: Vec<i32> = all.iter().copied().filter(|pid| super::process_is_alive(*pid as u32)).collect();
+        if alive.is_empty() {
+            break;
+        }
+        for pid in alive {
+            // SAFETY: kill(2) on a process this workspace started (its executable is under the
+            // workspace, or its parent's is).
+            unsafe { libc::kill(pid, signal) };
+        }
+        std::thread::sleep(Duration::from_millis(pause));
+    }
+}
+
 impl Drop for Workspace {
     fn drop(&mut self) {
+        stop_leftover_processes(&self.root);
         // Keep the workspace (state, logs) for a look after a failure when asked to.
         if std::env::var_os("TFBRIDGE_KEEP_E2E").is_none() {
             let _ = std::fs::remove_dir_all(&self.root);
