@@ -23,7 +23,7 @@
 use std::path::PathBuf;
 
 /// The Pulumi version of the CLI, the hosts and the three SDKs.
-pub const PULUMI_SDK_VERSION: &str = "3.259.0";
+pub const PULUMI_SDK_VERSION: &str = super::versions::PULUMI;
 
 /// The three language hosts this project tests, by the name `pulumi-language-<name>`.
 pub const LANGUAGES: [&str; 3] = ["nodejs", "python", "go"];

@@ -8,6 +8,7 @@ pub mod fixture;
 pub mod languages;
 pub mod msgpack;
 pub mod plugin;
+pub mod programs;
 pub mod pulumi;
 pub mod recording_engine;
 pub mod schema;

@@ -1,0 +1,5 @@
+module e2e-go
+
+go 1.25
+
+require github.com/pulumi/pulumi/sdk/v3 v3.259.0
