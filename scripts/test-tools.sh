@@ -81,6 +81,10 @@ PULUMI_REPLACES=(
 # takes typescript < 7 and ts-node < 12 as optional peers.
 SDK_VER=$PULUMI_VER   # pulumi (PyPI), @pulumi/pulumi (npm), github.com/pulumi/pulumi/sdk/v3 (Go)
 NODE_DEV_PACKAGES=(typescript@5.9.3 @types/node@20.19.43 ts-node@10.9.2)
+# Only in the npm cache: what a generated SDK's own package.json asks for as
+# devDependencies (typescript ^4.7.0). `pulumi package add` in a TypeScript
+# project runs `npm install`, which resolves the linked SDK's devDependencies too.
+NODE_CACHE_ONLY=(typescript@4.9.5)
 # What a generated Python SDK requires beside pulumi (its pyproject.toml).
 PYTHON_SDK_DEPS=(parver==1.0.1.post0)   # semver comes with pulumi
 
@@ -430,6 +434,7 @@ b_sdk-nodejs() {
   printf '{ "name": "tfbridge-sdk-nodejs", "private": true }\n' >package.json
   run npm install --cache "$out/npm-cache" --no-audit --no-fund --save-exact \
     "@pulumi/pulumi@$SDK_VER" "${NODE_DEV_PACKAGES[@]}" || return 1
+  run npm cache add --cache "$out/npm-cache" "${NODE_CACHE_ONLY[@]}" || return 1
   run node_modules/.bin/tsc --version || return 1
 }
 
@@ -543,7 +548,7 @@ for tool in "${selected[@]}"; do
         "pulumi==$SDK_VER ${PYTHON_SDK_DEPS[*]} setuptools wheel" ;;
     sdk-nodejs)
       install_leaf sdk-nodejs "$SDK_VER" "$ROOT/sdk/nodejs/$SDK_VER" b_sdk-nodejs dir \
-        "@pulumi/pulumi@$SDK_VER ${NODE_DEV_PACKAGES[*]}" ;;
+        "@pulumi/pulumi@$SDK_VER ${NODE_DEV_PACKAGES[*]} cache:${NODE_CACHE_ONLY[*]}" ;;
     sdk-go)
       install_leaf sdk-go "$SDK_VER" "$ROOT/sdk/go/$SDK_VER" b_sdk-go dir \
         "github.com/pulumi/pulumi/sdk/v3@v$SDK_VER github.com/blang/semver" ;;
