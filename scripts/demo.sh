@@ -18,7 +18,7 @@ tools=${TFBRIDGE_TOOLS_DIR:-$HOME/.cache/tfbridge-tools}
 case "$implementation" in
   ours)
     cargo build --release --locked --bin pulumi-resource-terraform-provider
-    plugin=$repo/target/release/pulumi-resource-terraform-provider
+    plugin=${CARGO_TARGET_DIR:-$repo/target}/release/pulumi-resource-terraform-provider
     # The workspace version in Cargo.toml, which the plugin reports.
     version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
     groups=(providers pulumi)
