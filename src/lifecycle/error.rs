@@ -113,6 +113,10 @@ pub enum Operation {
     ValidateDataResourceConfig,
     ReadDataSource,
     CallFunction,
+    ValidateEphemeralResourceConfig,
+    OpenEphemeralResource,
+    RenewEphemeralResource,
+    CloseEphemeralResource,
 }
 
 impl Operation {
@@ -139,6 +143,10 @@ impl fmt::Display for Operation {
             Operation::ValidateDataResourceConfig => "ValidateDataResourceConfig",
             Operation::ReadDataSource => "ReadDataSource",
             Operation::CallFunction => "CallFunction",
+            Operation::ValidateEphemeralResourceConfig => "ValidateEphemeralResourceConfig",
+            Operation::OpenEphemeralResource => "OpenEphemeralResource",
+            Operation::RenewEphemeralResource => "RenewEphemeralResource",
+            Operation::CloseEphemeralResource => "CloseEphemeralResource",
         })
     }
 }

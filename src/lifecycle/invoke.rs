@@ -1,11 +1,13 @@
-//! Invoke: data sources (`ValidateDataResourceConfig` + `ReadDataSource`) and
-//! provider-defined functions (`CallFunction`).
+//! Invoke: data sources (`ValidateDataResourceConfig` + `ReadDataSource`),
+//! provider-defined functions (`CallFunction`) and ephemeral resources (`ephemeral.rs`).
 //!
-//! Results carry no secrets (Pulumi functions may not return them; the engine marks results
+//! Data source and function results carry no secrets (Pulumi functions may not return them; the engine marks results
 //! secret itself when arguments were), as the Go implementation does. A function's arguments
 //! arrive by name and are passed by position; a non-object result comes back as `result`.
 //!
 //! Architecture invariant: no gRPC types.
+
+use std::sync::Arc;
 
 use schema_gen::tf::{Attribute, Block, Function, Type};
 use schema_gen::translate::{PropertyNames, argument_names};
@@ -28,12 +30,18 @@ pub struct Invoked {
 }
 
 impl Parameterized {
-    pub async fn invoke(&self, token: &str, args: &PropertyMap) -> Result<Invoked, LifecycleError> {
+    /// Invoke. Takes the shared provider because an ephemeral resource outlives the call:
+    /// its renewals run in a task of their own (`ephemeral.rs`).
+    pub async fn invoke(self: &Arc<Self>, token: &str, args: &PropertyMap) -> Result<Invoked, LifecycleError> {
         match self.lookup_token(token) {
             Some((TokenKind::DataSource, tf_name)) => self.invoke_data_source(token, tf_name, args).await,
             Some((TokenKind::Function, tf_name)) => self.call_provider_function(token, tf_name, args).await,
+            Some((TokenKind::EphemeralResource, tf_name)) => {
+                let tf_name = tf_name.to_owned();
+                self.open_ephemeral(token, &tf_name, args).await
+            }
             _ => Err(LifecycleError::UnknownToken {
-                kind: "data source or function",
+                kind: "data source, function or ephemeral resource",
                 token: token.to_owned(),
                 package: self.package_name.clone(),
             }),

@@ -9,6 +9,7 @@
 //! - `resource`: Check, Diff, Create, Update, Delete and Read on top of those calls.
 //! - `provider_config`: CheckConfig, DiffConfig and Configure.
 //! - `invoke`: data sources and provider-defined functions.
+//! - `ephemeral`: ephemeral resources as functions: open, renew, close at the end.
 //! - `terraform_config`: the provider resource's `terraformConfig` method.
 //! - `proposed_new`: the proposed new state sent with every `PlanResourceChange`, and the
 //!   data-source plan Terraform core makes itself.
@@ -20,6 +21,7 @@
 mod calls;
 mod checks;
 mod detailed_diff;
+mod ephemeral;
 mod error;
 pub(crate) mod inputs;
 mod invoke;
@@ -36,6 +38,7 @@ mod tests;
 pub use calls::Resource;
 pub use checks::CheckFailure;
 pub use detailed_diff::{DiffKind, PropertyDiff};
+pub use ephemeral::Closed;
 pub use error::{Change, Interruption, LifecycleError, Operation, PartialFailure, Reported, Subject};
 pub use invoke::Invoked;
 pub use parameterized::{ParameterizeError, Parameterized, start_provider};

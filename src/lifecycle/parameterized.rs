@@ -48,6 +48,8 @@ pub struct Parameterized {
     pub(super) capabilities: ServerCapabilities,
     /// Pulumi token → Terraform name, for resources, data sources and functions.
     by_token: BTreeMap<String, (TokenKind, String)>,
+    /// The ephemeral resources open now (`ephemeral.rs`).
+    pub(super) ephemerals: super::ephemeral::OpenEphemerals,
 }
 
 /// What a Pulumi token names.
@@ -56,6 +58,8 @@ pub enum TokenKind {
     Resource,
     DataSource,
     Function,
+    /// An ephemeral resource, invoked as a function `open<Name>`.
+    EphemeralResource,
 }
 
 /// Why a provider could not be made ready.
@@ -137,6 +141,11 @@ pub async fn start_provider(
         .map(|(tf, token)| (token.to_owned(), (TokenKind::Resource, tf.to_owned())))
         .chain(names.data_sources().map(|(tf, token)| (token.to_owned(), (TokenKind::DataSource, tf.to_owned()))))
         .chain(names.functions().map(|(tf, token)| (token.to_owned(), (TokenKind::Function, tf.to_owned()))))
+        .chain(
+            names
+                .ephemeral_resources()
+                .map(|(tf, token)| (token.to_owned(), (TokenKind::EphemeralResource, tf.to_owned()))),
+        )
         .collect();
     let parameter = ParameterValue {
         remote: source_address.as_ref().map(|url| RemoteValue { url: url.clone(), version: package_version.clone() }),
@@ -162,6 +171,7 @@ pub async fn start_provider(
         downloaded,
         capabilities,
         by_token,
+        ephemerals: Default::default(),
     })
 }
 

@@ -304,9 +304,15 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
 
     async fn cancel(&self, _request: Request<()>) -> Result<Response<()>, Status> {
         // Cancelling only flips the token: in-flight calls notice and answer on their own,
-        // so this returns at once, as the engine expects during shutdown.
+        // so this returns at once, as the engine expects during shutdown. The engine sends
+        // Cancel at the end of every run too, so it is also when ephemeral resources close:
+        // in the background, and shutdown waits for that to finish.
         tracing::info!("cancellation requested by the engine");
         self.cancel.cancel();
+        if let Some(parameterized) = self.parameterized.lock().await.clone() {
+            let engine_log = self.engine_log.clone();
+            tokio::spawn(async move { close_ephemerals(&parameterized, &engine_log).await });
+        }
         Ok(Response::new(()))
     }
 
@@ -350,7 +356,34 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
     }
 }
 
+/// Closes the provider's open ephemeral resources and says what went wrong, to the engine
+/// (an error naming the function) and to stderr.
+async fn close_ephemerals(parameterized: &Parameterized, engine_log: &EngineLog) {
+    let closed = parameterized.close_ephemerals().await;
+    if closed.n_closed > 0 {
+        tracing::debug!(n_closed = closed.n_closed, "closed the ephemeral resources");
+    }
+    for warning in &closed.warnings {
+        tracing::warn!("{warning}");
+        engine_log.log(Severity::Warning, None, warning.clone()).await;
+    }
+    for error in &closed.errors {
+        tracing::error!("{error}");
+        engine_log.log(Severity::Error, None, error.clone()).await;
+    }
+}
+
 impl Provider {
+    /// Closes what must not outlive the deployment (ephemeral resources) before the
+    /// process exits; bounded, so that the engine's kill 5 s after SIGINT never comes first.
+    async fn close_at_shutdown(&self) {
+        let Some(parameterized) = self.parameterized.lock().await.clone() else { return };
+        let closing = close_ephemerals(&parameterized, &self.engine_log);
+        if tokio::time::timeout(CLOSE_GRACE, closing).await.is_err() {
+            tracing::error!("ephemeral resources were still closing {CLOSE_GRACE:?} after shutdown began");
+        }
+    }
+
     /// The provider whose mapping a GetMapping(s) key asks for: `terraform` (or the legacy
     /// `tf`) once parameterized; other converters' keys get nothing, as in the Go
     /// implementation.
@@ -381,6 +414,7 @@ pub async fn serve(config: ServeConfig, shutdown: impl Future<Output = ()> + Sen
     }
     let cancel = CancellationToken::new();
     let provider = Arc::new(Provider::new(engine_log, cancel.clone()));
+    let provider_at_shutdown = provider.clone();
 
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await?;
     let port = listener.local_addr()?.port();
@@ -420,6 +454,7 @@ pub async fn serve(config: ServeConfig, shutdown: impl Future<Output = ()> + Sen
     // connections a moment to finish. The engine kills the process 5 s after its SIGINT,
     // and a clean exit before that avoids its "exited prematurely" report.
     cancel.cancel();
+    provider_at_shutdown.close_at_shutdown().await;
     graceful.notify_one();
     match tokio::time::timeout(SHUTDOWN_GRACE, server).await {
         Ok(result) => result.map_err(std::io::Error::other),
@@ -429,6 +464,10 @@ pub async fn serve(config: ServeConfig, shutdown: impl Future<Output = ()> + Sen
         }
     }
 }
+
+/// How long closing ephemeral resources may take once shutdown begins (with
+/// [`SHUTDOWN_GRACE`], well within the engine's 5 s).
+const CLOSE_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// How long open connections may linger once shutdown begins.
 const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(1);

@@ -13,6 +13,7 @@ use std::time::Duration;
 use tonic::Code;
 use tonic::transport::Channel;
 
+use super::ephemeral::{OpenEphemeralResourceResponse, RenewEphemeralResourceResponse};
 use super::error::{CallError, ProcessExit, RpcFailure};
 use super::handshake::ProtocolVersion;
 use super::launch::shut_down_process;
@@ -280,6 +281,44 @@ impl ProviderClient {
         arguments: &[DynamicValue],
     ) -> Result<Support<CallFunctionResponse>, CallError> {
         Self::optional(dispatch!(self, ("CallFunction", "CallFunction"), |client| client.call_function(name, arguments)))
+    }
+
+    /// Protocol 5.7/6.7; older providers answer `Unimplemented`, which is an error here: the
+    /// schema declared the ephemeral resource.
+    pub async fn validate_ephemeral_resource_config(
+        &self,
+        type_name: &str,
+        config: &DynamicValue,
+    ) -> Result<Vec<Diagnostic>, CallError> {
+        dispatch!(self, ("ValidateEphemeralResourceConfig", "ValidateEphemeralResourceConfig"), |client| client
+            .validate_ephemeral_resource_config(type_name, config))
+    }
+
+    pub async fn open_ephemeral_resource(
+        &self,
+        type_name: &str,
+        config: &DynamicValue,
+    ) -> Result<OpenEphemeralResourceResponse, CallError> {
+        dispatch!(self, ("OpenEphemeralResource", "OpenEphemeralResource"), |client| client
+            .open_ephemeral_resource(type_name, config))
+    }
+
+    pub async fn renew_ephemeral_resource(
+        &self,
+        type_name: &str,
+        private: Option<&[u8]>,
+    ) -> Result<RenewEphemeralResourceResponse, CallError> {
+        dispatch!(self, ("RenewEphemeralResource", "RenewEphemeralResource"), |client| client
+            .renew_ephemeral_resource(type_name, private))
+    }
+
+    pub async fn close_ephemeral_resource(
+        &self,
+        type_name: &str,
+        private: Option<&[u8]>,
+    ) -> Result<Vec<Diagnostic>, CallError> {
+        dispatch!(self, ("CloseEphemeralResource", "CloseEphemeralResource"), |client| client
+            .close_ephemeral_resource(type_name, private))
     }
 
     /// Asks the provider to cancel in-flight work (Terraform's Ctrl-C). `Ok(Some(text))` is

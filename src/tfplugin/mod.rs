@@ -18,6 +18,7 @@
 //! and does not decode values (that is `cty`'s job).
 
 mod client;
+pub mod ephemeral;
 mod error;
 pub mod handshake;
 mod launch;

@@ -40,6 +40,8 @@ super::wire_client::shared_client! {
     stop_provider: stop,
 }
 
+super::ephemeral::ephemeral_client!();
+
 impl Client {
     pub(super) async fn validate_provider_config(
         &self,

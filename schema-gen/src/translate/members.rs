@@ -26,9 +26,6 @@ pub(super) fn package(config: &TranslateConfig, names: &ProviderNames, warnings:
     let package_name = config.package_name;
     let mut table = TypeTable::default();
 
-    for tf_name in schema.ephemeral_resources.keys() {
-        warnings.push(Warning::EphemeralResourceSkipped { tf_name: tf_name.clone() });
-    }
     for tf_name in schema.list_resources.keys() {
         warnings.push(Warning::ListResourceSkipped { tf_name: tf_name.clone() });
     }
@@ -53,6 +50,13 @@ pub(super) fn package(config: &TranslateConfig, names: &ProviderNames, warnings:
         functions.insert(
             token.to_owned(),
             functions::function(tf_name, token, function, package_name, &mut table, warnings),
+        );
+    }
+    for (tf_name, token) in names.ephemeral_resources() {
+        let ephemeral_schema = &schema.ephemeral_resources[tf_name];
+        functions.insert(
+            token.to_owned(),
+            ephemeral_resource(tf_name, token, ephemeral_schema, names, &mut table, warnings),
         );
     }
     let (method_token, method) = terraform_config_method(package_name);
@@ -255,6 +259,26 @@ fn data_source(
     }
     if !outputs.properties.is_empty() {
         spec.outputs = Some(FunctionOutputs::Object(outputs));
+    }
+    spec
+}
+
+/// An ephemeral resource as a function: a data source's shape (arguments in, every
+/// attribute out), with every result secret, since Terraform never stores them and a
+/// program should not print them by accident. No `id` is added: the provider returns none.
+fn ephemeral_resource(
+    tf_name: &str,
+    token: &str,
+    schema: &Schema,
+    names: &ProviderNames,
+    table: &mut TypeTable,
+    warnings: &mut Vec<Warning>,
+) -> FunctionSpec {
+    let mut spec = data_source(tf_name, token, schema, names, table, warnings);
+    if let Some(FunctionOutputs::Object(outputs)) = &mut spec.outputs {
+        for property in outputs.properties.values_mut() {
+            property.secret = true;
+        }
     }
     spec
 }

@@ -9,7 +9,8 @@
 //! - [`names`]: tokens and property names ([`ProviderNames`], [`PropertyNames`]), shared
 //!   with the runtime;
 //! - `objects`: property specs and named object types;
-//! - `members`: resources, data sources, the provider and its configuration;
+//! - `members`: resources, data sources, ephemeral resources (as functions), the provider
+//!   and its configuration;
 //! - `functions`: provider-defined functions;
 //! - `docs`: the clean-up of description text;
 //! - `package`: package-level fields (language sections, parameterization).
@@ -73,9 +74,6 @@ pub enum Warning {
     /// free for a `Provider` resource) and got a `V2`-style name.
     #[error("{tf_name}: its token collides with another one; using `{token}`")]
     TokenCollision { tf_name: String, token: String },
-    /// An ephemeral resource; Pulumi has no equivalent yet, so it is not translated.
-    #[error("ephemeral resource {tf_name} is not translated: the package schema has no ephemeral resources")]
-    EphemeralResourceSkipped { tf_name: String },
     /// A list resource; not translated yet.
     #[error("list resource {tf_name} is not translated")]
     ListResourceSkipped { tf_name: String },

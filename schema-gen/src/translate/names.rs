@@ -48,6 +48,9 @@ pub struct ProviderNames {
     resources: BTreeMap<String, String>,
     data_sources: BTreeMap<String, String>,
     functions: BTreeMap<String, String>,
+    /// Ephemeral resources, as functions `open<Name>` (docs/schema-mapping.md, "Ephemeral
+    /// resources").
+    ephemeral_resources: BTreeMap<String, String>,
 }
 
 /// One property of an object: its two names, and whether it is a list or set block with
@@ -242,6 +245,7 @@ impl ProviderNames {
             resources: BTreeMap::new(),
             data_sources: BTreeMap::new(),
             functions: BTreeMap::new(),
+            ephemeral_resources: BTreeMap::new(),
         };
 
         let mut resource_dedup = Deduplicator::default();
@@ -269,6 +273,20 @@ impl ProviderNames {
                 warnings.push(Warning::TokenCollision { tf_name: tf_name.clone(), token: names.token(&name) });
             }
             names.functions.insert(tf_name.clone(), names.token(&name));
+        }
+
+        // Ephemeral resources are functions too (the shape of bridge PR #3229), named
+        // `open<Name>`: the PR's own pattern (`index/ephemeral:<Name>`) gives Go SDKs a
+        // function and an args type that clash with the resource of the same name, which
+        // every provider we know has (random_password, tls_private_key). `open` is
+        // Terraform's verb for them and never meets a data source's `get`.
+        for tf_name in schema.ephemeral_resources.keys().filter(|k| filter.keeps(k)) {
+            let natural = names.member_name(tf_name, "open", &mut warnings);
+            let name = function_dedup.unique(&natural);
+            if name != natural {
+                warnings.push(Warning::TokenCollision { tf_name: tf_name.clone(), token: names.token(&name) });
+            }
+            names.ephemeral_resources.insert(tf_name.clone(), names.token(&name));
         }
 
         (names, warnings)
@@ -307,6 +325,11 @@ impl ProviderNames {
 
     pub fn functions(&self) -> impl Iterator<Item = (&str, &str)> {
         self.functions.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+
+    /// `(tf_name, token)` of every translated ephemeral resource (a function `open<Name>`).
+    pub fn ephemeral_resources(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.ephemeral_resources.iter().map(|(k, v)| (k.as_str(), v.as_str()))
     }
 
     /// `pkg:index/<lowerName>:<Name>`.

@@ -13,6 +13,9 @@
 //!   ValidateDataResourceConfig, ReadDataSource, CallFunction.
 //! - `resource`: [`Resource`] and the calls that read or load a resource:
 //!   ValidateResourceConfig, UpgradeResourceState, ReadResource, ImportResourceState.
+//! - `ephemeral`: an ephemeral resource's calls, on [`Parameterized`]:
+//!   ValidateEphemeralResourceConfig, OpenEphemeralResource, RenewEphemeralResource,
+//!   CloseEphemeralResource.
 //! - `change`: the calls that change one: PlanResourceChange (and its destroy form), the
 //!   final-plan check, ApplyResourceChange (interruptible).
 //!
@@ -22,12 +25,14 @@
 //! Architecture invariant: no Pulumi property values except in error paths; values are cty.
 
 mod change;
+mod ephemeral;
 mod provider;
 mod resource;
 
 use schema_gen::tf::Block;
 use schema_gen::translate::PropertyNames;
 
+pub use ephemeral::Opened;
 pub use provider::FunctionResult;
 pub use resource::{Applied, Resource};
 

@@ -1,0 +1,361 @@
+//! Ephemeral resources as functions: Invoke opens one (ValidateEphemeralResourceConfig, then
+//! OpenEphemeralResource), returns its result as secrets, keeps it renewed
+//! (RenewEphemeralResource before each `renew_at`) and closes it
+//! (CloseEphemeralResource) exactly once, when the deployment ends: on the engine's Cancel,
+//! which it sends at the end of every run and on Ctrl-C, or at shutdown, whichever comes
+//! first. A preview opens them too, as Terraform's plan does; arguments not known yet open
+//! nothing and return unknowns, as Terraform does.
+//!
+//! [`OpenEphemerals`] is the process's list of what is open. Nothing about an ephemeral
+//! resource is ever stored: its result goes to the program only, and its private bytes and
+//! renewal time stay in this process.
+//!
+//! Architecture invariant: no gRPC types; every provider call goes through `calls`.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use schema_gen::tf::Block;
+use schema_gen::translate::PropertyNames;
+
+use super::calls::{Opened, Warnings};
+use super::checks;
+use super::error::{LifecycleError, Subject};
+use super::inputs::strip_computed_only;
+use super::invoke::Invoked;
+use super::parameterized::Parameterized;
+use crate::convert::values::{self as convert, UnknownKeys};
+use crate::cty::{self, Value};
+use crate::property::{PropertyMap, PropertyValue};
+
+/// The ephemeral resources this process has open.
+#[derive(Default)]
+pub struct OpenEphemerals {
+    tracked: Mutex<Tracked>,
+    /// Held while closing, so that a second close (Cancel, then shutdown) waits for the
+    /// first to finish instead of returning while closes are still in flight.
+    closing: tokio::sync::Mutex<()>,
+}
+
+#[derive(Default)]
+struct Tracked {
+    next_id: u64,
+    open: BTreeMap<u64, OpenEntry>,
+    /// Set by the first close: the deployment is ending, and a later open is closed at once.
+    ended: bool,
+}
+
+struct OpenEntry {
+    subject: Subject,
+    tf_name: String,
+    /// Open's private bytes: Terraform sends these to Close, not the renewed ones.
+    private: Option<Vec<u8>>,
+    renewal: Option<tokio::task::JoinHandle<()>>,
+    /// Why renewing stopped, reported at close as Terraform does.
+    renew_failure: Arc<Mutex<Option<String>>>,
+}
+
+impl OpenEphemerals {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Tracked> {
+        self.tracked.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// What closing every open ephemeral resource did.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Closed {
+    pub n_closed: usize,
+    /// Failed renewals and closes, each naming the function and the cause.
+    pub errors: Vec<String>,
+    pub warnings: Vec<String>,
+}
+
+impl Parameterized {
+    /// Invoke of an ephemeral resource's function (`<pkg>:index/open<Name>:open<Name>`).
+    pub(super) async fn open_ephemeral(
+        self: &Arc<Self>,
+        token: &str,
+        tf_name: &str,
+        args: &PropertyMap,
+    ) -> Result<Invoked, LifecycleError> {
+        let block: &Block = &self.schema.ephemeral_resources[tf_name].block;
+        let names = PropertyNames::of_block(block);
+        let subject = Subject::Token(token.to_owned());
+        let mut invoked = Invoked::default();
+        let config = match convert::to_cty(block, &names, args, UnknownKeys::Reject) {
+            Ok((config, _)) => strip_computed_only(block, &config),
+            Err(error) => {
+                invoked.failures.push(checks::convert_failure(&error));
+                return Ok(invoked);
+            }
+        };
+        let diagnostics = self.validate_ephemeral_resource_config(&subject, tf_name, &names, &config).await?;
+        let mut warnings = Warnings::default();
+        warnings.extend(diagnostics.warnings.iter().map(ToString::to_string));
+        if !diagnostics.errors.is_empty() {
+            invoked.failures = checks::check_failures(&diagnostics.errors, &[]);
+            invoked.warnings = warnings.into_vec();
+            return Ok(invoked);
+        }
+        if !config.is_wholly_known() {
+            // Terraform opens nothing until the configuration is known: the result is the
+            // configuration with every computed attribute unknown.
+            let planned = super::planned_data_source_object(block, &config).map_err(|err| {
+                LifecycleError::Internal { subject: subject.clone(), message: format!("cannot plan the open: {err}") }
+            })?;
+            invoked.outputs = self.ephemeral_outputs(&subject, block, &names, &planned)?;
+            invoked.warnings = warnings.into_vec();
+            return Ok(invoked);
+        }
+        let opened = warnings.keep(self.open_ephemeral_resource(&subject, tf_name, &names, &config).await?);
+        let outputs = self.ephemeral_outputs(&subject, block, &names, &opened.result);
+        let id = self.track_ephemeral(&subject, tf_name, opened);
+        let problem = match (id, outputs) {
+            (Some(_), Ok(outputs)) => {
+                invoked.outputs = outputs;
+                invoked.warnings = warnings.into_vec();
+                return Ok(invoked);
+            }
+            (None, _) => LifecycleError::Invalid {
+                subject: subject.clone(),
+                message: format!(
+                    "the deployment is ending (the engine sent Cancel), so {tf_name} was closed again as soon as it opened"
+                ),
+            },
+            (Some(id), Err(err)) => {
+                self.close_one_ephemeral(id).await;
+                err
+            }
+        };
+        Err(problem)
+    }
+
+    /// The result as Pulumi outputs, every value secret.
+    fn ephemeral_outputs(
+        &self,
+        subject: &Subject,
+        block: &Block,
+        names: &PropertyNames,
+        result: &Value,
+    ) -> Result<PropertyMap, LifecycleError> {
+        let outputs = convert::from_cty(block, names, result, &[])
+            .map_err(|error| LifecycleError::InvalidProperty { subject: subject.clone(), error: Box::new(error) })?;
+        Ok(outputs.into_iter().map(|(key, value)| (key, secret(value))).collect())
+    }
+
+    /// Records an open resource and starts renewing it. `None` when the deployment has
+    /// ended: the resource was closed at once (in the background) and must not be used.
+    fn track_ephemeral(self: &Arc<Self>, subject: &Subject, tf_name: &str, opened: Opened) -> Option<u64> {
+        let renew_failure = Arc::new(Mutex::new(None));
+        let mut tracked = self.ephemerals.lock();
+        if tracked.ended {
+            drop(tracked);
+            let (provider, subject, tf_name) = (Arc::clone(self), subject.clone(), tf_name.to_owned());
+            tokio::spawn(async move {
+                if let Err(err) = provider.close_ephemeral_resource(&subject, &tf_name, opened.private.as_deref()).await {
+                    tracing::warn!("{err}");
+                }
+            });
+            return None;
+        }
+        let id = tracked.next_id;
+        tracked.next_id += 1;
+        let renewal = opened.renew_at.map(|renew_at| {
+            let task = Renewal {
+                provider: Arc::clone(self),
+                subject: subject.clone(),
+                tf_name: tf_name.to_owned(),
+                private: opened.private.clone(),
+                renew_at,
+                failure: renew_failure.clone(),
+            };
+            tokio::spawn(task.run())
+        });
+        let entry =
+            OpenEntry { subject: subject.clone(), tf_name: tf_name.to_owned(), private: opened.private, renewal, renew_failure };
+        tracked.open.insert(id, entry);
+        tracing::debug!(ephemeral = tf_name, n_open = tracked.open.len(), "opened an ephemeral resource");
+        Some(id)
+    }
+
+    async fn close_one_ephemeral(&self, id: u64) {
+        let entry = self.ephemerals.lock().open.remove(&id);
+        if let Some(entry) = entry {
+            let closed = self.close_entry(entry).await;
+            for problem in closed.errors.iter().chain(&closed.warnings) {
+                tracing::warn!("{problem}");
+            }
+        }
+    }
+
+    /// Closes every open ephemeral resource, each exactly once, and opens none after: the
+    /// deployment is ending. A second call waits for the first to finish.
+    pub async fn close_ephemerals(&self) -> Closed {
+        let _closing = self.ephemerals.closing.lock().await;
+        let entries = {
+            let mut tracked = self.ephemerals.lock();
+            tracked.ended = true;
+            std::mem::take(&mut tracked.open)
+        };
+        let mut closed = Closed::default();
+        for entry in entries.into_values() {
+            let one = self.close_entry(entry).await;
+            closed.n_closed += one.n_closed;
+            closed.errors.extend(one.errors);
+            closed.warnings.extend(one.warnings);
+        }
+        closed
+    }
+
+    async fn close_entry(&self, entry: OpenEntry) -> Closed {
+        if let Some(renewal) = &entry.renewal {
+            renewal.abort();
+        }
+        let mut closed = Closed { n_closed: 1, ..Closed::default() };
+        if let Some(failure) = entry.renew_failure.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take() {
+            closed.errors.push(failure);
+        }
+        match self.close_ephemeral_resource(&entry.subject, &entry.tf_name, entry.private.as_deref()).await {
+            Ok(warned) => closed.warnings.extend(warned.warnings.into_vec()),
+            Err(err) => closed.errors.push(err.to_string()),
+        }
+        closed
+    }
+}
+
+/// One open resource's renewals, as a task of its own.
+struct Renewal {
+    provider: Arc<Parameterized>,
+    subject: Subject,
+    tf_name: String,
+    private: Option<Vec<u8>>,
+    renew_at: SystemTime,
+    failure: Arc<Mutex<Option<String>>>,
+}
+
+impl Renewal {
+    async fn run(mut self) {
+        loop {
+            tokio::time::sleep(renew_delay(SystemTime::now(), self.renew_at)).await;
+            let renewed = self.provider.renew_ephemeral_resource(&self.subject, &self.tf_name, self.private.as_deref()).await;
+            match renewed {
+                Ok(warned) => {
+                    for warning in warned.warnings.into_vec() {
+                        tracing::warn!("{}: {warning}", self.subject);
+                    }
+                    tracing::debug!(ephemeral = self.tf_name, "renewed an ephemeral resource");
+                    if warned.value.private.is_some() {
+                        self.private = warned.value.private;
+                    }
+                    match warned.value.renew_at {
+                        Some(next) => self.renew_at = next,
+                        None => return,
+                    }
+                }
+                Err(err) => {
+                    // Terraform stops renewing and reports the failure when it closes.
+                    tracing::warn!("{err}");
+                    *self.failure.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(err.to_string());
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// How long to wait before renewing: a tenth of the time left early (at most 5 s), so the
+/// renewal lands before `renew_at` rather than at it; at once when it has passed.
+pub fn renew_delay(now: SystemTime, renew_at: SystemTime) -> Duration {
+    let left = renew_at.duration_since(now).unwrap_or(Duration::ZERO);
+    left - (left / 10).min(Duration::from_secs(5))
+}
+
+/// What is wrong with an open's result, as Terraform checks it (a plan from a null prior),
+/// naming paths only: the values are secrets.
+pub fn open_result_problems(block: &Block, config: &Value, result: &Value) -> Vec<String> {
+    if result.is_null() {
+        return vec!["the result is null".to_owned()];
+    }
+    let mut problems: Vec<String> = cty::unknown_paths(result)
+        .into_iter()
+        .map(|path| format!("{} is unknown after the open", display_path(&path)))
+        .collect();
+    let prior = Value::null(block.implied_type());
+    problems.extend(
+        crate::invariants::assert_plan_valid(block, &prior, config, result)
+            .into_iter()
+            .map(|violation| format!("{} does not match the configuration", display_path(&violation.path))),
+    );
+    problems
+}
+
+fn display_path(path: &cty::Path) -> String {
+    if path.is_root() { "the result".to_owned() } else { format!("the attribute {path}") }
+}
+
+fn secret(value: PropertyValue) -> PropertyValue {
+    match value {
+        PropertyValue::Secret(_) | PropertyValue::Null => value,
+        other => PropertyValue::Secret(Box::new(other)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, SystemTime};
+
+    use schema_gen::tf::{Attribute, Block, Type};
+
+    use super::{open_result_problems, renew_delay};
+    use crate::cty::Value;
+
+    #[test]
+    fn renewals_land_before_renew_at() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000);
+        let cases = [
+            // (seconds until renew_at, expected delay in ms)
+            (0.0, 0),
+            (-30.0, 0),
+            (1.0, 900),
+            (10.0, 9_000),
+            (50.0, 45_000),
+            (3_600.0, 3_595_000),
+        ];
+        for (seconds, want_ms) in cases {
+            let renew_at = if seconds >= 0.0 {
+                now + Duration::from_secs_f64(seconds)
+            } else {
+                now - Duration::from_secs_f64(-seconds)
+            };
+            assert_eq!(renew_delay(now, renew_at), Duration::from_millis(want_ms), "{seconds}s");
+        }
+    }
+
+    #[test]
+    fn open_results_are_checked_without_quoting_values() {
+        let mut length = Attribute::new(Type::Number);
+        length.required = true;
+        let mut result_attr = Attribute::new(Type::String);
+        result_attr.computed = true;
+        let block = Block {
+            attributes: [("length".to_owned(), length), ("result".to_owned(), result_attr)].into(),
+            ..Block::default()
+        };
+        let config = Value::object([("length", Value::number(8)), ("result", Value::null(Type::String))]);
+        let good = Value::object([("length", Value::number(8)), ("result", Value::string("s3cr3t-value"))]);
+        let changed = Value::object([("length", Value::number(9)), ("result", Value::string("s3cr3t-value"))]);
+        let unknown = Value::object([("length", Value::number(8)), ("result", Value::unknown(Type::String))]);
+        let cases: [(&str, Value, Vec<&str>); 4] = [
+            ("good", good, vec![]),
+            ("null", Value::null(block.implied_type()), vec!["the result is null"]),
+            ("changed", changed, vec!["the attribute .length does not match the configuration"]),
+            ("unknown", unknown, vec!["the attribute .result is unknown after the open"]),
+        ];
+        for (name, result, want) in cases {
+            let problems = open_result_problems(&block, &config, &result);
+            assert_eq!(problems, want, "{name}");
+            assert!(problems.iter().all(|p| !p.contains("s3cr3t")), "{name}: {problems:?}");
+        }
+    }
+}

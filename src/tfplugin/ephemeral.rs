@@ -1,0 +1,137 @@
+//! The ephemeral-resource RPCs (protocol 5.7/6.7): ValidateEphemeralResourceConfig,
+//! OpenEphemeralResource, RenewEphemeralResource and CloseEphemeralResource.
+//!
+//! Their messages are the same in tfplugin5 and tfplugin6, so, like `wire_client`,
+//! `ephemeral_client!` is one body expanded inside `v5` and `v6`; the domain types are
+//! here rather than in `types` because nothing else uses them.
+
+use std::time::SystemTime;
+
+use super::types::{DeferredReason, Diagnostic, DynamicValue};
+
+/// OpenEphemeralResource's answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpenEphemeralResourceResponse {
+    pub result: DynamicValue,
+    /// Opaque bytes for Renew and Close; `None` when the provider sent none.
+    pub private: Option<Vec<u8>>,
+    /// When the provider wants RenewEphemeralResource called; `None`: never.
+    pub renew_at: Option<SystemTime>,
+    pub deferred: Option<DeferredReason>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// RenewEphemeralResource's answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RenewEphemeralResourceResponse {
+    pub private: Option<Vec<u8>>,
+    /// The next renewal; `None`: no more.
+    pub renew_at: Option<SystemTime>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// A protobuf timestamp as a time; one before the epoch or out of range is "now", so a
+/// provider's odd answer renews at once rather than never.
+pub(super) fn time_from_wire(timestamp: Option<prost_types::Timestamp>) -> Option<SystemTime> {
+    let timestamp = timestamp?;
+    let seconds = u64::try_from(timestamp.seconds).ok();
+    let nanos = u32::try_from(timestamp.nanos).ok();
+    match (seconds, nanos) {
+        (Some(seconds), Some(nanos)) => SystemTime::UNIX_EPOCH
+            .checked_add(std::time::Duration::new(seconds, nanos.min(999_999_999)))
+            .or(Some(SystemTime::now())),
+        _ => Some(SystemTime::now()),
+    }
+}
+
+/// The ephemeral-resource client methods, expanded inside `v5` and `v6` after
+/// `shared_conversions!` (whose helpers they use).
+macro_rules! ephemeral_client {
+    () => {
+        use crate::tfplugin::ephemeral::{OpenEphemeralResourceResponse, RenewEphemeralResourceResponse, time_from_wire};
+
+        impl Client {
+            pub(super) async fn validate_ephemeral_resource_config(
+                &self,
+                type_name: &str,
+                config: &DynamicValue,
+            ) -> Result<Vec<Diagnostic>, RpcFailure> {
+                let request = pb::validate_ephemeral_resource_config::Request {
+                    type_name: type_name.to_owned(),
+                    config: Some(dynamic_value_to_wire(config)),
+                };
+                let response = self.rpc.clone().validate_ephemeral_resource_config(request).await?.into_inner();
+                Ok(diagnostics_from_wire(response.diagnostics))
+            }
+
+            pub(super) async fn open_ephemeral_resource(
+                &self,
+                type_name: &str,
+                config: &DynamicValue,
+            ) -> Result<OpenEphemeralResourceResponse, RpcFailure> {
+                let request = pb::open_ephemeral_resource::Request {
+                    type_name: type_name.to_owned(),
+                    config: Some(dynamic_value_to_wire(config)),
+                    client_capabilities: client_capabilities(),
+                };
+                let response = self.rpc.clone().open_ephemeral_resource(request).await?.into_inner();
+                Ok(OpenEphemeralResourceResponse {
+                    result: dynamic_value_from_wire(response.result),
+                    private: response.private,
+                    renew_at: time_from_wire(response.renew_at),
+                    deferred: deferred_from_wire(response.deferred),
+                    diagnostics: diagnostics_from_wire(response.diagnostics),
+                })
+            }
+
+            pub(super) async fn renew_ephemeral_resource(
+                &self,
+                type_name: &str,
+                private: Option<&[u8]>,
+            ) -> Result<RenewEphemeralResourceResponse, RpcFailure> {
+                let request = pb::renew_ephemeral_resource::Request {
+                    type_name: type_name.to_owned(),
+                    private: private.map(<[u8]>::to_vec),
+                };
+                let response = self.rpc.clone().renew_ephemeral_resource(request).await?.into_inner();
+                Ok(RenewEphemeralResourceResponse {
+                    private: response.private,
+                    renew_at: time_from_wire(response.renew_at),
+                    diagnostics: diagnostics_from_wire(response.diagnostics),
+                })
+            }
+
+            pub(super) async fn close_ephemeral_resource(
+                &self,
+                type_name: &str,
+                private: Option<&[u8]>,
+            ) -> Result<Vec<Diagnostic>, RpcFailure> {
+                let request = pb::close_ephemeral_resource::Request {
+                    type_name: type_name.to_owned(),
+                    private: private.map(<[u8]>::to_vec),
+                };
+                let response = self.rpc.clone().close_ephemeral_resource(request).await?.into_inner();
+                Ok(diagnostics_from_wire(response.diagnostics))
+            }
+        }
+    };
+}
+
+pub(crate) use ephemeral_client;
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, SystemTime};
+
+    use super::time_from_wire;
+
+    #[test]
+    fn timestamps() {
+        let at = |seconds, nanos| time_from_wire(Some(prost_types::Timestamp { seconds, nanos }));
+        assert_eq!(time_from_wire(None), None);
+        assert_eq!(at(10, 5), Some(SystemTime::UNIX_EPOCH + Duration::new(10, 5)));
+        // Before the epoch: renew now (within the test's run time).
+        let before = at(-1, 0).expect("a time");
+        assert!(before.duration_since(SystemTime::now() - Duration::from_secs(60)).is_ok());
+    }
+}
