@@ -13,6 +13,7 @@
 //! - `terraform_config`: the provider resource's `terraformConfig` method.
 //! - `proposed_new`: the proposed new state sent with every `PlanResourceChange`, and the
 //!   data-source plan Terraform core makes itself.
+//! - `write_only`: write-only arguments, held back from the recorded inputs.
 //! - `state`: the stored-state layout shared with the Go implementation.
 //!
 //! Architecture invariant: no `pulumirpc`, tonic or prost types; the server translates
@@ -31,6 +32,7 @@ mod provider_config;
 mod resource;
 mod state;
 mod terraform_config;
+mod write_only;
 #[cfg(test)]
 mod tests;
 
@@ -46,3 +48,4 @@ pub(crate) use proposed_new::{planned_data_source_object, proposed_new};
 pub use provider_config::{ConfigChecked, MissingKey};
 pub use resource::{Autonaming, Checked, Diffed, PlanCache, Written};
 pub use terraform_config::TERRAFORM_CONFIG_METHOD;
+pub use write_only::WriteOnlyInputs;

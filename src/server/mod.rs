@@ -44,6 +44,8 @@ pub struct Provider {
     parameterized: tokio::sync::Mutex<Option<Arc<Parameterized>>>,
     /// Plans made by Diff, for the final-plan check of the Update that follows.
     plans: lifecycle::PlanCache,
+    /// Write-only values Check kept out of the recorded inputs, for Diff, Create and Update.
+    write_only: lifecycle::WriteOnlyInputs,
     /// The provider configuration as last given to CheckConfig or Configure, for the
     /// `terraformConfig` method (the Go implementation keeps the same).
     last_config: Mutex<crate::property::PropertyMap>,
@@ -57,6 +59,7 @@ impl Provider {
             cancel,
             parameterized: tokio::sync::Mutex::new(None),
             plans: lifecycle::PlanCache::default(),
+            write_only: lifecycle::WriteOnlyInputs::default(),
             last_config: Mutex::new(crate::property::PropertyMap::new()),
         }
     }

@@ -103,6 +103,18 @@ pub(super) fn status(error: LifecycleError) -> Status {
     }
 }
 
+/// A partial failure's inputs are stored by the engine: the write-only values put back for
+/// the provider must not go with them.
+fn without_write_only(resource: &Resource<'_>, error: LifecycleError) -> LifecycleError {
+    match error {
+        LifecycleError::Partial(mut partial) => {
+            resource.without_write_only(&mut partial.inputs);
+            LifecycleError::Partial(partial)
+        }
+        other => other,
+    }
+}
+
 fn diff_response(diffed: Diffed) -> pulumirpc::DiffResponse {
     use pulumirpc::diff_response::DiffChanges;
     use pulumirpc::property_diff::Kind;
@@ -216,7 +228,9 @@ impl Provider {
                 }
             }
         };
-        let checked = resource.check(name, &olds, &news, &request.random_seed, &autonaming).await.map_err(status)?;
+        let mut checked =
+            resource.check(name, &olds, &news, &request.random_seed, &autonaming).await.map_err(status)?;
+        resource.hold_write_only(&mut checked.inputs, &self.write_only);
         self.warn_all(&request.urn, &checked.warnings).await;
         Ok(pulumirpc::CheckResponse {
             inputs: Some(encode_struct(&checked.inputs)),
@@ -228,7 +242,7 @@ impl Provider {
         let provider = self.parameterized().await?;
         let resource = resource(&provider, &request.r#type, &request.urn)?;
         let olds = properties(request.olds.as_ref(), "olds")?;
-        let news = properties(request.news.as_ref(), "news")?;
+        let news = resource.with_write_only(&properties(request.news.as_ref(), "news")?, &self.write_only);
         let diffed = resource.diff(&request.id, &olds, &news, &self.plans).await.map_err(status)?;
         self.warn_all(&request.urn, &diffed.warnings).await;
         Ok(diff_response(diffed))
@@ -240,8 +254,11 @@ impl Provider {
     ) -> Result<pulumirpc::CreateResponse, Status> {
         let provider = self.parameterized().await?;
         let resource = resource(&provider, &request.r#type, &request.urn)?;
-        let news = properties(request.properties.as_ref(), "properties")?;
-        let written = resource.create(&news, request.preview, request.timeout, &self.cancel).await.map_err(status)?;
+        let news = resource.with_write_only(&properties(request.properties.as_ref(), "properties")?, &self.write_only);
+        let written = resource
+            .create(&news, request.preview, request.timeout, &self.cancel)
+            .await
+            .map_err(|err| status(without_write_only(&resource, err)))?;
         self.warn_all(&request.urn, &written.warnings).await;
         Ok(pulumirpc::CreateResponse {
             id: written.id,
@@ -257,11 +274,11 @@ impl Provider {
         let provider = self.parameterized().await?;
         let resource = resource(&provider, &request.r#type, &request.urn)?;
         let olds = properties(request.olds.as_ref(), "olds")?;
-        let news = properties(request.news.as_ref(), "news")?;
+        let news = resource.with_write_only(&properties(request.news.as_ref(), "news")?, &self.write_only);
         let written = resource
             .update(&request.id, &olds, &news, request.preview, request.timeout, &self.plans, &self.cancel)
             .await
-            .map_err(status)?;
+            .map_err(|err| status(without_write_only(&resource, err)))?;
         self.warn_all(&request.urn, &written.warnings).await;
         Ok(pulumirpc::UpdateResponse {
             properties: Some(encode_struct(&written.outputs)),

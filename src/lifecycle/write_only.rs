@@ -1,0 +1,132 @@
+//! Write-only arguments (Terraform 1.11): values the provider receives in its configuration
+//! and never returns, which must never reach the stack's state.
+//!
+//! The engine records the inputs Check returns, so Check returns them without the
+//! write-only values and this process keeps those values in memory, by URN
+//! ([`WriteOnlyInputs`]), for the Diff, Create and Update of the same deployment, which put
+//! them back into the configuration they send. The provider then sees what Terraform sends:
+//! the value in `config` (and so in the proposed new state), null in prior, planned and new
+//! state. Nothing else can make an update happen for a changed write-only value (its planned
+//! value is null on both sides), which is Terraform's rule too: a companion `*_version`
+//! argument does. The trade-off: a later deployment that updates the resource for another
+//! reason sends the value only if the program passes it again (it always does, when the
+//! program is run), and `pulumi destroy` or `refresh`, which run no Check, send none; that is
+//! also what Terraform does, which holds the value only while it plans and applies.
+//!
+//! Only top-level write-only attributes are held back; a write-only attribute inside a
+//! nested block or nested attribute object stays in the inputs (the schema marks it secret).
+//!
+//! Architecture invariant: no gRPC types; decisions are the pure [`write_only_keys`] and
+//! [`split_write_only`].
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use schema_gen::tf::Block;
+use schema_gen::translate::PropertyNames;
+
+use super::calls::Resource;
+use crate::property::PropertyMap;
+
+/// The write-only values Check held back, by URN, for the rest of the deployment.
+#[derive(Default)]
+pub struct WriteOnlyInputs(Mutex<HashMap<String, PropertyMap>>);
+
+impl WriteOnlyInputs {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, PropertyMap>> {
+        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// The Pulumi names of the top-level write-only attributes of `block`.
+pub fn write_only_keys(block: &Block, names: &PropertyNames) -> Vec<String> {
+    block
+        .attributes
+        .iter()
+        .filter(|(_, attribute)| attribute.write_only)
+        .filter_map(|(tf_name, _)| names.by_tf_name(tf_name).map(|name| name.pulumi_name.clone()))
+        .collect()
+}
+
+/// Removes the `keys` from `inputs` and returns them.
+pub fn split_write_only(keys: &[String], inputs: &mut PropertyMap) -> PropertyMap {
+    keys.iter().filter_map(|key| inputs.remove(key).map(|value| (key.clone(), value))).collect()
+}
+
+impl Resource<'_> {
+    fn write_only_keys(&self) -> Vec<String> {
+        write_only_keys(&self.schema.block, &self.props.names)
+    }
+
+    /// After Check: takes the write-only values out of the inputs the engine will record,
+    /// and keeps them for this URN (replacing what an earlier Check kept).
+    pub fn hold_write_only(&self, inputs: &mut PropertyMap, held: &WriteOnlyInputs) {
+        let values = split_write_only(&self.write_only_keys(), inputs);
+        if !values.is_empty() {
+            tracing::debug!(urn = self.urn, n_values = values.len(), "holding write-only values back from the state");
+        }
+        held.lock().insert(self.urn.clone(), values);
+    }
+
+    /// Before Diff, Create and Update: the inputs with the held write-only values put back.
+    pub fn with_write_only(&self, inputs: &PropertyMap, held: &WriteOnlyInputs) -> PropertyMap {
+        let mut inputs = inputs.clone();
+        if let Some(values) = held.lock().get(&self.urn) {
+            for (key, value) in values {
+                inputs.entry(key.clone()).or_insert_with(|| value.clone());
+            }
+        }
+        inputs
+    }
+
+    /// Removes write-only values from properties the engine will store (the inputs of a
+    /// partial failure).
+    pub fn without_write_only(&self, props: &mut PropertyMap) {
+        split_write_only(&self.write_only_keys(), props);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use schema_gen::tf::{Attribute, Block, Type};
+    use schema_gen::translate::PropertyNames;
+
+    use super::{split_write_only, write_only_keys};
+    use crate::property::{PropertyMap, PropertyValue};
+
+    #[test]
+    fn write_only_values_are_split_out_by_pulumi_name() {
+        let attribute = |write_only: bool| {
+            let mut attribute = Attribute::new(Type::String);
+            attribute.optional = true;
+            attribute.write_only = write_only;
+            attribute
+        };
+        let block = Block {
+            attributes: [
+                ("password_wo".to_owned(), attribute(true)),
+                ("password_wo_version".to_owned(), attribute(false)),
+                ("name".to_owned(), attribute(false)),
+            ]
+            .into(),
+            ..Block::default()
+        };
+        let keys = write_only_keys(&block, &PropertyNames::of_block(&block));
+        assert_eq!(keys, ["passwordWo"]);
+        let secret = PropertyValue::Secret(Box::new(PropertyValue::String("hunter2".to_owned())));
+        let cases: [(&str, PropertyMap, PropertyMap, PropertyMap); 2] = [
+            (
+                "with a value",
+                [("passwordWo".to_owned(), secret.clone()), ("name".to_owned(), PropertyValue::String("a".to_owned()))]
+                    .into(),
+                [("name".to_owned(), PropertyValue::String("a".to_owned()))].into(),
+                [("passwordWo".to_owned(), secret.clone())].into(),
+            ),
+            ("without", PropertyMap::new(), PropertyMap::new(), PropertyMap::new()),
+        ];
+        for (name, mut inputs, want_inputs, want_held) in cases {
+            let held = split_write_only(&keys, &mut inputs);
+            assert_eq!((inputs, held), (want_inputs, want_held), "{name}");
+        }
+    }
+}
