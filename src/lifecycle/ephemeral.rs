@@ -342,10 +342,10 @@ mod tests {
             attributes: [("length".to_owned(), length), ("result".to_owned(), result_attr)].into(),
             ..Block::default()
         };
-        let config = Value::object([("length", Value::number(8)), ("result", Value::null(Type::String))]);
-        let good = Value::object([("length", Value::number(8)), ("result", Value::string("s3cr3t-value"))]);
-        let changed = Value::object([("length", Value::number(9)), ("result", Value::string("s3cr3t-value"))]);
-        let unknown = Value::object([("length", Value::number(8)), ("result", Value::unknown(Type::String))]);
+        let config = Value::object([("length", Value::number(8.into())), ("result", Value::null(Type::String))]);
+        let good = Value::object([("length", Value::number(8.into())), ("result", Value::string("s3cr3t-value"))]);
+        let changed = Value::object([("length", Value::number(9.into())), ("result", Value::string("s3cr3t-value"))]);
+        let unknown = Value::object([("length", Value::number(8.into())), ("result", Value::unknown(Type::String))]);
         let cases: [(&str, Value, Vec<&str>); 4] = [
             ("good", good, vec![]),
             ("null", Value::null(block.implied_type()), vec!["the result is null"]),

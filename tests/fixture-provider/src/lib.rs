@@ -136,6 +136,7 @@
 
 pub mod config;
 pub mod convert;
+pub mod ephemeral;
 pub mod misbehaviour;
 pub mod provider;
 mod provider_v5;

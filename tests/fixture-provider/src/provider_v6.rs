@@ -119,15 +119,13 @@ provider_service! {
             self.fixture.stop();
             Ok(Response::new(pb::stop_provider::Response { error: String::new() }))
         }
+
+        crate::ephemeral::ephemeral_methods!();
     }
     unimplemented {
         upgrade_resource_identity(pb::upgrade_resource_identity::Request) -> pb::upgrade_resource_identity::Response = "UpgradeResourceIdentity";
         move_resource_state(pb::move_resource_state::Request) -> pb::move_resource_state::Response = "MoveResourceState";
         generate_resource_config(pb::generate_resource_config::Request) -> pb::generate_resource_config::Response = "GenerateResourceConfig";
-        validate_ephemeral_resource_config(pb::validate_ephemeral_resource_config::Request) -> pb::validate_ephemeral_resource_config::Response = "ValidateEphemeralResourceConfig";
-        open_ephemeral_resource(pb::open_ephemeral_resource::Request) -> pb::open_ephemeral_resource::Response = "OpenEphemeralResource";
-        renew_ephemeral_resource(pb::renew_ephemeral_resource::Request) -> pb::renew_ephemeral_resource::Response = "RenewEphemeralResource";
-        close_ephemeral_resource(pb::close_ephemeral_resource::Request) -> pb::close_ephemeral_resource::Response = "CloseEphemeralResource";
         list_resource(pb::list_resource::Request) -> Self::ListResourceStream = "ListResource";
         validate_list_resource_config(pb::validate_list_resource_config::Request) -> pb::validate_list_resource_config::Response = "ValidateListResourceConfig";
         validate_state_store_config(pb::validate_state_store::Request) -> pb::validate_state_store::Response = "ValidateStateStoreConfig";

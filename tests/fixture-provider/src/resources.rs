@@ -327,6 +327,7 @@ impl Fixture {
             response.new_state = value::encode(&Value::Nil);
             return response;
         }
+        crate::ephemeral::record_write_only(&request.type_name, &schema.block, &config);
         let misbehave = Misbehave::from_config(&config);
         response.legacy_type_system = misbehave.contains(&Misbehave::LegacyTypeSystem);
         if misbehave.contains(&Misbehave::PanicInApply) {
