@@ -13,6 +13,10 @@ use tfbridge::tfplugin::{LaunchConfig, ProviderClient, launch};
 
 /// `target/<profile>/terraform-provider-fixture`, next to this test's own `deps/` dir.
 pub fn fixture_binary() -> anyhow::Result<PathBuf> {
+    // A copy elsewhere, as for the plugin (`TFBRIDGE_TEST_PLUGIN_BINARY`), taken as is.
+    if let Some(copy) = std::env::var_os("TFBRIDGE_TEST_FIXTURE_BINARY").filter(|copy| !copy.is_empty()) {
+        return Ok(PathBuf::from(copy));
+    }
     let exe = std::env::current_exe()?;
     let profile_dir = exe
         .parent()

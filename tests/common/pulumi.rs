@@ -48,7 +48,12 @@ impl Implementation {
     /// The plugin executable.
     pub fn plugin_binary(self) -> anyhow::Result<PathBuf> {
         match self {
-            Implementation::Ours => Ok(PathBuf::from(super::plugin::BINARY)),
+            // A copy elsewhere, when several worktrees share one target directory and another
+            // build may replace the binary while a test runs.
+            Implementation::Ours => match std::env::var_os("TFBRIDGE_TEST_PLUGIN_BINARY") {
+                Some(copy) if !copy.is_empty() => Ok(PathBuf::from(copy)),
+                _ => Ok(PathBuf::from(super::plugin::BINARY)),
+            },
             Implementation::Go => {
                 let path = super::tools_dir()
                     .join("anchor")
