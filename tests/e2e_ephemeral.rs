@@ -321,3 +321,93 @@ fn no_secret_in_any_log_at_trace_level() -> anyhow::Result<()> {
     assert!(leaks.is_empty(), "our plugin logged a secret value:\n{leaks:#?}");
     Ok(())
 }
+
+/// A fixture-only program whose token fails at `fail_on`, renewed every 50 ms.
+fn failing_program(fail_on: &str) -> String {
+    format!(
+        r#"name: e2e-ephemeral-bad
+runtime: yaml
+resources:
+  fixtureProvider:
+    type: pulumi:providers:fixture
+    properties:
+      endpoint: https://fixture.invalid
+      maxRetries: 3
+  flags:
+    type: fixture:index/flags:Flags
+    properties:
+      name: e2e-bad
+      passwordWo: ${{token.value}}
+    options:
+      provider: ${{fixtureProvider}}
+variables:
+  token:
+    fn::invoke:
+      function: fixture:index/openToken:openToken
+      arguments:
+        failOn: {fail_on}
+        renewAfterMs: 50
+      options:
+        provider: ${{fixtureProvider}}
+"#
+    )
+}
+
+/// A fixture-only YAML workspace running `program`.
+fn fixture_workspace(label: &str, program: &str) -> anyhow::Result<(Workspace, PathBuf)> {
+    let mut ws = Workspace::new(label, Implementation::Ours)?;
+    std::fs::write(ws.project_dir().join("Pulumi.yaml"), program)?;
+    let (fixture, log) = fixture_with_log(&ws)?;
+    ws.package_add(&[fixture.to_str().expect("a UTF-8 path")])?;
+    ws.stack_init()?;
+    Ok((ws, log))
+}
+
+const TOKEN_FUNCTION: &str = "fixture:index/openToken:openToken";
+
+#[test]
+fn an_open_that_fails_names_the_function_and_the_cause() -> anyhow::Result<()> {
+    let (mut ws, log) = fixture_workspace("ephemeral-open-fails", &failing_program("open"))?;
+    let up = ws.up_fails()?;
+    let text = up.all_text();
+    assert!(text.contains(TOKEN_FUNCTION) && text.contains("Open failed"), "{up}");
+    let seen = accounting(&log)?;
+    assert_eq!((seen.opens, seen.closes), (0, 0), "nothing was opened, so nothing to close: {seen:?}");
+    assert!(ws.managed_resources()?.is_empty(), "nothing was created");
+    Ok(())
+}
+
+#[test]
+fn a_renewal_that_fails_is_reported_at_close_naming_the_function() -> anyhow::Result<()> {
+    let (mut ws, log) = fixture_workspace("ephemeral-renew-fails", &failing_program("renew"))?;
+    let up = ws.pulumi(&["up", "--yes", "--skip-preview", "--non-interactive"])?;
+    let seen = accounting(&log)?;
+    assert!(seen.renews >= 1, "a renewal was tried: {seen:?}\n{up}");
+    assert_eq!(seen.renews, 1, "renewing stops at the first failure: {seen:?}");
+    assert_eq!(seen.closes, seen.opens, "still closed: {seen:?}");
+    let text = up.all_text();
+    assert!(
+        text.contains(TOKEN_FUNCTION) && text.contains("RenewEphemeralResource") && text.contains("Renew failed"),
+        "{up}"
+    );
+    // The resource was created all the same: nothing is lost.
+    assert_eq!(ws.managed_resources()?.len(), 1, "{up}");
+    ws.destroy()?;
+    Ok(())
+}
+
+#[test]
+fn a_close_that_fails_names_the_function_and_the_cause() -> anyhow::Result<()> {
+    let (mut ws, log) = fixture_workspace("ephemeral-close-fails", &failing_program("close"))?;
+    let up = ws.pulumi(&["up", "--yes", "--skip-preview", "--non-interactive"])?;
+    let seen = accounting(&log)?;
+    assert_eq!((seen.opens, seen.closes), (1, 1), "closed once, though it failed: {seen:?}\n{up}");
+    let text = up.all_text();
+    assert!(
+        text.contains(TOKEN_FUNCTION) && text.contains("CloseEphemeralResource") && text.contains("Close failed"),
+        "{up}"
+    );
+    assert_eq!(ws.managed_resources()?.len(), 1, "{up}");
+    ws.destroy()?;
+    Ok(())
+}
