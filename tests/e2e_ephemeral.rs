@@ -108,9 +108,16 @@ pulumi.export("flagsId", flags.id)
 
 /// The fixture (protocol 6) with its accounting file, and the file.
 fn fixture_with_log(ws: &Workspace) -> anyhow::Result<(PathBuf, PathBuf)> {
+    fixture_with_log_and(ws, &[])
+}
+
+/// `fixture_with_log` with more of the fixture's switches.
+fn fixture_with_log_and(ws: &Workspace, env: &[(&str, &str)]) -> anyhow::Result<(PathBuf, PathBuf)> {
     let log = ws.root().join("fixture-ephemeral.log");
     let log_text = log.to_str().expect("a UTF-8 path").to_owned();
-    let dir = common::fixture::wrapper_dir("6", &[("FIXTURE_EPHEMERAL_LOG", &log_text)])?;
+    let mut env = env.to_vec();
+    env.push(("FIXTURE_EPHEMERAL_LOG", &log_text));
+    let dir = common::fixture::wrapper_dir("6", &env)?;
     Ok((dir.join("terraform-provider-fixture"), log))
 }
 
@@ -353,11 +360,13 @@ variables:
     )
 }
 
-/// A fixture-only YAML workspace running `program`.
+/// A fixture-only YAML workspace running `program`. Every apply takes a second, so that a
+/// token renewed every 50 ms is renewed while the deployment runs.
 fn fixture_workspace(label: &str, program: &str) -> anyhow::Result<(Workspace, PathBuf)> {
     let mut ws = Workspace::new(label, Implementation::Ours)?;
     std::fs::write(ws.project_dir().join("Pulumi.yaml"), program)?;
-    let (fixture, log) = fixture_with_log(&ws)?;
+    let slow = [("FIXTURE_SLOW_ON", "ApplyResourceChange"), ("FIXTURE_SLOW_MS", "1000")];
+    let (fixture, log) = fixture_with_log_and(&ws, &slow)?;
     ws.package_add(&[fixture.to_str().expect("a UTF-8 path")])?;
     ws.stack_init()?;
     Ok((ws, log))

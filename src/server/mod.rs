@@ -306,15 +306,17 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
     }
 
     async fn cancel(&self, _request: Request<()>) -> Result<Response<()>, Status> {
-        // Cancelling only flips the token: in-flight calls notice and answer on their own,
-        // so this returns at once, as the engine expects during shutdown. The engine sends
-        // Cancel at the end of every run too, so it is also when ephemeral resources close:
-        // in the background, and shutdown waits for that to finish.
+        // Cancelling flips the token: in-flight calls notice and answer on their own. The
+        // engine sends Cancel at the end of every run too (with a 5 s deadline), so it is
+        // also when ephemeral resources close. That is waited for, briefly: the engine shows
+        // a failed close only while the deployment is still reporting, which ends soon after
+        // Cancel returns. Shutdown waits for a close still running.
         tracing::info!("cancellation requested by the engine");
         self.cancel.cancel();
         if let Some(parameterized) = self.parameterized.lock().await.clone() {
             let engine_log = self.engine_log.clone();
-            tokio::spawn(async move { close_ephemerals(&parameterized, &engine_log).await });
+            let closing = tokio::spawn(async move { close_ephemerals(&parameterized, &engine_log).await });
+            let _ = tokio::time::timeout(CLOSE_GRACE, closing).await;
         }
         Ok(Response::new(()))
     }
