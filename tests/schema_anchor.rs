@@ -213,7 +213,7 @@ fn collapse_numbered_types(go: &Value, ours: &mut Value) -> Vec<String> {
 /// shape, so that the rest must equal Go's exactly.
 fn without_ephemeral_functions(go: &Value, ours: &mut Value) {
     let go_functions = go["functions"].as_object().cloned().unwrap_or_default();
-    let Some(functions) = ours["functions"].as_object_mut() else { return };
+    let Some(functions) = ours.get_mut("functions").and_then(Value::as_object_mut) else { return };
     let added: Vec<String> = functions.keys().filter(|token| !go_functions.contains_key(*token)).cloned().collect();
     for token in &added {
         let member = token.rsplit(':').next().unwrap_or_default();
@@ -221,13 +221,13 @@ fn without_ephemeral_functions(go: &Value, ours: &mut Value) {
             member.starts_with("open") && token.ends_with(&format!("index/{member}:{member}")),
             "our schema has a function the Go implementation lacks that is not an ephemeral resource: {token}"
         );
-        let spec = functions.remove(token).unwrap_or_default();
+        let spec = functions.shift_remove(token).unwrap_or_default();
         for (name, property) in spec["outputs"]["properties"].as_object().cloned().unwrap_or_default() {
             assert_eq!(property["secret"], Value::Bool(true), "{token}: result {name} is not secret");
         }
     }
     let go_types = go["types"].as_object().cloned().unwrap_or_default();
-    if let Some(types) = ours["types"].as_object_mut() {
+    if let Some(types) = ours.get_mut("types").and_then(Value::as_object_mut) {
         types.retain(|token, _| go_types.contains_key(token));
     }
 }
