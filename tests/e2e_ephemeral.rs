@@ -420,3 +420,25 @@ fn a_close_that_fails_names_the_function_and_the_cause() -> anyhow::Result<()> {
     ws.destroy()?;
     Ok(())
 }
+
+/// Terraform accepts an ephemeral value only in a write-only argument; `region` is not one.
+/// (Recognised for the provider's own ephemeral resources: a value from another provider's
+/// process is not recognisable, see docs/schema-mapping.md §9.)
+#[test]
+fn an_ephemeral_value_for_an_argument_that_is_not_write_only_is_refused() -> anyhow::Result<()> {
+    let program = failing_program("nothing").replace("      passwordWo: ${token.value}", "      region: ${token.value}");
+    let (mut ws, log) = fixture_workspace("ephemeral-not-write-only", &program)?;
+    let up = ws.up_fails()?;
+    let text = up.all_text();
+    assert!(
+        text.contains("region") && text.contains(TOKEN_FUNCTION) && text.contains("does not declare region write-only"),
+        "{up}"
+    );
+    let seen = accounting(&log)?;
+    assert!(seen.write_only.is_empty(), "nothing applied: {seen:?}");
+    assert_eq!((seen.opens, seen.closes), (1, 1), "{seen:?}");
+    assert!(ws.managed_resources()?.is_empty(), "nothing was created, so nothing stored the value");
+    let export = serde_json::to_string(&ws.stack_export()?)?;
+    assert!(!export.contains("token-"), "{export}");
+    Ok(())
+}

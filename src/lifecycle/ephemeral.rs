@@ -36,6 +36,10 @@ pub struct OpenEphemerals {
     /// Held while closing, so that a second close (Cancel, then shutdown) waits for the
     /// first to finish instead of returning while closes are still in flight.
     closing: tokio::sync::Mutex<()>,
+    /// Keyed hashes (the key random per process) of the strings each open returned, with the
+    /// function's token: Check recognises an ephemeral value by them without keeping it.
+    fingerprints: Mutex<std::collections::HashMap<u64, String>>,
+    hasher: std::collections::hash_map::RandomState,
 }
 
 #[derive(Default)]
@@ -59,6 +63,37 @@ struct OpenEntry {
 impl OpenEphemerals {
     fn lock(&self) -> std::sync::MutexGuard<'_, Tracked> {
         self.tracked.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn fingerprint(&self, text: &str) -> u64 {
+        use std::hash::BuildHasher;
+        self.hasher.hash_one(text)
+    }
+
+    fn remember(&self, token: &str, outputs: &PropertyMap) {
+        let mut fingerprints = self.fingerprints.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        for value in outputs.values() {
+            for text in strings(value) {
+                fingerprints.insert(self.fingerprint(text), token.to_owned());
+            }
+        }
+    }
+
+    /// The function whose open returned a string in `value`, if one did in this process.
+    pub(super) fn opened_by(&self, value: &PropertyValue) -> Option<String> {
+        let fingerprints = self.fingerprints.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        strings(value).into_iter().find_map(|text| fingerprints.get(&self.fingerprint(text)).cloned())
+    }
+}
+
+/// The non-empty strings in a value.
+fn strings(value: &PropertyValue) -> Vec<&str> {
+    match value {
+        PropertyValue::String(text) if !text.is_empty() => vec![text],
+        PropertyValue::Secret(inner) => strings(inner),
+        PropertyValue::Array(items) => items.iter().flat_map(strings).collect(),
+        PropertyValue::Object(map) => map.values().flat_map(strings).collect(),
+        _ => Vec::new(),
     }
 }
 
@@ -113,6 +148,7 @@ impl Parameterized {
         let id = self.track_ephemeral(&subject, tf_name, opened);
         let problem = match (id, outputs) {
             (Some(_), Ok(outputs)) => {
+                self.ephemerals.remember(token, &outputs);
                 invoked.outputs = outputs;
                 invoked.warnings = warnings.into_vec();
                 return Ok(invoked);

@@ -26,6 +26,7 @@ use schema_gen::tf::Block;
 use schema_gen::translate::PropertyNames;
 
 use super::calls::Resource;
+use super::checks::CheckFailure;
 use crate::property::PropertyMap;
 
 /// The write-only values Check held back, by URN, for the rest of the deployment.
@@ -77,6 +78,31 @@ impl Resource<'_> {
             }
         }
         inputs
+    }
+
+    /// Terraform's rule that an ephemeral value may only go to a write-only argument: a
+    /// failure for each other input holding a string an ephemeral resource of this provider
+    /// returned in this deployment (values from another provider's process cannot be
+    /// recognised), since it would be stored in the state.
+    pub fn ephemeral_values_misplaced(&self, inputs: &PropertyMap) -> Vec<CheckFailure> {
+        let write_only = self.write_only_keys();
+        inputs
+            .iter()
+            .filter(|(key, _)| !write_only.contains(key))
+            .filter_map(|(key, value)| {
+                let token = self.provider.ephemerals.opened_by(value)?;
+                let tf_name = self.props.names.by_pulumi_name(key).map_or(key.as_str(), |n| n.tf_name.as_str());
+                Some(CheckFailure {
+                    property: key.clone(),
+                    reason: format!(
+                        "the value comes from the ephemeral resource {token}, and ephemeral values may only be \
+                         passed to write-only arguments; {} does not declare {tf_name} write-only, so the value \
+                         would be stored in the stack's state",
+                        self.tf_name
+                    ),
+                })
+            })
+            .collect()
     }
 
     /// Removes write-only values from properties the engine will store (the inputs of a

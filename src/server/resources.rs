@@ -230,6 +230,7 @@ impl Provider {
         };
         let mut checked =
             resource.check(name, &olds, &news, &request.random_seed, &autonaming).await.map_err(status)?;
+        checked.failures.extend(resource.ephemeral_values_misplaced(&news));
         resource.hold_write_only(&mut checked.inputs, &self.write_only);
         self.warn_all(&request.urn, &checked.warnings).await;
         Ok(pulumirpc::CheckResponse {
