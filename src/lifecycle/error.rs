@@ -113,6 +113,10 @@ pub enum Operation {
     ValidateDataResourceConfig,
     ReadDataSource,
     CallFunction,
+    GetResourceIdentitySchemas,
+    UpgradeResourceIdentity,
+    ValidateListResourceConfig,
+    ListResource,
 }
 
 impl Operation {
@@ -139,6 +143,10 @@ impl fmt::Display for Operation {
             Operation::ValidateDataResourceConfig => "ValidateDataResourceConfig",
             Operation::ReadDataSource => "ReadDataSource",
             Operation::CallFunction => "CallFunction",
+            Operation::GetResourceIdentitySchemas => "GetResourceIdentitySchemas",
+            Operation::UpgradeResourceIdentity => "UpgradeResourceIdentity",
+            Operation::ValidateListResourceConfig => "ValidateListResourceConfig",
+            Operation::ListResource => "ListResource",
         })
     }
 }
@@ -216,6 +224,10 @@ pub enum LifecycleError {
     /// several objects, or none): the program or command must change.
     #[error("{subject}: {message}")]
     Invalid { subject: Subject, message: String },
+    /// The provider lacks what the request needs (e.g. a list resource, in a provider older
+    /// than protocol 5.10/6.10); the engine hears Unimplemented.
+    #[error("{subject}: {message}")]
+    Unsupported { subject: Subject, message: String },
     /// The bridge failed on its own (e.g. a value it built cannot be encoded): a bug here,
     /// not in the program or the provider.
     #[error("{subject}: {message}")]

@@ -19,6 +19,7 @@
 
 mod docs;
 mod functions;
+mod list_inputs;
 mod members;
 pub mod names;
 mod objects;
@@ -76,8 +77,8 @@ pub enum Warning {
     /// An ephemeral resource; Pulumi has no equivalent yet, so it is not translated.
     #[error("ephemeral resource {tf_name} is not translated: the package schema has no ephemeral resources")]
     EphemeralResourceSkipped { tf_name: String },
-    /// A list resource; not translated yet.
-    #[error("list resource {tf_name} is not translated")]
+    /// A list resource with no resource of the same type to carry its `listInputs`.
+    #[error("list resource {tf_name} is not translated: no resource of that type is in the package")]
     ListResourceSkipped { tf_name: String },
     /// Two properties of one object map to the same Pulumi name.
     #[error("{path}: its Pulumi name `{natural}` is taken by another property; using `{used}`")]

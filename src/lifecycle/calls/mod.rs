@@ -22,12 +22,14 @@
 //! Architecture invariant: no Pulumi property values except in error paths; values are cty.
 
 mod change;
+mod list;
 mod provider;
 mod resource;
 
 use schema_gen::tf::Block;
 use schema_gen::translate::PropertyNames;
 
+pub use list::{Listed, Listing};
 pub use provider::FunctionResult;
 pub use resource::{Applied, Resource};
 
