@@ -59,7 +59,10 @@ pub struct ListSessions(Mutex<HashMap<String, Session>>);
 struct Session {
     token: String,
     fingerprint: String,
+    /// The limit the last page was asked with.
     limit: i64,
+    /// The most results the whole listing may return, if limited.
+    cap: Option<i64>,
     returned: i64,
     listing: Listing,
     last_used: Instant,
@@ -170,10 +173,16 @@ impl Parameterized {
             let Some(session) = sessions.take(&query.continuation_token) else {
                 return fail(invalid("invalid or expired continuation_token".to_owned()));
             };
+            // A different limit on a later page is not refused, unlike the protocol's rule
+            // and the Go bridge: `pulumi do --count N` (CLI 3.259) asks each page for the
+            // results still missing. It then caps what is left to return.
+            let mut session = session;
+            if session.limit != query.limit {
+                session.cap = (query.limit > 0).then_some(session.returned + query.limit);
+                session.limit = query.limit;
+            }
             let mismatch = if session.token != query.token {
                 Some("token")
-            } else if session.limit != query.limit {
-                Some("limit")
             } else if session.fingerprint != fingerprint {
                 Some("query")
             } else {
@@ -186,8 +195,9 @@ impl Parameterized {
         };
         let mut results = Vec::new();
         let mut finished = false;
+        let capped = |session: &Session| session.cap.is_some_and(|cap| session.returned >= cap);
         while (results.len() as i64) < page_size {
-            if query.limit > 0 && session.returned >= query.limit {
+            if capped(&session) {
                 finished = true;
                 break;
             }
@@ -216,7 +226,7 @@ impl Parameterized {
                 },
             }
         }
-        if finished || (query.limit > 0 && session.returned >= query.limit) {
+        if finished || capped(&session) {
             return ListPage { results, outcome: Ok(String::new()) };
         }
         let next = new_token();
@@ -297,6 +307,7 @@ impl Parameterized {
             token: query.token.clone(),
             fingerprint: fingerprint.to_owned(),
             limit: query.limit,
+            cap: (query.limit > 0).then_some(query.limit),
             returned: 0,
             listing,
             last_used: Instant::now(),
