@@ -211,8 +211,7 @@ fn pulumi_do_lists_what_a_program_created() -> anyhow::Result<()> {
     resources.push_str("  other:\n    type: tfcoremock:index/complexResource:ComplexResource\n    properties:\n      complexResourceId: c000\n      string: complex\n");
     let (mut ws, dir) = start("list", Implementation::Ours, &program(&resources))?;
     ws.up()?;
-    let expected: Vec<Value> =
-        (0..n).map(|i| json!({"id": format!("r{i:03}"), "name": format!("r{i:03}")})).collect();
+    let expected: Vec<Value> = (0..n).map(|i| json!({"id": format!("r{i:03}"), "name": format!("r{i:03}")})).collect();
 
     // Every page: the CLI follows the continuation tokens to the end.
     let all = list(&mut ws, &dir, &["--all", "--output", "json"])?;

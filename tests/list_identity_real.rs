@@ -85,7 +85,10 @@ async fn pages_follow_their_continuation_tokens() -> anyhow::Result<()> {
     assert!(status.message().contains("continuation_token was used with a different query"), "{status:?}");
     // ...and is spent by that refusal, as by any use: a listing continues from its latest token.
     let second = list(&mut session, json!({}), 0, 2, &token).await;
-    assert!(second.end.as_ref().is_err_and(|s| s.message().contains("invalid or expired continuation_token")), "{second:?}");
+    assert!(
+        second.end.as_ref().is_err_and(|s| s.message().contains("invalid or expired continuation_token")),
+        "{second:?}"
+    );
 
     // Limit 3, pages of 2: two pages, the last with an empty token.
     let first = list(&mut session, json!({}), 3, 2, "").await;

@@ -226,7 +226,7 @@ impl Resource<'_> {
             }
             IdentityVersion::TooNew => {
                 return Err(state_error(format!(
-                    "Resource instance managed by newer provider version: the stored identity has schema version                      {}, but {} {} only knows version {}; use a newer provider version",
+                    "Resource instance managed by newer provider version: the stored identity has schema version {}, but {} {} only knows version {}; use a newer provider version",
                     meta.identity_schema_version,
                     self.provider.display_name(),
                     self.provider.package_version,
@@ -252,7 +252,7 @@ impl Resource<'_> {
             return Err(self.bug(
                 "Invalid resource identity upgrade",
                 vec![format!(
-                    "the stored identity has schema version {} and {} declares version {}, but the provider does                      not implement UpgradeResourceIdentity",
+                    "the stored identity has schema version {} and {} declares version {}, but the provider does not implement UpgradeResourceIdentity",
                     meta.identity_schema_version, self.tf_name, schema.version
                 )],
             ));
@@ -267,7 +267,7 @@ impl Resource<'_> {
             self.bug(
                 "Invalid resource identity upgrade",
                 vec![format!(
-                    "The {} provider upgraded the identity for {} from a previous version, but produced an invalid                      result: {problem}",
+                    "The {} provider upgraded the identity for {} from a previous version, but produced an invalid result: {problem}",
                     self.provider.display_name(),
                     self.urn
                 )],
