@@ -131,3 +131,38 @@ async fn bad_list_queries_fail_clearly() -> anyhow::Result<()> {
     assert_eq!(fine.ids, ["r0"]);
     Ok(())
 }
+
+/// The null provider 2.1.2 predates identity and list resources: it answers their RPCs
+/// Unimplemented. Start-up treats that as no identities, as Terraform does; an ID that looks
+/// like identity JSON is then an ID like any other, as with the Go implementation (null's
+/// resource refuses every import, which shows it was sent as one); and List
+/// says why it cannot list.
+#[tokio::test]
+async fn an_older_provider_without_identity_or_list_resources() -> anyhow::Result<()> {
+    let binary = common::real_provider("null", versions::NULL)?;
+    let mut session = Session::start(Implementation::Ours, &binary).await;
+    session.configure(json!({})).await?;
+    let token = "null:index/resource:Resource";
+    let import = session
+        .client
+        .read(pulumirpc::ReadRequest {
+            id: r#"{"id":"x"}"#.to_owned(),
+            urn: common::engine::urn(token, "imported"),
+            r#type: token.to_owned(),
+            ..Default::default()
+        })
+        .await
+        .expect_err("null 2.1.2 imports nothing");
+    // The provider's own refusal of an import by ID: no identity was parsed or sent.
+    assert!(
+        import.message().contains("ImportResourceState failed: resource null_resource doesn't support import"),
+        "{import:?}"
+    );
+    assert!(!import.message().contains("identity"), "{import:?}");
+    let request =
+        pulumirpc::ListRequest { token: token.to_owned(), query: Some(to_struct(&json!({}))), ..Default::default() };
+    let status = session.client.list(request).await.expect_err("no list resources");
+    assert_eq!(status.code(), tonic::Code::Unimplemented, "{status:?}");
+    assert!(status.message().contains("has no Terraform list resource for null_resource"), "{status:?}");
+    Ok(())
+}
