@@ -70,6 +70,7 @@ async fn plan(
             prior_private: Vec::new(),
             provider_meta: None,
             planned_private: Vec::new(),
+            prior_identity: None,
         })
         .await?)
 }
@@ -89,6 +90,7 @@ async fn apply(
             config: config.clone(),
             planned_private: planned.planned_private.clone(),
             provider_meta: None,
+            planned_identity: None,
         })
         .await?)
 }
@@ -100,6 +102,7 @@ async fn read(client: &ProviderClient, type_name: &str, state: &DynamicValue) ->
             current_state: state.clone(),
             private: b"kept".to_vec(),
             provider_meta: None,
+            current_identity: None,
         })
         .await?;
     assert_eq!(response.private, b"kept");

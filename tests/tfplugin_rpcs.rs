@@ -63,6 +63,7 @@ async fn random_pet_lifecycle_over_protocol_5() -> anyhow::Result<()> {
             prior_private: Vec::new(),
             provider_meta: None,
             planned_private: Vec::new(),
+            prior_identity: None,
         })
         .await?;
     assert!(plan.diagnostics.is_empty(), "{:?}", plan.diagnostics);
@@ -79,6 +80,7 @@ async fn random_pet_lifecycle_over_protocol_5() -> anyhow::Result<()> {
             config: config.clone(),
             planned_private: plan.planned_private.clone(),
             provider_meta: None,
+            planned_identity: None,
         })
         .await?;
     assert!(applied.diagnostics.is_empty(), "{:?}", applied.diagnostics);
@@ -94,6 +96,7 @@ async fn random_pet_lifecycle_over_protocol_5() -> anyhow::Result<()> {
             current_state: applied.new_state.clone(),
             private: applied.private.clone(),
             provider_meta: None,
+            current_identity: None,
         })
         .await?;
     assert!(read.diagnostics.is_empty(), "{:?}", read.diagnostics);
@@ -135,6 +138,7 @@ async fn random_pet_lifecycle_over_protocol_5() -> anyhow::Result<()> {
             prior_private: applied.private.clone(),
             provider_meta: None,
             planned_private: Vec::new(),
+            prior_identity: None,
         })
         .await?;
     let paths: Vec<String> = replace.requires_replace.iter().map(ToString::to_string).collect();
@@ -150,6 +154,7 @@ async fn random_pet_lifecycle_over_protocol_5() -> anyhow::Result<()> {
             prior_private: applied.private.clone(),
             provider_meta: None,
             planned_private: Vec::new(),
+            prior_identity: None,
         })
         .await?;
     assert_eq!(show(&destroy_plan.planned_state), "null");
@@ -161,6 +166,7 @@ async fn random_pet_lifecycle_over_protocol_5() -> anyhow::Result<()> {
             config: DynamicValue::null(),
             planned_private: destroy_plan.planned_private,
             provider_meta: None,
+            planned_identity: None,
         })
         .await?;
     assert!(destroyed.diagnostics.is_empty(), "{:?}", destroyed.diagnostics);
@@ -286,6 +292,7 @@ async fn concurrent_calls_from_many_tasks() -> anyhow::Result<()> {
                     prior_private: Vec::new(),
                     provider_meta: None,
                     planned_private: Vec::new(),
+                    prior_identity: None,
                 })
                 .await?;
             anyhow::Ok((length, show(&plan.planned_state)))
@@ -337,6 +344,7 @@ async fn sdkv2_plans_say_legacy_type_system() -> anyhow::Result<()> {
             prior_private: Vec::new(),
             provider_meta: None,
             planned_private: Vec::new(),
+            prior_identity: None,
         })
         .await?;
     assert!(plan.diagnostics.is_empty(), "{:?}", plan.diagnostics);

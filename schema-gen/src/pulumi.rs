@@ -249,6 +249,10 @@ pub struct ResourceSpec {
     pub required_inputs: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state_inputs: Option<ObjectTypeSpec>,
+    /// What `List` takes (`pulumi do <token> list`): present only for resources with a
+    /// Terraform list resource of the same type.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub list_inputs: Option<ObjectTypeSpec>,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub deprecation_message: String,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]

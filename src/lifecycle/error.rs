@@ -117,6 +117,10 @@ pub enum Operation {
     OpenEphemeralResource,
     RenewEphemeralResource,
     CloseEphemeralResource,
+    GetResourceIdentitySchemas,
+    UpgradeResourceIdentity,
+    ValidateListResourceConfig,
+    ListResource,
 }
 
 impl Operation {
@@ -147,6 +151,10 @@ impl fmt::Display for Operation {
             Operation::OpenEphemeralResource => "OpenEphemeralResource",
             Operation::RenewEphemeralResource => "RenewEphemeralResource",
             Operation::CloseEphemeralResource => "CloseEphemeralResource",
+            Operation::GetResourceIdentitySchemas => "GetResourceIdentitySchemas",
+            Operation::UpgradeResourceIdentity => "UpgradeResourceIdentity",
+            Operation::ValidateListResourceConfig => "ValidateListResourceConfig",
+            Operation::ListResource => "ListResource",
         })
     }
 }
@@ -224,6 +232,10 @@ pub enum LifecycleError {
     /// several objects, or none): the program or command must change.
     #[error("{subject}: {message}")]
     Invalid { subject: Subject, message: String },
+    /// The provider lacks what the request needs (e.g. a list resource, in a provider older
+    /// than protocol 5.10/6.10); the engine hears Unimplemented.
+    #[error("{subject}: {message}")]
+    Unsupported { subject: Subject, message: String },
     /// The bridge failed on its own (e.g. a value it built cannot be encoded): a bug here,
     /// not in the program or the provider.
     #[error("{subject}: {message}")]

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use schema_gen::pulumi::PackageSpec;
-use schema_gen::tf::ProviderSchema;
+use schema_gen::tf::{IdentitySchema, ProviderSchema};
 use schema_gen::translate::{ProviderNames, TokenFilter, TranslateConfig, Warning, translate};
 
 use super::calls::{Client, Resource};
@@ -36,6 +36,9 @@ pub struct Parameterized {
     /// Reached only through `calls`.
     pub(super) client: Client,
     pub schema: ProviderSchema,
+    /// Resource identity schemas by resource type (GetResourceIdentitySchemas), read at
+    /// start-up right after the schema; empty for providers older than protocol 5.9/6.9.
+    pub identity_schemas: BTreeMap<String, IdentitySchema>,
     pub names: ProviderNames,
     /// Naming warnings, to show the user once.
     pub warnings: Vec<Warning>,
@@ -132,6 +135,7 @@ pub async fn start_provider(
     };
     let client = Client::new(client);
     let (schema, capabilities) = client.provider_schema().await?;
+    let identity_schemas = client.identity_schemas().await?;
 
     let package_name = args.provider_name.clone().unwrap_or_else(|| terraform_name.clone());
     let filter = TokenFilter { include: &args.includes, exclude: &args.excludes };
@@ -165,6 +169,7 @@ pub async fn start_provider(
         parameter,
         client,
         schema,
+        identity_schemas,
         names,
         warnings,
         origin,

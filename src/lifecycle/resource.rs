@@ -24,6 +24,7 @@ use super::calls::{Applied, Resource, Warnings};
 use super::checks::{self, CheckFailure, EarlierPlan};
 use super::detailed_diff::{PropertyDiff, detailed_diff, top_level_keys, without_recomputed};
 use super::error::{Change, LifecycleError, PartialFailure};
+use super::identity::{self, ImportKey};
 use super::inputs::{
     inputs_from_outputs, mark_sensitive_inputs, refreshed_inputs, strip_computed_only, with_operation_timeout,
 };
@@ -124,12 +125,21 @@ impl Resource<'_> {
         })
     }
 
-    fn meta(&self, previous: Option<&Meta>, private: Vec<u8>) -> Meta {
-        Meta {
+    /// The `__meta` to store with a new state: the current schema versions, and the keys
+    /// other writers left.
+    fn meta(
+        &self,
+        previous: Option<&Meta>,
+        private: Vec<u8>,
+        identity: Option<&Value>,
+    ) -> Result<Meta, LifecycleError> {
+        Ok(Meta {
             schema_version: self.schema.version,
             private,
+            identity: identity.map(|identity| self.identity_text(identity)).transpose()?,
+            identity_schema_version: self.identity_schema.map_or(0, |schema| schema.version),
             other: previous.map(|m| m.other.clone()).unwrap_or_default(),
-        }
+        })
     }
 
     /// Check: auto-names `name`, validates the configuration, and marks sensitive inputs
@@ -205,7 +215,8 @@ impl Resource<'_> {
         let mut warnings = Warnings::default();
         let (prior, meta) = warnings.keep(self.upgrade(id, olds).await?);
         let (config, _) = self.config(news)?;
-        let planned = warnings.keep(self.plan(&prior, &meta.private, &config).await?);
+        let prior_identity = self.stored_identity(&meta)?;
+        let planned = warnings.keep(self.plan(&prior, &meta.private, prior_identity.as_ref(), &config).await?);
         cache.put(
             &self.urn,
             EarlierPlan { prior: prior.clone(), config: config.clone(), planned: planned.value.clone() },
@@ -268,9 +279,13 @@ impl Resource<'_> {
         let previous_meta = (!prior.is_null()).then_some(&meta);
         let (config, secrets) = self.config(write.news)?;
         let config = with_operation_timeout(&self.schema.block, &config, change.as_str(), write.timeout_seconds);
-        let planned = warnings.keep(self.plan(&prior, &meta.private, &config).await?);
+        let prior_identity = self.stored_identity(&meta)?;
+        let planned = warnings.keep(self.plan(&prior, &meta.private, prior_identity.as_ref(), &config).await?);
         if write.preview {
-            let outputs = self.outputs(&planned.value, &secrets, &self.meta(previous_meta, meta.private.clone()))?;
+            // The planned identity may still be unknown-free but is not the provider's final
+            // word; a preview keeps the stored one.
+            let meta = self.meta(previous_meta, meta.private.clone(), prior_identity.as_ref())?;
+            let outputs = self.outputs(&planned.value, &secrets, &meta)?;
             let id = match previous_meta {
                 Some(_) => write.id.to_owned(),
                 None => state::resource_id(&self.props, &planned.value).unwrap_or_default(),
@@ -286,6 +301,7 @@ impl Resource<'_> {
                 &prior,
                 &planned.value,
                 &planned.private,
+                planned.identity.as_ref(),
                 &config,
                 planned.legacy_type_system,
                 limit,
@@ -314,7 +330,8 @@ impl Resource<'_> {
                 reasons: applied.errors,
             });
         }
-        let outputs = self.outputs(&applied.new_state, secrets, &self.meta(previous, applied.private))?;
+        let meta = self.meta(previous, applied.private, applied.identity.as_ref())?;
+        let outputs = self.outputs(&applied.new_state, secrets, &meta)?;
         let id = state::resource_id(&self.props, &applied.new_state);
         let mut errors = applied.errors;
         let id = id.unwrap_or_else(|| {
@@ -347,13 +364,15 @@ impl Resource<'_> {
         let mut warnings = Warnings::default();
         let (prior, meta) = warnings.keep(self.upgrade(id, olds).await?);
         let null = Value::null(self.ty());
+        let prior_identity = self.stored_identity(&meta)?;
         let private = if self.provider.capabilities.plan_destroy {
-            warnings.keep(self.plan_destroy(&prior, &meta.private).await?)
+            warnings.keep(self.plan_destroy(&prior, &meta.private, prior_identity.as_ref()).await?)
         } else {
             meta.private
         };
-        let applied =
-            warnings.keep(self.apply(&prior, &null, &private, &null, false, limit(timeout_seconds), cancel).await?);
+        // Terraform sends no planned identity with a destroy: the plan is null.
+        let applied = warnings
+            .keep(self.apply(&prior, &null, &private, None, &null, false, limit(timeout_seconds), cancel).await?);
         if !applied.errors.is_empty() {
             return Err(LifecycleError::ApplyFailed {
                 subject: self.subject().clone(),
@@ -385,7 +404,8 @@ impl Resource<'_> {
     ) -> Result<Written, LifecycleError> {
         let mut warnings = Warnings::default();
         let (prior, meta) = warnings.keep(self.upgrade(id, olds).await?);
-        let Some((state, private)) = warnings.keep(self.read(&prior, &meta.private).await?) else {
+        let current_identity = self.stored_identity(&meta)?;
+        let Some(read) = warnings.keep(self.read(&prior, &meta.private, current_identity.as_ref()).await?) else {
             let warnings = warnings.into_vec();
             return Ok(Written { id: String::new(), outputs: PropertyMap::new(), inputs: None, warnings });
         };
@@ -394,23 +414,47 @@ impl Resource<'_> {
         if let Some(old_inputs) = old_inputs {
             secrets.extend(secret_paths(self, old_inputs));
         }
-        let outputs = self.outputs(&state, &secrets, &self.meta(Some(&meta), private))?;
-        let new_id = state::resource_id(&self.props, &state).unwrap_or_else(|| id.to_owned());
+        // A provider that sends no identity keeps the stored one, as Terraform keeps it.
+        let identity = read.identity.or(current_identity);
+        let outputs = self.outputs(&read.state, &secrets, &self.meta(Some(&meta), read.private, identity.as_ref())?)?;
+        let new_id = state::resource_id(&self.props, &read.state).unwrap_or_else(|| id.to_owned());
         let inputs = old_inputs.map(|old| refreshed_inputs(&self.schema.block, &self.props.names, old, &outputs));
         Ok(Written { id: new_id, outputs, inputs, warnings: warnings.into_vec() })
     }
 
+    /// Import by an ID string, or by an identity written as JSON (see
+    /// [`identity::import_key`]); then a read, as Terraform does.
     async fn import_resource(&self, id: &str) -> Result<Written, LifecycleError> {
         let mut warnings = Warnings::default();
-        let (state, private) = warnings.keep(self.import(id).await?);
-        let Some((state, private)) = warnings.keep(self.read(&state, &private).await?) else {
+        let key = identity::import_key(id, self.identity_schema).map_err(|err| LifecycleError::Invalid {
+            subject: self.subject().clone(),
+            message: format!("cannot import {} by identity: {err}", self.tf_name),
+        })?;
+        let imported = match &key {
+            ImportKey::Id(id) => warnings.keep(self.import(id, None).await?),
+            // Terraform sends the identity alone. The bridge also sends the identity's own
+            // `id`, when it has one, as the ID: Pulumi resources are known by ID, and
+            // providers whose ImportState only passes the ID through (tfcoremock, and
+            // Terraform 1.14 with it, crash on an identity alone) then import the same object.
+            ImportKey::Identity { identity, id } => {
+                warnings.keep(self.import(id.as_deref().unwrap_or(""), Some(identity)).await?)
+            }
+        };
+        let Some(read) =
+            warnings.keep(self.read(&imported.state, &imported.private, imported.identity.as_ref()).await?)
+        else {
             return Err(LifecycleError::Invalid {
                 subject: self.subject().clone(),
                 message: format!("Cannot import non-existent remote object: {} {id:?} does not exist", self.tf_name),
             });
         };
-        let outputs = self.outputs(&state, &[], &self.meta(None, private))?;
-        let new_id = state::resource_id(&self.props, &state).unwrap_or_else(|| id.to_owned());
+        let identity = read.identity.or(imported.identity);
+        let outputs = self.outputs(&read.state, &[], &self.meta(None, read.private, identity.as_ref())?)?;
+        let fallback_id = match &key {
+            ImportKey::Id(id) => id.clone(),
+            ImportKey::Identity { id, .. } => id.clone().unwrap_or_else(|| MISSING_ID.to_owned()),
+        };
+        let new_id = state::resource_id(&self.props, &read.state).unwrap_or(fallback_id);
         let inputs = inputs_from_outputs(&self.schema.block, &self.props.names, &outputs);
         Ok(Written { id: new_id, outputs, inputs: Some(inputs), warnings: warnings.into_vec() })
     }

@@ -43,6 +43,12 @@ pub enum StateError {
 pub struct Meta {
     pub schema_version: i64,
     pub private: Vec<u8>,
+    /// The resource identity (protocol 5.9/6.9) as cty JSON with Terraform's attribute
+    /// names, kept as a JSON string under `identity` so the Go implementation, which reads
+    /// `__meta` into a struct and rewrites it through a map, ignores and keeps it.
+    pub identity: Option<String>,
+    /// The identity schema version `identity` was written with (`identity_schema_version`).
+    pub identity_schema_version: i64,
     /// Keys other writers put there; kept as they are.
     pub other: serde_json::Map<String, serde_json::Value>,
 }
@@ -80,7 +86,26 @@ impl Meta {
                 .map_err(|err| format!(".private_state is not base64: {err}"))?,
             Some(_) => return Err(".private_state is not a string".to_owned()),
         };
-        Ok(Meta { schema_version, private, other })
+        let identity = match other.remove("identity") {
+            None | Some(serde_json::Value::Null) => None,
+            Some(serde_json::Value::String(text)) => {
+                serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&text)
+                    .map_err(|err| format!(".identity is not a JSON object: {err}"))?;
+                Some(text)
+            }
+            Some(_) => return Err(".identity is not a string".to_owned()),
+        };
+        let identity_schema_version = match other.remove("identity_schema_version") {
+            None | Some(serde_json::Value::Null) => 0,
+            Some(serde_json::Value::String(text)) => {
+                text.parse().map_err(|_| format!(".identity_schema_version {text:?} is not an integer"))?
+            }
+            Some(serde_json::Value::Number(n)) => {
+                n.as_i64().ok_or_else(|| format!(".identity_schema_version {n} is not an integer"))?
+            }
+            Some(other) => return Err(format!(".identity_schema_version {other} is not an integer")),
+        };
+        Ok(Meta { schema_version, private, identity, identity_schema_version, other })
     }
 
     /// The `__meta` output value, or `None` when there is nothing to store.
@@ -92,6 +117,10 @@ impl Meta {
         if !self.private.is_empty() {
             object
                 .insert("private_state".into(), base64::engine::general_purpose::STANDARD.encode(&self.private).into());
+        }
+        if let Some(identity) = &self.identity {
+            object.insert("identity".into(), identity.clone().into());
+            object.insert("identity_schema_version".into(), self.identity_schema_version.to_string().into());
         }
         // Keys sorted, as Go's encoder writes a map, whatever order they were read in.
         let sorted: std::collections::BTreeMap<_, _> = object.into_iter().collect();

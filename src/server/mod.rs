@@ -9,6 +9,7 @@
 
 mod call;
 mod engine;
+mod list;
 mod resources;
 
 use std::future::Future;
@@ -46,6 +47,8 @@ pub struct Provider {
     plans: lifecycle::PlanCache,
     /// Write-only values Check kept out of the recorded inputs, for Diff, Create and Update.
     write_only: lifecycle::WriteOnlyInputs,
+    /// Listings (`List`) waiting for their next page.
+    lists: lifecycle::ListSessions,
     /// The provider configuration as last given to CheckConfig or Configure, for the
     /// `terraformConfig` method (the Go implementation keeps the same).
     last_config: Mutex<crate::property::PropertyMap>,
@@ -60,6 +63,7 @@ impl Provider {
             parameterized: tokio::sync::Mutex::new(None),
             plans: lifecycle::PlanCache::default(),
             write_only: lifecycle::WriteOnlyInputs::default(),
+            lists: lifecycle::ListSessions::default(),
             last_config: Mutex::new(crate::property::PropertyMap::new()),
         }
     }
@@ -279,10 +283,10 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
         Ok(Response::new(self.do_read(request.into_inner()).await?))
     }
 
-    type ListStream = tokio_stream::Empty<Result<pulumirpc::ListResponse, Status>>;
+    type ListStream = list::ListStream;
 
-    async fn list(&self, _request: Request<pulumirpc::ListRequest>) -> Result<Response<Self::ListStream>, Status> {
-        Err(not_implemented("List"))
+    async fn list(&self, request: Request<pulumirpc::ListRequest>) -> Result<Response<Self::ListStream>, Status> {
+        Ok(Response::new(self.do_list(request.into_inner()).await?))
     }
 
     async fn update(

@@ -90,6 +90,7 @@ pub(super) fn status(error: LifecycleError) -> Status {
         | LifecycleError::InvalidProperty { .. }
         | LifecycleError::Invalid { .. } => Status::invalid_argument(message),
         LifecycleError::Internal { .. } => Status::internal(message),
+        LifecycleError::Unsupported { .. } => Status::unimplemented(message),
         LifecycleError::Interrupted { interruption: crate::lifecycle::Interruption::Cancelled, .. } => {
             Status::cancelled(message)
         }

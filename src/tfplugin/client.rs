@@ -16,6 +16,10 @@ use tonic::transport::Channel;
 use super::ephemeral::{OpenEphemeralResourceResponse, RenewEphemeralResourceResponse};
 use super::error::{CallError, ProcessExit, RpcFailure};
 use super::handshake::ProtocolVersion;
+use super::identity_list::{
+    IdentitySchemasResponse, ListResourceEvent, ListResourceRequest, UpgradeResourceIdentityRequest,
+    UpgradeResourceIdentityResponse,
+};
 use super::launch::shut_down_process;
 use super::output::ProviderOutput;
 use super::process::OwnedProcess;
@@ -27,6 +31,10 @@ use super::types::{
     UpgradeResourceStateRequest, UpgradeResourceStateResponse, ValidateProviderConfigResponse,
 };
 use super::{v5, v6};
+
+/// The events of a ListResource stream, each an event or the status the stream broke with.
+pub type ListEvents =
+    std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<ListResourceEvent, tonic::Status>> + Send>>;
 
 #[derive(Clone)]
 enum ProtocolClient {
@@ -250,8 +258,55 @@ impl ProviderClient {
         type_name: &str,
         id: &str,
     ) -> Result<ImportResourceStateResponse, CallError> {
+        self.import_resource_state_by(type_name, id, None).await
+    }
+
+    /// ImportResourceState by `id`, by `identity` (protocol 5.9/6.9), or (never from
+    /// Terraform, see `lifecycle`) both.
+    pub async fn import_resource_state_by(
+        &self,
+        type_name: &str,
+        id: &str,
+        identity: Option<&DynamicValue>,
+    ) -> Result<ImportResourceStateResponse, CallError> {
         dispatch!(self, ("ImportResourceState", "ImportResourceState"), |client| client
-            .import_resource_state(type_name, id))
+            .import_resource_state(type_name, id, identity))
+    }
+
+    /// Protocol 5.9/6.9; older providers answer `Unimplemented`, which Terraform treats as
+    /// no identities.
+    pub async fn get_resource_identity_schemas(&self) -> Result<Support<IdentitySchemasResponse>, CallError> {
+        Self::optional(dispatch!(self, ("GetResourceIdentitySchemas", "GetResourceIdentitySchemas"), |client| client
+            .get_resource_identity_schemas()))
+    }
+
+    pub async fn upgrade_resource_identity(
+        &self,
+        request: &UpgradeResourceIdentityRequest,
+    ) -> Result<Support<UpgradeResourceIdentityResponse>, CallError> {
+        Self::optional(dispatch!(self, ("UpgradeResourceIdentity", "UpgradeResourceIdentity"), |client| client
+            .upgrade_resource_identity(request)))
+    }
+
+    /// Protocol 5.10/6.10; older providers answer `Unimplemented`.
+    pub async fn validate_list_resource_config(
+        &self,
+        type_name: &str,
+        config: &DynamicValue,
+    ) -> Result<Support<Vec<Diagnostic>>, CallError> {
+        Self::optional(dispatch!(self, ("ValidateListResourceConfig", "ValidateListResourceConfig"), |client| client
+            .validate_list_resource_config(type_name, config)))
+    }
+
+    /// Protocol 5.10/6.10: starts a ListResource stream. A status the stream breaks with
+    /// later comes as an item; turn it into a [`CallError`] with [`ProviderClient::stream_failed`].
+    pub async fn list_resource(&self, request: &ListResourceRequest) -> Result<Support<ListEvents>, CallError> {
+        Self::optional(dispatch!(self, ("ListResource", "ListResource"), |client| client.list_resource(request)))
+    }
+
+    /// A status a stream broke with, with the process's exit when it died.
+    pub async fn stream_failed(&self, rpc: &'static str, status: tonic::Status) -> CallError {
+        self.call_failed(rpc, RpcFailure::Status(status)).await
     }
 
     /// Protocol 5.5/6.5, and only when the provider declares the `move_resource_state`

@@ -21,6 +21,7 @@ mod client;
 pub mod ephemeral;
 mod error;
 pub mod handshake;
+pub mod identity_list;
 mod launch;
 mod output;
 mod process;
@@ -32,8 +33,9 @@ mod v5;
 mod v6;
 mod wire;
 mod wire_client;
+mod wire_identity_list;
 
-pub use client::ProviderClient;
+pub use client::{ListEvents, ProviderClient};
 pub use error::{CallError, LaunchError, ProcessExit};
 pub use handshake::{PluginAddress, ProtocolVersion};
 pub use launch::{LaunchConfig, MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, launch, reattach};

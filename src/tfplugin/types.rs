@@ -1,7 +1,8 @@
 //! Protocol-neutral requests and responses of the provider RPCs.
 //!
 //! These mirror the tfplugin6 messages with Terraform's field names, minus what the bridge
-//! does not send (identity, ephemeral resources). Values stay encoded: a [`DynamicValue`] is
+//! does not send (ephemeral resources). Identity data (protocol 5.9/6.9) is an optional
+//! [`DynamicValue`]: `None` when the provider sent no `ResourceIdentityData`. Values stay encoded: a [`DynamicValue`] is
 //! the bytes a cty codec reads or wrote. The client fills in the fixed parts Terraform
 //! always sends (client capabilities), so callers do not.
 
@@ -163,6 +164,8 @@ pub struct ReadResourceRequest {
     pub current_state: DynamicValue,
     pub private: Vec<u8>,
     pub provider_meta: Option<DynamicValue>,
+    /// Protocol 5.9/6.9: the identity last returned for the object, if any.
+    pub current_identity: Option<DynamicValue>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -172,6 +175,7 @@ pub struct ReadResourceResponse {
     pub private: Vec<u8>,
     pub deferred: Option<DeferredReason>,
     pub diagnostics: Vec<Diagnostic>,
+    pub new_identity: Option<DynamicValue>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -185,6 +189,8 @@ pub struct PlanResourceChangeRequest {
     /// Protocol 6.11: the private bytes of the saved plan, sent when re-planning at apply.
     /// Dropped for protocol 5, which has no such field.
     pub planned_private: Vec<u8>,
+    /// Protocol 5.9/6.9: the identity stored with the prior state.
+    pub prior_identity: Option<DynamicValue>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -197,6 +203,7 @@ pub struct PlanResourceChangeResponse {
     pub legacy_type_system: bool,
     pub deferred: Option<DeferredReason>,
     pub diagnostics: Vec<Diagnostic>,
+    pub planned_identity: Option<DynamicValue>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -207,6 +214,8 @@ pub struct ApplyResourceChangeRequest {
     pub config: DynamicValue,
     pub planned_private: Vec<u8>,
     pub provider_meta: Option<DynamicValue>,
+    /// Protocol 5.9/6.9: the identity the plan returned.
+    pub planned_identity: Option<DynamicValue>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -215,6 +224,7 @@ pub struct ApplyResourceChangeResponse {
     pub private: Vec<u8>,
     pub legacy_type_system: bool,
     pub diagnostics: Vec<Diagnostic>,
+    pub new_identity: Option<DynamicValue>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -222,6 +232,7 @@ pub struct ImportedResource {
     pub type_name: String,
     pub state: DynamicValue,
     pub private: Vec<u8>,
+    pub identity: Option<DynamicValue>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -71,6 +71,7 @@ super::wire_client::shared_client! {
 }
 
 super::ephemeral::ephemeral_client!();
+super::wire_identity_list::identity_list_rpcs!();
 
 impl Client {
     pub(super) async fn validate_provider_config(
@@ -95,7 +96,7 @@ fn plan_resource_change_to_wire(request: &PlanResourceChangeRequest) -> pb::plan
         prior_private: request.prior_private.clone(),
         provider_meta: request.provider_meta.as_ref().map(dynamic_value_to_wire),
         client_capabilities: client_capabilities(),
-        prior_identity: None,
+        prior_identity: identity_to_wire(request.prior_identity.as_ref()),
         planned_private: request.planned_private.clone(),
     }
 }

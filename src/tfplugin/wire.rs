@@ -48,6 +48,16 @@ macro_rules! shared_conversions {
             }
         }
 
+        /// `ResourceIdentityData`: absent, or present with an empty value, means no identity.
+        pub(super) fn identity_from_wire(identity: Option<pb::ResourceIdentityData>) -> Option<DynamicValue> {
+            let data = identity?.identity_data?;
+            (!data.msgpack.is_empty() || !data.json.is_empty()).then(|| dynamic_value_from_wire(Some(data)))
+        }
+
+        pub(super) fn identity_to_wire(identity: Option<&DynamicValue>) -> Option<pb::ResourceIdentityData> {
+            identity.map(|value| pb::ResourceIdentityData { identity_data: Some(dynamic_value_to_wire(value)) })
+        }
+
         pub(super) fn raw_state_to_wire(state: &RawState) -> pb::RawState {
             match state {
                 RawState::Json(json) => pb::RawState { json: json.clone(), flatmap: Default::default() },
@@ -316,6 +326,7 @@ macro_rules! shared_conversions {
                 private: response.private,
                 deferred: deferred_from_wire(response.deferred),
                 diagnostics: diagnostics_from_wire(response.diagnostics),
+                new_identity: identity_from_wire(response.new_identity),
             }
         }
 
@@ -329,7 +340,7 @@ macro_rules! shared_conversions {
                 config: Some(dynamic_value_to_wire(&request.config)),
                 planned_private: request.planned_private.clone(),
                 provider_meta: request.provider_meta.as_ref().map(dynamic_value_to_wire),
-                planned_identity: None,
+                planned_identity: identity_to_wire(request.planned_identity.as_ref()),
             }
         }
 
@@ -341,6 +352,7 @@ macro_rules! shared_conversions {
                 private: response.private,
                 legacy_type_system: response.legacy_type_system,
                 diagnostics: diagnostics_from_wire(response.diagnostics),
+                new_identity: identity_from_wire(response.new_identity),
             }
         }
 
@@ -355,6 +367,7 @@ macro_rules! shared_conversions {
                         type_name: imported.type_name,
                         state: dynamic_value_from_wire(imported.state),
                         private: imported.private,
+                        identity: identity_from_wire(imported.identity),
                     })
                     .collect(),
                 deferred: deferred_from_wire(response.deferred),

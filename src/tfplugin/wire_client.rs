@@ -99,7 +99,7 @@ macro_rules! shared_client {
                     private: request.private.clone(),
                     provider_meta: request.provider_meta.as_ref().map(dynamic_value_to_wire),
                     client_capabilities: client_capabilities(),
-                    current_identity: None,
+                    current_identity: identity_to_wire(request.current_identity.as_ref()),
                 };
                 let response = self.rpc.clone().read_resource(request).await?;
                 Ok(read_resource_from_wire(response.into_inner()))
@@ -118,6 +118,7 @@ macro_rules! shared_client {
                     legacy_type_system: response.legacy_type_system,
                     deferred: deferred_from_wire(response.deferred),
                     diagnostics: diagnostics_from_wire(response.diagnostics),
+                    planned_identity: identity_from_wire(response.planned_identity),
                 })
             }
 
@@ -133,12 +134,13 @@ macro_rules! shared_client {
                 &self,
                 type_name: &str,
                 id: &str,
+                identity: Option<&DynamicValue>,
             ) -> Result<ImportResourceStateResponse, RpcFailure> {
                 let request = pb::import_resource_state::Request {
                     type_name: type_name.to_owned(),
                     id: id.to_owned(),
                     client_capabilities: client_capabilities(),
-                    identity: None,
+                    identity: identity_to_wire(identity),
                 };
                 let response = self.rpc.clone().import_resource_state(request).await?;
                 Ok(import_resource_state_from_wire(response.into_inner()))

@@ -207,7 +207,7 @@ fn is_zero(n: &i64) -> bool {
 }
 
 /// Serde glue: a [`Type`] as its JSON type spec.
-mod type_json {
+pub(super) mod type_json {
     use super::Type;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 

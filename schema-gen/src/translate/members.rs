@@ -14,7 +14,7 @@ use super::names::{PropertyName, PropertyNames, ProviderNames};
 use super::objects::{
     DocStyle, Field, Object, Position, TypeBuilder, TypeTable, doc_comment, nested_type_name, rename_refs,
 };
-use super::{TranslateConfig, Warning, functions, package};
+use super::{TranslateConfig, Warning, functions, list_inputs, package};
 use crate::pulumi::{
     ConfigSpec, FunctionInputs, FunctionOutputs, FunctionSpec, ObjectTypeSpec, PackageSpec, PropertySpec, ResourceSpec,
     TypeSpec,
@@ -26,7 +26,8 @@ pub(super) fn package(config: &TranslateConfig, names: &ProviderNames, warnings:
     let package_name = config.package_name;
     let mut table = TypeTable::default();
 
-    for tf_name in schema.list_resources.keys() {
+    let listed: std::collections::BTreeSet<&str> = names.resources().map(|(tf_name, _)| tf_name).collect();
+    for tf_name in schema.list_resources.keys().filter(|tf_name| !listed.contains(tf_name.as_str())) {
         warnings.push(Warning::ListResourceSkipped { tf_name: tf_name.clone() });
     }
 
@@ -37,6 +38,16 @@ pub(super) fn package(config: &TranslateConfig, names: &ProviderNames, warnings:
     for (tf_name, token) in names.resources() {
         let resource_schema = &schema.resources[tf_name];
         resources.insert(token.to_owned(), resource(tf_name, token, resource_schema, names, &mut table, warnings));
+    }
+    // After every resource, so that list inputs' nested types never take a name first.
+    for (tf_name, token) in names.resources() {
+        if let Some(list_schema) = schema.list_resources.get(tf_name) {
+            let class_name = token_name(token);
+            let inputs = list_inputs::list_inputs(tf_name, class_name, list_schema, names, &mut table, warnings);
+            if let Some(spec) = resources.get_mut(token) {
+                spec.list_inputs = Some(inputs);
+            }
+        }
     }
 
     let mut functions = BTreeMap::new();
@@ -66,7 +77,11 @@ pub(super) fn package(config: &TranslateConfig, names: &ProviderNames, warnings:
     if !renames.is_empty() {
         let resource_specs = std::iter::once(&mut provider).chain(resources.values_mut());
         for spec in resource_specs {
-            let state = spec.state_inputs.iter_mut().flat_map(|state| state.properties.values_mut());
+            let state = spec
+                .state_inputs
+                .iter_mut()
+                .chain(spec.list_inputs.iter_mut())
+                .flat_map(|state| state.properties.values_mut());
             for property in spec.properties.values_mut().chain(spec.input_properties.values_mut()).chain(state) {
                 rename_refs(&mut property.ty, &renames);
             }

@@ -20,6 +20,7 @@
 
 mod docs;
 mod functions;
+mod list_inputs;
 mod members;
 pub mod names;
 mod objects;
@@ -74,8 +75,8 @@ pub enum Warning {
     /// free for a `Provider` resource) and got a `V2`-style name.
     #[error("{tf_name}: its token collides with another one; using `{token}`")]
     TokenCollision { tf_name: String, token: String },
-    /// A list resource; not translated yet.
-    #[error("list resource {tf_name} is not translated")]
+    /// A list resource with no resource of the same type to carry its `listInputs`.
+    #[error("list resource {tf_name} is not translated: no resource of that type is in the package")]
     ListResourceSkipped { tf_name: String },
     /// Two properties of one object map to the same Pulumi name.
     #[error("{path}: its Pulumi name `{natural}` is taken by another property; using `{used}`")]

@@ -37,6 +37,7 @@ impl Resource<'_> {
         &self,
         prior: &Value,
         prior_private: &[u8],
+        prior_identity: Option<&Value>,
         config: &Value,
     ) -> Result<Warned<Planned>, LifecycleError> {
         let ty = self.ty();
@@ -54,6 +55,7 @@ impl Resource<'_> {
             prior_private: prior_private.to_vec(),
             provider_meta: self.provider.provider_meta(),
             planned_private: Vec::new(),
+            prior_identity: self.encode_identity(prior_identity)?,
         };
         let (response, mut warnings) = self.send_plan(&request, Operation::PlanResourceChange).await?;
         if response.deferred.is_some() {
@@ -81,11 +83,13 @@ impl Resource<'_> {
             let problems = verdict.problems.iter().map(|problem| self.plan_problem(problem)).collect();
             return Err(self.bug("Provider produced invalid plan", problems));
         }
+        let identity = self.returned_identity("PlanResourceChange", response.planned_identity.as_ref())?;
         let planned = Planned {
             value: planned,
             private: response.planned_private,
             replace_paths: verdict.replace_paths,
             legacy_type_system: response.legacy_type_system,
+            identity,
         };
         Ok(Warned { value: planned, warnings })
     }
@@ -93,7 +97,12 @@ impl Resource<'_> {
     /// PlanResourceChange for a destroy (null proposed state and configuration), which
     /// providers that declare `plan_destroy` expect before a delete. Returns the planned
     /// private bytes for the apply.
-    pub async fn plan_destroy(&self, prior: &Value, prior_private: &[u8]) -> Result<Warned<Vec<u8>>, LifecycleError> {
+    pub async fn plan_destroy(
+        &self,
+        prior: &Value,
+        prior_private: &[u8],
+        prior_identity: Option<&Value>,
+    ) -> Result<Warned<Vec<u8>>, LifecycleError> {
         let request = PlanResourceChangeRequest {
             type_name: self.tf_name.to_owned(),
             prior_state: self.encode("the prior state", prior)?,
@@ -102,6 +111,7 @@ impl Resource<'_> {
             prior_private: prior_private.to_vec(),
             provider_meta: self.provider.provider_meta(),
             planned_private: Vec::new(),
+            prior_identity: self.encode_identity(prior_identity)?,
         };
         let (response, warnings) = self.send_plan(&request, Operation::PlanDestroy).await?;
         let provider = self.provider.display_name();
@@ -157,6 +167,7 @@ impl Resource<'_> {
         prior: &Value,
         planned: &Value,
         planned_private: &[u8],
+        planned_identity: Option<&Value>,
         config: &Value,
         legacy_plan: bool,
         limit: Option<Duration>,
@@ -169,6 +180,7 @@ impl Resource<'_> {
             config: if config.is_null() { DynamicValue::null() } else { self.encode("the configuration", config)? },
             planned_private: planned_private.to_vec(),
             provider_meta: self.provider.provider_meta(),
+            planned_identity: self.encode_identity(planned_identity)?,
         };
         let operation = Operation::ApplyResourceChange;
         let call = self.provider.client.0.apply_resource_change(&request);
@@ -199,7 +211,16 @@ impl Resource<'_> {
             let texts = self.unexpected_new_values(&verdict.tolerated);
             warnings.push(legacy_warning(provider, "produced an unexpected new value", &self.urn, &texts));
         }
-        let applied = Applied { new_state: verdict.new_state, private: response.private, errors };
+        // A broken identity must not lose the object the apply made: it becomes one more
+        // error beside the state, which is still recorded.
+        let identity = match self.returned_identity("ApplyResourceChange", response.new_identity.as_ref()) {
+            Ok(identity) => identity,
+            Err(err) => {
+                errors.push(err.to_string());
+                None
+            }
+        };
+        let applied = Applied { new_state: verdict.new_state, private: response.private, identity, errors };
         Ok(Warned { value: applied, warnings })
     }
 

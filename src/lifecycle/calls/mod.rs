@@ -26,6 +26,7 @@
 
 mod change;
 mod ephemeral;
+mod list;
 mod provider;
 mod resource;
 
@@ -33,6 +34,7 @@ use schema_gen::tf::Block;
 use schema_gen::translate::PropertyNames;
 
 pub use ephemeral::Opened;
+pub use list::{Listed, Listing};
 pub use provider::FunctionResult;
 pub use resource::{Applied, Resource};
 

@@ -1,6 +1,8 @@
 //! The calls about the provider as a whole, its data sources and its functions.
 
-use schema_gen::tf::{Block, ProviderSchema, Type};
+use std::collections::BTreeMap;
+
+use schema_gen::tf::{Block, IdentitySchema, ProviderSchema, Type};
 use schema_gen::translate::PropertyNames;
 
 use super::{Client, Diagnostics, Warned, call_error, decode, encode};
@@ -29,6 +31,27 @@ impl Client {
             return Err(ParameterizeError::SchemaDiagnostics(errors.join("; ")));
         }
         Ok((response.schema, response.capabilities))
+    }
+
+    /// GetResourceIdentitySchemas, once at launch, after GetProviderSchema as Terraform
+    /// calls it. A provider older than protocol 5.9/6.9 answers `Unimplemented`: no
+    /// identities, as Terraform treats it. Error diagnostics fail it.
+    pub(in crate::lifecycle) async fn identity_schemas(
+        &self,
+    ) -> Result<BTreeMap<String, IdentitySchema>, ParameterizeError> {
+        let Some(response) = self.0.get_resource_identity_schemas().await?.supported() else {
+            return Ok(BTreeMap::new());
+        };
+        let errors: Vec<String> = response
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .map(|d| if d.detail.is_empty() { d.summary.clone() } else { format!("{}: {}", d.summary, d.detail) })
+            .collect();
+        if !errors.is_empty() {
+            return Err(ParameterizeError::SchemaDiagnostics(errors.join("; ")));
+        }
+        Ok(response.schemas)
     }
 }
 

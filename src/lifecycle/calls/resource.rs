@@ -13,7 +13,7 @@
 
 use std::time::Duration;
 
-use schema_gen::tf::Schema;
+use schema_gen::tf::{IdentitySchema, Schema};
 use schema_gen::translate::ResourceProperties;
 
 use super::{Diagnostics, Warned, call_error, decode, encode};
@@ -21,9 +21,11 @@ use crate::convert::paths::pulumi_path;
 use crate::cty::{self, Path, Value};
 use crate::invariants::Violation;
 use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
+use crate::lifecycle::identity::{self, IdentityProblem, IdentityVersion};
 use crate::lifecycle::parameterized::Parameterized;
 use crate::lifecycle::state;
 use crate::property::PropertyPath;
+use crate::tfplugin::identity_list::UpgradeResourceIdentityRequest;
 use crate::tfplugin::types::{DynamicValue, RawState, ReadResourceRequest, UpgradeResourceStateRequest};
 
 /// How long a provider may take to answer once it was asked to stop (cancellation or a
@@ -35,6 +37,8 @@ pub struct Resource<'p> {
     pub(in crate::lifecycle) provider: &'p Parameterized,
     pub(in crate::lifecycle) tf_name: &'p str,
     pub(in crate::lifecycle) schema: &'p Schema,
+    /// The resource type's identity schema, when the provider declares one.
+    pub(in crate::lifecycle) identity_schema: Option<&'p IdentitySchema>,
     pub(in crate::lifecycle) props: ResourceProperties,
     pub(in crate::lifecycle) urn: String,
     pub(super) subject: Subject,
@@ -47,6 +51,15 @@ pub struct Planned {
     /// `requires_replace` paths that really change (Terraform's filtering applied).
     pub replace_paths: Vec<Path>,
     pub legacy_type_system: bool,
+    pub identity: Option<Value>,
+}
+
+/// An object as ReadResource or ImportResourceState returned it, checked.
+pub struct Read {
+    pub state: Value,
+    pub private: Vec<u8>,
+    /// `None` for types without an identity schema, or when the provider sent none.
+    pub identity: Option<Value>,
 }
 
 /// What ApplyResourceChange returned, checked. `errors` are the provider's error
@@ -54,6 +67,7 @@ pub struct Planned {
 pub struct Applied {
     pub new_state: Value,
     pub private: Vec<u8>,
+    pub identity: Option<Value>,
     pub errors: Vec<String>,
 }
 
@@ -66,7 +80,9 @@ impl<'p> Resource<'p> {
         urn: &str,
     ) -> Resource<'p> {
         let props = provider.names.resource_properties(tf_name, &schema.block);
-        Resource { provider, tf_name, schema, props, urn: urn.to_owned(), subject: Subject::Urn(urn.to_owned()) }
+        let identity_schema = provider.identity_schemas.get(tf_name);
+        let subject = Subject::Urn(urn.to_owned());
+        Resource { provider, tf_name, schema, identity_schema, props, urn: urn.to_owned(), subject }
     }
 }
 
@@ -185,7 +201,144 @@ impl Resource<'_> {
                     .collect(),
             ));
         }
+        let mut warnings = warnings;
+        let meta = warnings.keep(self.upgrade_identity(meta).await?);
         Ok(Warned { value: (value, meta), warnings })
+    }
+
+    /// The stored identity, at the provider's current identity version: sent through
+    /// UpgradeResourceIdentity when it is older, as Terraform does on every load. An
+    /// identity the provider no longer declares is dropped.
+    async fn upgrade_identity(&self, mut meta: state::Meta) -> Result<Warned<state::Meta>, LifecycleError> {
+        let no_warnings = |meta| Ok(Warned { value: meta, warnings: super::Warnings::default() });
+        let (Some(schema), Some(stored)) = (self.identity_schema, meta.identity.clone()) else {
+            meta.identity = None;
+            return no_warnings(meta);
+        };
+        let state_error = |reason: String| LifecycleError::State { subject: self.subject.clone(), reason };
+        match identity::identity_version(meta.identity_schema_version, schema.version) {
+            IdentityVersion::Current => {
+                // Fail early, with the stored text, rather than in the provider.
+                cty::json::decode(stored.as_bytes(), &schema.implied_type()).map_err(|err| {
+                    state_error(format!("__meta.identity does not fit the identity schema of {}: {err}", self.tf_name))
+                })?;
+                return no_warnings(meta);
+            }
+            IdentityVersion::TooNew => {
+                return Err(state_error(format!(
+                    "Resource instance managed by newer provider version: the stored identity has schema version {}, but {} {} only knows version {}; use a newer provider version",
+                    meta.identity_schema_version,
+                    self.provider.display_name(),
+                    self.provider.package_version,
+                    schema.version
+                )));
+            }
+            IdentityVersion::Upgrade => {}
+        }
+        let operation = Operation::UpgradeResourceIdentity;
+        let request = UpgradeResourceIdentityRequest {
+            type_name: self.tf_name.to_owned(),
+            version: meta.identity_schema_version,
+            raw_identity: stored.into_bytes(),
+        };
+        let response = self
+            .provider
+            .client
+            .0
+            .upgrade_resource_identity(&request)
+            .await
+            .map_err(call_error(&self.subject, operation))?;
+        let Some(response) = response.supported() else {
+            return Err(self.bug(
+                "Invalid resource identity upgrade",
+                vec![format!(
+                    "the stored identity has schema version {} and {} declares version {}, but the provider does not implement UpgradeResourceIdentity",
+                    meta.identity_schema_version, self.tf_name, schema.version
+                )],
+            ));
+        };
+        let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, operation)?;
+        let upgraded = response
+            .upgraded_identity
+            .map(|value| decode(&value, &schema.implied_type()))
+            .transpose()
+            .map(|value| value.unwrap_or_else(|| Value::null(schema.implied_type())));
+        let invalid = |problem: String| {
+            self.bug(
+                "Invalid resource identity upgrade",
+                vec![format!(
+                    "The {} provider upgraded the identity for {} from a previous version, but produced an invalid result: {problem}",
+                    self.provider.display_name(),
+                    self.urn
+                )],
+            )
+        };
+        let upgraded = match identity::check_identity(upgraded) {
+            Ok(Some(upgraded)) => upgraded,
+            Ok(None) => return Err(invalid("The returned identity is null".to_owned())),
+            Err(IdentityProblem::Unknown(_)) => {
+                return Err(invalid("The returned state contains unknown values".to_owned()));
+            }
+            Err(IdentityProblem::Mismatch(err)) => return Err(invalid(err)),
+        };
+        meta.identity = Some(self.identity_text(&upgraded)?);
+        meta.identity_schema_version = schema.version;
+        Ok(Warned { value: meta, warnings })
+    }
+
+    /// The identity stored in `meta` (already at the current version, see
+    /// [`Resource::upgrade`]), as a value to send.
+    pub(in crate::lifecycle) fn stored_identity(&self, meta: &state::Meta) -> Result<Option<Value>, LifecycleError> {
+        let (Some(schema), Some(text)) = (self.identity_schema, &meta.identity) else { return Ok(None) };
+        cty::json::decode(text.as_bytes(), &schema.implied_type()).map(Some).map_err(|err| LifecycleError::State {
+            subject: self.subject.clone(),
+            reason: format!("__meta.identity does not fit the identity schema of {}: {err}", self.tf_name),
+        })
+    }
+
+    /// An identity as `__meta` keeps it.
+    pub(in crate::lifecycle) fn identity_text(&self, identity: &Value) -> Result<String, LifecycleError> {
+        let schema = self.identity_schema.cloned().unwrap_or_default();
+        identity::identity_json(identity, &schema).map_err(|err| LifecycleError::Internal {
+            subject: self.subject.clone(),
+            message: format!("the identity cannot be stored: {err}"),
+        })
+    }
+
+    /// An identity for a request: only for resource types that declare an identity schema.
+    pub(super) fn encode_identity(&self, identity: Option<&Value>) -> Result<Option<DynamicValue>, LifecycleError> {
+        match (self.identity_schema, identity) {
+            (Some(schema), Some(identity)) => {
+                super::encode(&self.subject, "the identity", identity, &schema.implied_type()).map(Some)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// An identity the provider returned from `rpc`, checked as Terraform checks it. The
+    /// identity of a type without an identity schema is ignored, as there is nothing to
+    /// decode it with.
+    pub(super) fn returned_identity(
+        &self,
+        rpc: &str,
+        identity: Option<&DynamicValue>,
+    ) -> Result<Option<Value>, LifecycleError> {
+        let (Some(schema), Some(identity)) = (self.identity_schema, identity) else { return Ok(None) };
+        let provider = self.provider.display_name();
+        match identity::check_identity(decode(identity, &schema.implied_type())) {
+            Ok(identity) => Ok(identity),
+            Err(IdentityProblem::Unknown(_)) => Err(self.bug(
+                "Provider produced invalid identity",
+                vec![format!("Provider {provider:?} returned an identity with unknown values for {} ({rpc})", self.urn)],
+            )),
+            Err(IdentityProblem::Mismatch(err)) => Err(self.bug(
+                "Provider produced an identity that doesn't match the schema",
+                vec![format!(
+                    "Provider {provider:?} returned an identity for {} that doesn't match the identity schema: {err}                      ({rpc})",
+                    self.urn
+                )],
+            )),
+        }
     }
 
     /// ReadResource with the (upgraded) state; `None` when the remote object is gone.
@@ -193,12 +346,14 @@ impl Resource<'_> {
         &self,
         current: &Value,
         private: &[u8],
-    ) -> Result<Warned<Option<(Value, Vec<u8>)>>, LifecycleError> {
+        current_identity: Option<&Value>,
+    ) -> Result<Warned<Option<Read>>, LifecycleError> {
         let request = ReadResourceRequest {
             type_name: self.tf_name.to_owned(),
             current_state: self.encode("the current state", current)?,
             private: private.to_vec(),
             provider_meta: self.provider.provider_meta(),
+            current_identity: self.encode_identity(current_identity)?,
         };
         let operation = Operation::ReadResource;
         let response =
@@ -233,18 +388,20 @@ impl Resource<'_> {
                     .collect(),
             ));
         }
-        Ok(Warned { value: Some((value, response.private)), warnings })
+        let identity = self.returned_identity("ReadResource", response.new_identity.as_ref())?;
+        Ok(Warned { value: Some(Read { state: value, private: response.private, identity }), warnings })
     }
 
-    /// ImportResourceState of `id`: the one object it names, with its private bytes (to be
-    /// read next, as Terraform does).
-    pub async fn import(&self, id: &str) -> Result<Warned<(Value, Vec<u8>)>, LifecycleError> {
+    /// ImportResourceState of `id`, or of `identity`: the one object it names, with its
+    /// private bytes and identity (to be read next, as Terraform does).
+    pub async fn import(&self, id: &str, identity: Option<&Value>) -> Result<Warned<Read>, LifecycleError> {
         let operation = Operation::ImportResourceState;
+        let identity_data = self.encode_identity(identity)?;
         let response = self
             .provider
             .client
             .0
-            .import_resource_state(self.tf_name, id)
+            .import_resource_state_by(self.tf_name, id, identity_data.as_ref())
             .await
             .map_err(call_error(&self.subject, operation))?;
         let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, operation)?;
@@ -279,6 +436,14 @@ impl Resource<'_> {
                 vec![format!("Import returned null resource for id {id:?}")],
             ));
         }
-        Ok(Warned { value: (state, imported.private.clone()), warnings })
+        let new_identity = self.returned_identity("ImportResourceState", imported.identity.as_ref())?;
+        if identity.is_some() && new_identity.is_none() {
+            return Err(self.bug(
+                "Provider produced invalid identity",
+                vec![format!("import of {} didn't return an identity", self.urn)],
+            ));
+        }
+        let read = Read { state, private: imported.private.clone(), identity: new_identity };
+        Ok(Warned { value: read, warnings })
     }
 }

@@ -76,6 +76,8 @@ pub struct LaunchConfig {
     pub client_cert_pem: Option<String>,
     pub schema: SchemaSource,
     pub misbehaviour: Misbehaviour,
+    /// `FIXTURE_IDENTITY_VERSION`, `FIXTURE_LIST_FAIL_AFTER`.
+    pub identity_list: crate::identity_list::IdentityListConfig,
     /// `FIXTURE_STORE_DIR`: where apply stores objects and read and import find them.
     pub store_dir: Option<PathBuf>,
     /// Messages to print on stderr before the handshake.
@@ -214,6 +216,13 @@ impl LaunchConfig {
             client_cert_pem,
             schema,
             misbehaviour: Misbehaviour { panic_on, slow, flood_bytes, handshake, stderr_logs },
+            identity_list: crate::identity_list::IdentityListConfig::from_lookup(&lookup).map_err(|reason| {
+                ConfigError::BadValue {
+                    var: "FIXTURE_IDENTITY_VERSION or FIXTURE_LIST_FAIL_AFTER",
+                    value: reason,
+                    reason: "see the crate doc",
+                }
+            })?,
             store_dir: lookup("FIXTURE_STORE_DIR").filter(|d| !d.is_empty()).map(PathBuf::from),
             warnings,
         })

@@ -37,6 +37,8 @@
 //! | `FIXTURE_PANIC_ON` | the gRPC method name (of the served protocol, e.g. `GetProviderSchema` or `GetSchema`) whose call makes the process print a Go-style `panic: ...` and goroutine trace to its real stderr and exit 2 |
 //! | `FIXTURE_SLOW_ON`, `FIXTURE_SLOW_MS` | the named method waits this many milliseconds before answering; `StopProvider` (v6) / `Stop` (v5) ends the wait early and the call answers `CANCELLED` |
 //! | `FIXTURE_FLOOD_BYTES` | right after the handshake, write this many bytes to stdout and as many to stderr (both go through `GRPCStdio`); `GetProviderSchema`/`GetSchema` answers only once all of it was written, so a host that does not drain `StreamStdio` hangs there |
+//! | `FIXTURE_IDENTITY_VERSION` | protocol 6: declare the identity `{id}` at this schema version for every resource type; UpgradeResourceIdentity always fails (`identity_list`) |
+//! | `FIXTURE_LIST_FAIL_AFTER` | protocol 6: a list resource (config `{prefix}`) for every resource type, whose ListResource sends this many results and then breaks the stream (`identity_list`) |
 //! | `FIXTURE_HANDSHAKE` | `exit` (exit 1 before the handshake), `hang` (never print it), `garbage` (print a line that is not a handshake, then hang), `core-protocol-2` or `netrpc` (a handshake the host must refuse); default `normal` |
 //! | `FIXTURE_STDERR_LOGS` | `1`: after the handshake, write [`misbehaviour::SAMPLE_STDERR_LOGS`] (hclog JSON lines at every level and plain lines) to the real stderr |
 //! | `FIXTURE_STORE_DIR` | a directory: apply writes each object's state as cty JSON to `<dir>/<type>/<id>.json` (a `/` in the id becomes `_`), delete removes it, `ReadResource` answers what the file holds (null `new_state` when the file is gone) and `ImportResourceState` starts from it; generated ids skip files that exist, so several processes can share one store. Unset: read answers the current state unchanged |
@@ -137,6 +139,7 @@
 pub mod config;
 pub mod convert;
 pub mod ephemeral;
+pub mod identity_list;
 pub mod misbehaviour;
 pub mod provider;
 mod provider_v5;

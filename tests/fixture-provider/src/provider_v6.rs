@@ -11,6 +11,7 @@ use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
 use crate::convert;
+use crate::identity_list::{self, IdentityListConfig};
 use crate::provider::{Fixture, provider_service};
 use crate::rpc::protocol_conversions;
 
@@ -18,14 +19,15 @@ type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send>>;
 
 pub struct ProviderV6 {
     fixture: Arc<Fixture>,
+    identity_list: IdentityListConfig,
     /// Converted once: a big schema is costly to convert and never changes.
     schema: pb::get_provider_schema::Response,
 }
 
 impl ProviderV6 {
-    pub fn new(fixture: Arc<Fixture>) -> ProviderV6 {
+    pub fn new(fixture: Arc<Fixture>, identity_list: IdentityListConfig) -> ProviderV6 {
         let schema = convert::to_tfplugin6(&fixture.schema);
-        ProviderV6 { fixture, schema }
+        ProviderV6 { fixture, identity_list, schema }
     }
 }
 
@@ -70,7 +72,75 @@ provider_service! {
             _request: Request<pb::get_resource_identity_schemas::Request>,
         ) -> Result<Response<pb::get_resource_identity_schemas::Response>, Status> {
             self.fixture.enter("GetResourceIdentitySchemas").await?;
-            Ok(Response::new(pb::get_resource_identity_schemas::Response::default()))
+            let identity_schemas = self
+                .identity_list
+                .identity_schemas(&self.fixture.schema)
+                .into_iter()
+                .map(|(name, version)| {
+                    let id = pb::resource_identity_schema::IdentityAttribute {
+                        name: "id".to_owned(),
+                        r#type: br#""string""#.to_vec(),
+                        required_for_import: true,
+                        optional_for_import: false,
+                        description: "The fixture's id.".to_owned(),
+                    };
+                    (name, pb::ResourceIdentitySchema { version, identity_attributes: vec![id] })
+                })
+                .collect();
+            Ok(Response::new(pb::get_resource_identity_schemas::Response { identity_schemas, diagnostics: Vec::new() }))
+        }
+
+        async fn upgrade_resource_identity(
+            &self,
+            request: Request<pb::upgrade_resource_identity::Request>,
+        ) -> Result<Response<pb::upgrade_resource_identity::Response>, Status> {
+            self.fixture.enter("UpgradeResourceIdentity").await?;
+            let request = request.into_inner();
+            let (summary, detail) =
+                identity_list::upgrade_identity_error(&request.type_name, request.version, self.identity_list.identity_version);
+            let diagnostic = crate::rpc::Diagnostic { error: true, summary, detail, attribute: None };
+            Ok(Response::new(pb::upgrade_resource_identity::Response {
+                upgraded_identity: None,
+                diagnostics: diagnostics_of(vec![diagnostic]),
+            }))
+        }
+
+        async fn validate_list_resource_config(
+            &self,
+            _request: Request<pb::validate_list_resource_config::Request>,
+        ) -> Result<Response<pb::validate_list_resource_config::Response>, Status> {
+            self.fixture.enter("ValidateListResourceConfig").await?;
+            if self.identity_list.list_fail_after.is_none() {
+                return Err(Status::unimplemented("unknown method ValidateListResourceConfig for service tfplugin6.Provider"));
+            }
+            Ok(Response::new(pb::validate_list_resource_config::Response { diagnostics: Vec::new() }))
+        }
+
+        async fn list_resource(
+            &self,
+            request: Request<pb::list_resource::Request>,
+        ) -> Result<Response<Self::ListResourceStream>, Status> {
+            self.fixture.enter("ListResource").await?;
+            let Some(count) = self.identity_list.list_fail_after else {
+                return Err(Status::unimplemented("unknown method ListResource for service tfplugin6.Provider"));
+            };
+            let config = crate::value::decode(&msgpack_of(request.into_inner().config)).unwrap_or(rmpv::Value::Nil);
+            let prefix = crate::value::attr_str(&config, "prefix").unwrap_or("").to_owned();
+            let mut events: Vec<Result<pb::list_resource::Event, Status>> = identity_list::listed_ids(&prefix, count)
+                .into_iter()
+                .map(|id| {
+                    Ok(pb::list_resource::Event {
+                        identity: Some(pb::ResourceIdentityData {
+                            identity_data: Some(pb::DynamicValue { msgpack: identity_list::identity_msgpack(&id), json: Vec::new() }),
+                        }),
+                        display_name: format!("fixture {id}"),
+                        resource_object: None,
+                        diagnostic: Vec::new(),
+                    })
+                })
+                .collect();
+            events.push(Err(Status::internal(format!("fixture: the list stream broke after {count} results"))));
+            Ok(Response::new(Box::pin(tokio_stream::iter(events))))
         }
 
         async fn validate_provider_config(
@@ -123,11 +193,8 @@ provider_service! {
         crate::ephemeral::ephemeral_methods!();
     }
     unimplemented {
-        upgrade_resource_identity(pb::upgrade_resource_identity::Request) -> pb::upgrade_resource_identity::Response = "UpgradeResourceIdentity";
         move_resource_state(pb::move_resource_state::Request) -> pb::move_resource_state::Response = "MoveResourceState";
         generate_resource_config(pb::generate_resource_config::Request) -> pb::generate_resource_config::Response = "GenerateResourceConfig";
-        list_resource(pb::list_resource::Request) -> Self::ListResourceStream = "ListResource";
-        validate_list_resource_config(pb::validate_list_resource_config::Request) -> pb::validate_list_resource_config::Response = "ValidateListResourceConfig";
         validate_state_store_config(pb::validate_state_store::Request) -> pb::validate_state_store::Response = "ValidateStateStoreConfig";
         configure_state_store(pb::configure_state_store::Request) -> pb::configure_state_store::Response = "ConfigureStateStore";
         read_state_bytes(pb::read_state_bytes::Request) -> Self::ReadStateBytesStream = "ReadStateBytes";

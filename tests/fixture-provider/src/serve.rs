@@ -58,7 +58,7 @@ pub async fn run(config: LaunchConfig) -> Result<(), ServeError> {
     for warning in &config.warnings {
         eprintln!("{warning}");
     }
-    let schema = config.load_schema()?;
+    let schema = config.identity_list.with_list_resources(config.load_schema()?);
     match config.misbehaviour.handshake {
         HandshakeMode::ExitBefore => return Err(ServeError::ExitBeforeHandshake),
         HandshakeMode::Hang => hang_until_killed().await,
@@ -139,7 +139,7 @@ pub async fn run(config: LaunchConfig) -> Result<(), ServeError> {
         )
     } else {
         router.add_service(
-            tfplugin6::provider_server::ProviderServer::new(ProviderV6::new(fixture))
+            tfplugin6::provider_server::ProviderServer::new(ProviderV6::new(fixture, config.identity_list.clone()))
                 .max_decoding_message_size(MAX_MESSAGE_SIZE)
                 .max_encoding_message_size(MAX_MESSAGE_SIZE),
         )
