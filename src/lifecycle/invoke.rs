@@ -46,7 +46,7 @@ impl Parameterized {
         tf_name: &str,
         args: &PropertyMap,
     ) -> Result<Invoked, LifecycleError> {
-        let block = &self.schema.data_sources[tf_name].block;
+        let block = &self.data_source_schema(tf_name)?.block;
         let names = PropertyNames::of_block(block);
         let subject = Subject::Token(token.to_owned());
         let mut invoked = Invoked::default();
@@ -87,7 +87,10 @@ impl Parameterized {
         tf_name: &str,
         args: &PropertyMap,
     ) -> Result<Invoked, LifecycleError> {
-        let function: &'p Function = &self.schema.functions[tf_name];
+        let Some(function) = self.schema.function(tf_name) else {
+            return Err(self.unknown_token("function", token));
+        };
+        let function: &'p Function = function;
         let arg_names = argument_names(function);
         let subject = Subject::Token(token.to_owned());
         let mut invoked = Invoked::default();

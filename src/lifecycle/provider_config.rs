@@ -42,7 +42,7 @@ pub struct MissingKey {
 
 impl Parameterized {
     pub(super) fn config_names(&self) -> PropertyNames {
-        PropertyNames::of_block(&self.schema.provider.block)
+        PropertyNames::of_block(&self.schema.provider().block)
     }
 
     /// The configuration without the engine's own keys.
@@ -78,7 +78,7 @@ impl Parameterized {
     /// Pulumi names; sensitive settings are marked secret.
     pub async fn check_config(&self, urn: &str, news: &PropertyMap) -> Result<ConfigChecked, LifecycleError> {
         let names = self.config_names();
-        let block = &self.schema.provider.block;
+        let block = &self.schema.provider().block;
         let settings = self.terraform_settings(&names, news);
         let mut checked = ConfigChecked { inputs: news.clone(), ..ConfigChecked::default() };
         super::inputs::mark_sensitive_inputs(block, &names, &mut checked.inputs);
@@ -123,7 +123,7 @@ impl Parameterized {
     /// then ConfigureProvider. Returns the provider's warnings.
     pub async fn configure(&self, urn: &str, args: &PropertyMap) -> Result<Vec<String>, LifecycleError> {
         let names = self.config_names();
-        let block = &self.schema.provider.block;
+        let block = &self.schema.provider().block;
         let settings = self.terraform_settings(&names, args);
         let missing = self.missing_keys(&names, &settings);
         if !missing.is_empty() {

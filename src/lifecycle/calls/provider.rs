@@ -7,7 +7,8 @@ use super::{Client, Diagnostics, Warned, call_error, decode, encode};
 use crate::cty::Value;
 use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
 use crate::lifecycle::parameterized::{ParameterizeError, Parameterized};
-use crate::tfplugin::types::{DynamicValue, ReadDataSourceRequest, ServerCapabilities, Severity};
+use crate::tfplugin::CallError;
+use crate::tfplugin::types::{DynamicValue, ProviderMetadata, ReadDataSourceRequest, ServerCapabilities, Severity};
 
 /// The version string Terraform providers are told they run under: the Go
 /// implementation's, so providers that gate features on it behave the same.
@@ -30,6 +31,17 @@ impl Client {
         }
         Ok((response.schema, response.capabilities))
     }
+
+    /// GetMetadata: what the provider has and which calls it lets us skip; `None` when it
+    /// does not implement the call.
+    pub(in crate::lifecycle) async fn metadata(&self) -> Result<Option<ProviderMetadata>, CallError> {
+        Ok(self.0.get_metadata().await?.supported())
+    }
+
+    /// The plugin protocol's major version the provider speaks.
+    pub(in crate::lifecycle) fn protocol_number(&self) -> u32 {
+        self.0.protocol().number()
+    }
 }
 
 /// What a function call answered.
@@ -43,7 +55,7 @@ pub enum FunctionResult {
 impl Parameterized {
     /// `provider_meta`: sent (as null) only when the provider declares a schema for it.
     pub(super) fn provider_meta(&self) -> Option<DynamicValue> {
-        self.schema.provider_meta.as_ref().map(|_| DynamicValue::null())
+        self.schema.provider_meta().map(|_| DynamicValue::null())
     }
 
     /// ValidateProviderConfig: the provider's diagnostics, errors included (CheckConfig
@@ -54,7 +66,7 @@ impl Parameterized {
         names: &PropertyNames,
         config: &Value,
     ) -> Result<Diagnostics, LifecycleError> {
-        let block = &self.schema.provider.block;
+        let block = &self.schema.provider().block;
         let encoded = encode(subject, "the configuration", config, &block.implied_type())?;
         let response = self
             .client
@@ -72,7 +84,7 @@ impl Parameterized {
         names: &PropertyNames,
         config: &Value,
     ) -> Result<Warned<()>, LifecycleError> {
-        let block = &self.schema.provider.block;
+        let block = &self.schema.provider().block;
         let encoded = encode(subject, "the configuration", config, &block.implied_type())?;
         let operation = Operation::ConfigureProvider;
         let diagnostics = self
@@ -94,7 +106,7 @@ impl Parameterized {
         names: &PropertyNames,
         config: &Value,
     ) -> Result<Diagnostics, LifecycleError> {
-        let block = &self.schema.data_sources[tf_name].block;
+        let block = &self.data_source_schema(tf_name)?.block;
         let encoded = encode(subject, "the arguments", config, &block.implied_type())?;
         let diagnostics = self
             .client
@@ -114,7 +126,7 @@ impl Parameterized {
         names: &PropertyNames,
         config: &Value,
     ) -> Result<Warned<Value>, LifecycleError> {
-        let block: &Block = &self.schema.data_sources[tf_name].block;
+        let block: &Block = &self.data_source_schema(tf_name)?.block;
         let ty = block.implied_type();
         let operation = Operation::ReadDataSource;
         let request = ReadDataSourceRequest {
