@@ -51,7 +51,10 @@ impl Parameterized {
         let subject = Subject::Token(token.to_owned());
         let mut invoked = Invoked::default();
         let config = match convert::to_cty(block, &names, args, UnknownKeys::Reject) {
-            Ok((config, _)) => strip_computed_only(block, &config),
+            Ok((config, secrets)) => {
+                self.note_secrets(&secrets);
+                strip_computed_only(block, &config)
+            }
             Err(error) => {
                 invoked.failures.push(checks::convert_failure(&error));
                 return Ok(invoked);

@@ -54,6 +54,8 @@ pub struct Parameterized {
     by_token: BTreeMap<String, (TokenKind, String)>,
     /// The schema cache write begun at start-up, if any, joined at shutdown.
     pub(super) cache_write: std::sync::Mutex<Option<CacheWrite>>,
+    /// Secret paths of provider-level values, for the gRPC debug log (`calls::debug_log`).
+    pub(super) log_secrets: std::sync::Mutex<Vec<crate::cty::Path>>,
 }
 
 /// What a Pulumi token names.
@@ -174,6 +176,7 @@ pub async fn start_provider(
         capabilities,
         by_token,
         cache_write: std::sync::Mutex::new(cache_write),
+        log_secrets: std::sync::Mutex::new(Vec::new()),
     })
 }
 

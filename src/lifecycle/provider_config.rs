@@ -83,7 +83,10 @@ impl Parameterized {
         let mut checked = ConfigChecked { inputs: news.clone(), ..ConfigChecked::default() };
         super::inputs::mark_sensitive_inputs(block, &names, &mut checked.inputs);
         let config = match convert::to_cty(block, &names, &settings, UnknownKeys::Reject) {
-            Ok((config, _)) => config,
+            Ok((config, secrets)) => {
+                self.note_secrets(&secrets);
+                config
+            }
             Err(error) => {
                 let reason = match &error.kind {
                     convert::ConvertErrorKind::UnknownProperty(key) => {
@@ -130,8 +133,9 @@ impl Parameterized {
             return Err(LifecycleError::MissingConfig { package: self.package_name.clone(), keys: missing });
         }
         let subject = Subject::Urn(urn.to_owned());
-        let (config, _) = convert::to_cty(block, &names, &settings, UnknownKeys::Ignore)
+        let (config, secrets) = convert::to_cty(block, &names, &settings, UnknownKeys::Ignore)
             .map_err(|error| LifecycleError::InvalidProperty { subject: subject.clone(), error: Box::new(error) })?;
+        self.note_secrets(&secrets);
         let mut warnings = Warnings::default();
         warnings.keep(self.configure_provider(&subject, &names, &config).await?);
         Ok(warnings.into_vec())

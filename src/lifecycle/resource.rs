@@ -140,6 +140,7 @@ impl Resource<'_> {
             convert::to_cty(&self.schema.block, &self.props.names, inputs, UnknownKeys::Reject).map_err(|error| {
                 LifecycleError::InvalidProperty { subject: self.subject().clone(), error: Box::new(error) }
             })?;
+        self.note_secrets(&secrets);
         Ok((strip_computed_only(&self.schema.block, &value), secrets))
     }
 

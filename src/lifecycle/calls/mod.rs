@@ -22,6 +22,7 @@
 //! Architecture invariant: no Pulumi property values except in error paths; values are cty.
 
 mod change;
+pub(crate) mod debug_log;
 mod provider;
 mod resource;
 
