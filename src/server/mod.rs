@@ -435,6 +435,7 @@ pub async fn serve(config: ServeConfig, shutdown: impl Future<Output = ()> + Sen
     }
     tracing::info!(port, attach_mode = config.engine_address.is_none(), "serving pulumirpc.ResourceProvider");
 
+    let state = Arc::clone(&provider);
     let service = pulumirpc::resource_provider_server::ResourceProviderServer::from_arc(provider)
         .max_decoding_message_size(tfbridge_proto::MAX_MESSAGE_SIZE)
         .max_encoding_message_size(tfbridge_proto::MAX_MESSAGE_SIZE);
@@ -463,7 +464,16 @@ pub async fn serve(config: ServeConfig, shutdown: impl Future<Output = ()> + Sen
     // connections a moment to finish. The engine kills the process 5 s after its SIGINT,
     // and a clean exit before that avoids its "exited prematurely" report.
     cancel.cancel();
-    provider_at_shutdown.close_at_shutdown().await;
+    // Closing the open ephemeral resources and finishing the schema cache entry start-up
+    // is writing (a cold start; without it the next run starts cold too) run side by side,
+    // each bounded, so together they stay inside the engine's 5 s.
+    let finish_cache_write = async {
+        let parameterized = state.parameterized.lock().await.clone();
+        if let Some(parameterized) = parameterized {
+            let _ = tokio::time::timeout(CACHE_WRITE_GRACE, parameterized.finish_cache_write()).await;
+        }
+    };
+    tokio::join!(provider_at_shutdown.close_at_shutdown(), finish_cache_write);
     graceful.notify_one();
     match tokio::time::timeout(SHUTDOWN_GRACE, server).await {
         Ok(result) => result.map_err(std::io::Error::other),
@@ -477,6 +487,9 @@ pub async fn serve(config: ServeConfig, shutdown: impl Future<Output = ()> + Sen
 /// How long closing ephemeral resources may take once shutdown begins (with
 /// [`SHUTDOWN_GRACE`], well within the engine's 5 s).
 const CLOSE_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// How long shutdown waits for a schema cache write still running.
+const CACHE_WRITE_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// How long open connections may linger once shutdown begins.
 const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(1);

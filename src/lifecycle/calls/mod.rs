@@ -27,6 +27,7 @@
 mod change;
 mod ephemeral;
 mod list;
+pub(crate) mod debug_log;
 mod provider;
 mod resource;
 
@@ -58,7 +59,18 @@ impl Client {
 impl Parameterized {
     /// Stops the provider the polite way (see [`ProviderClient::shutdown`]).
     pub async fn shutdown(self) {
+        self.finish_cache_write().await;
         self.client.0.shutdown().await;
+    }
+
+    /// Waits for the schema cache write start-up began, if it is still running. A
+    /// short-lived process (schema-gen, `pulumi package add`) must not exit in the middle
+    /// of it, or every run would start cold again.
+    pub async fn finish_cache_write(&self) {
+        let write = self.cache_write.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(write) = write {
+            let _ = tokio::task::spawn_blocking(move || write.join()).await;
+        }
     }
 }
 
