@@ -189,7 +189,8 @@ impl Parameterized {
             drop(tracked);
             let (provider, subject, tf_name) = (Arc::clone(self), subject.clone(), tf_name.to_owned());
             tokio::spawn(async move {
-                if let Err(err) = provider.close_ephemeral_resource(&subject, &tf_name, opened.private.as_deref()).await {
+                if let Err(err) = provider.close_ephemeral_resource(&subject, &tf_name, opened.private.as_deref()).await
+                {
                     tracing::warn!("{err}");
                 }
             });
@@ -208,8 +209,13 @@ impl Parameterized {
             };
             tokio::spawn(task.run())
         });
-        let entry =
-            OpenEntry { subject: subject.clone(), tf_name: tf_name.to_owned(), private: opened.private, renewal, renew_failure };
+        let entry = OpenEntry {
+            subject: subject.clone(),
+            tf_name: tf_name.to_owned(),
+            private: opened.private,
+            renewal,
+            renew_failure,
+        };
         tracked.open.insert(id, entry);
         tracing::debug!(ephemeral = tf_name, n_open = tracked.open.len(), "opened an ephemeral resource");
         Some(id)
@@ -274,7 +280,8 @@ impl Renewal {
     async fn run(mut self) {
         loop {
             tokio::time::sleep(renew_delay(SystemTime::now(), self.renew_at)).await;
-            let renewed = self.provider.renew_ephemeral_resource(&self.subject, &self.tf_name, self.private.as_deref()).await;
+            let renewed =
+                self.provider.renew_ephemeral_resource(&self.subject, &self.tf_name, self.private.as_deref()).await;
             match renewed {
                 Ok(warned) => {
                     for warning in warned.warnings.into_vec() {

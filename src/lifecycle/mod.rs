@@ -32,9 +32,9 @@ mod provider_config;
 mod resource;
 mod state;
 mod terraform_config;
-mod write_only;
 #[cfg(test)]
 mod tests;
+mod write_only;
 
 // What the server and the binaries use; everything else stays inside `lifecycle`.
 pub use calls::Resource;
