@@ -148,7 +148,17 @@ impl Parameterized {
         let id = self.track_ephemeral(&subject, tf_name, opened);
         let problem = match (id, outputs) {
             (Some(_), Ok(outputs)) => {
-                self.ephemerals.remember(token, &outputs);
+                // Only what the provider made up: arguments echoed back are the program's own.
+                let made_up: PropertyMap = outputs
+                    .iter()
+                    .filter(|(key, _)| {
+                        names.by_pulumi_name(key).and_then(|name| block.attributes.get(&name.tf_name)).is_some_and(
+                            |attribute| attribute.computed && !attribute.optional && !attribute.required,
+                        )
+                    })
+                    .map(|(key, value)| (key.clone(), value.clone()))
+                    .collect();
+                self.ephemerals.remember(token, &made_up);
                 invoked.outputs = outputs;
                 invoked.warnings = warnings.into_vec();
                 return Ok(invoked);
