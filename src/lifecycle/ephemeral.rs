@@ -152,9 +152,10 @@ impl Parameterized {
                 let made_up: PropertyMap = outputs
                     .iter()
                     .filter(|(key, _)| {
-                        names.by_pulumi_name(key).and_then(|name| block.attributes.get(&name.tf_name)).is_some_and(
-                            |attribute| attribute.computed && !attribute.optional && !attribute.required,
-                        )
+                        names
+                            .by_pulumi_name(key)
+                            .and_then(|name| block.attributes.get(&name.tf_name))
+                            .is_some_and(|attribute| attribute.computed && !attribute.optional && !attribute.required)
                     })
                     .map(|(key, value)| (key.clone(), value.clone()))
                     .collect();
