@@ -291,7 +291,8 @@ fn plugin_lines(log: &str) -> Vec<String> {
         let mut words = message.split_whitespace();
         let stamp = words.next().unwrap_or_default();
         let level = words.next().unwrap_or_default();
-        let is_timestamp = stamp.len() > 20 && stamp.as_bytes()[4] == b'-' && stamp.contains('T') && stamp.ends_with('Z');
+        let is_timestamp =
+            stamp.len() > 20 && stamp.as_bytes()[4] == b'-' && stamp.contains('T') && stamp.ends_with('Z');
         if is_timestamp && ["TRACE", "DEBUG", "INFO", "WARN", "ERROR"].contains(&level) {
             lines.push(message.to_owned());
         }
@@ -320,7 +321,8 @@ fn no_secret_in_any_log_at_trace_level() -> anyhow::Result<()> {
     }
     // Guard against a vacuous pass: our trace lines are there, down to the ephemeral steps.
     assert!(ours.len() > 1000, "only {} lines of our plugin in the logs", ours.len());
-    for expected in ["opened an ephemeral resource", "renewed an ephemeral resource", "closed the ephemeral resources"] {
+    for expected in ["opened an ephemeral resource", "renewed an ephemeral resource", "closed the ephemeral resources"]
+    {
         assert!(ours.iter().any(|line| line.contains(expected)), "no {expected:?} line in our logs");
     }
     let leaks: Vec<&String> =
@@ -426,7 +428,8 @@ fn a_close_that_fails_names_the_function_and_the_cause() -> anyhow::Result<()> {
 /// process is not recognisable, see docs/schema-mapping.md §9.)
 #[test]
 fn an_ephemeral_value_for_an_argument_that_is_not_write_only_is_refused() -> anyhow::Result<()> {
-    let program = failing_program("nothing").replace("      passwordWo: ${token.value}", "      region: ${token.value}");
+    let program =
+        failing_program("nothing").replace("      passwordWo: ${token.value}", "      region: ${token.value}");
     let (mut ws, log) = fixture_workspace("ephemeral-not-write-only", &program)?;
     let up = ws.up_fails()?;
     let text = up.all_text();

@@ -148,7 +148,18 @@ impl Parameterized {
         let id = self.track_ephemeral(&subject, tf_name, opened);
         let problem = match (id, outputs) {
             (Some(_), Ok(outputs)) => {
-                self.ephemerals.remember(token, &outputs);
+                // Only what the provider made up: arguments echoed back are the program's own.
+                let made_up: PropertyMap = outputs
+                    .iter()
+                    .filter(|(key, _)| {
+                        names
+                            .by_pulumi_name(key)
+                            .and_then(|name| block.attributes.get(&name.tf_name))
+                            .is_some_and(|attribute| attribute.computed && !attribute.optional && !attribute.required)
+                    })
+                    .map(|(key, value)| (key.clone(), value.clone()))
+                    .collect();
+                self.ephemerals.remember(token, &made_up);
                 invoked.outputs = outputs;
                 invoked.warnings = warnings.into_vec();
                 return Ok(invoked);
@@ -189,7 +200,8 @@ impl Parameterized {
             drop(tracked);
             let (provider, subject, tf_name) = (Arc::clone(self), subject.clone(), tf_name.to_owned());
             tokio::spawn(async move {
-                if let Err(err) = provider.close_ephemeral_resource(&subject, &tf_name, opened.private.as_deref()).await {
+                if let Err(err) = provider.close_ephemeral_resource(&subject, &tf_name, opened.private.as_deref()).await
+                {
                     tracing::warn!("{err}");
                 }
             });
@@ -208,8 +220,13 @@ impl Parameterized {
             };
             tokio::spawn(task.run())
         });
-        let entry =
-            OpenEntry { subject: subject.clone(), tf_name: tf_name.to_owned(), private: opened.private, renewal, renew_failure };
+        let entry = OpenEntry {
+            subject: subject.clone(),
+            tf_name: tf_name.to_owned(),
+            private: opened.private,
+            renewal,
+            renew_failure,
+        };
         tracked.open.insert(id, entry);
         tracing::debug!(ephemeral = tf_name, n_open = tracked.open.len(), "opened an ephemeral resource");
         Some(id)
@@ -274,7 +291,8 @@ impl Renewal {
     async fn run(mut self) {
         loop {
             tokio::time::sleep(renew_delay(SystemTime::now(), self.renew_at)).await;
-            let renewed = self.provider.renew_ephemeral_resource(&self.subject, &self.tf_name, self.private.as_deref()).await;
+            let renewed =
+                self.provider.renew_ephemeral_resource(&self.subject, &self.tf_name, self.private.as_deref()).await;
             match renewed {
                 Ok(warned) => {
                     for warning in warned.warnings.into_vec() {

@@ -35,9 +35,9 @@ mod resource;
 mod schema_source;
 mod state;
 mod terraform_config;
-mod write_only;
 #[cfg(test)]
 mod tests;
+mod write_only;
 
 // What the server and the binaries use; everything else stays inside `lifecycle`.
 pub use calls::Resource;

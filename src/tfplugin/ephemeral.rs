@@ -48,7 +48,9 @@ pub(super) fn time_from_wire(timestamp: Option<prost_types::Timestamp>) -> Optio
 /// `shared_conversions!` (whose helpers they use).
 macro_rules! ephemeral_client {
     () => {
-        use crate::tfplugin::ephemeral::{OpenEphemeralResourceResponse, RenewEphemeralResourceResponse, time_from_wire};
+        use crate::tfplugin::ephemeral::{
+            OpenEphemeralResourceResponse, RenewEphemeralResourceResponse, time_from_wire,
+        };
 
         impl Client {
             pub(super) async fn validate_ephemeral_resource_config(

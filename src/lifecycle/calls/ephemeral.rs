@@ -91,7 +91,11 @@ impl Parameterized {
             let closed = self.close_ephemeral_resource(subject, tf_name, response.private.as_deref()).await;
             let mut problems: Vec<String> = problems
                 .into_iter()
-                .map(|problem| format!("The provider for {tf_name} produced an inconsistent result: {problem}. {PROVIDER_BUG_SUFFIX}"))
+                .map(|problem| {
+                    format!(
+                        "The provider for {tf_name} produced an inconsistent result: {problem}. {PROVIDER_BUG_SUFFIX}"
+                    )
+                })
                 .collect();
             if let Err(err) = closed {
                 problems.push(format!("closing it again failed too: {err}"));

@@ -138,7 +138,11 @@ impl Fixture {
         let n = OPENS.fetch_add(1, Ordering::SeqCst) + 1;
         let private = Private { n, fail_on };
         if private.fails_on("open") {
-            return fail(Diagnostic::error("Open failed", "fixture: fail_on asks OpenEphemeralResource to fail.", None));
+            return fail(Diagnostic::error(
+                "Open failed",
+                "fixture: fail_on asks OpenEphemeralResource to fail.",
+                None,
+            ));
         }
         set_attr(&mut config, "value", Value::from(format!("token-{}-{n}", std::process::id())));
         record(&format!("open {n}"));
@@ -157,11 +161,19 @@ impl Fixture {
             return fail(unknown_type(type_name));
         }
         let Some(decoded) = Private::decode(private) else {
-            return fail(Diagnostic::error("Invalid private data", "fixture: Renew got private bytes it never sent.", None));
+            return fail(Diagnostic::error(
+                "Invalid private data",
+                "fixture: Renew got private bytes it never sent.",
+                None,
+            ));
         };
         record(&format!("renew {}", decoded.n));
         if decoded.fails_on("renew") {
-            return fail(Diagnostic::error("Renew failed", "fixture: fail_on asks RenewEphemeralResource to fail.", None));
+            return fail(Diagnostic::error(
+                "Renew failed",
+                "fixture: fail_on asks RenewEphemeralResource to fail.",
+                None,
+            ));
         }
         // The interval is not in the private bytes; renewals come every 200 ms after the first.
         Renewed {
@@ -177,11 +189,19 @@ impl Fixture {
             return vec![unknown_type(type_name)];
         }
         let Some(decoded) = Private::decode(private) else {
-            return vec![Diagnostic::error("Invalid private data", "fixture: Close got private bytes it never sent.", None)];
+            return vec![Diagnostic::error(
+                "Invalid private data",
+                "fixture: Close got private bytes it never sent.",
+                None,
+            )];
         };
         record(&format!("close {}", decoded.n));
         if decoded.fails_on("close") {
-            return vec![Diagnostic::error("Close failed", "fixture: fail_on asks CloseEphemeralResource to fail.", None)];
+            return vec![Diagnostic::error(
+                "Close failed",
+                "fixture: fail_on asks CloseEphemeralResource to fail.",
+                None,
+            )];
         }
         Vec::new()
     }
