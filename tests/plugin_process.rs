@@ -128,14 +128,14 @@ async fn before_parameterize_calls_say_what_is_missing() {
         ),
         // The provider resource's terraformConfig method needs the provider.
         ("Call", client.call(pulumirpc::CallRequest::default()).await.map(drop), FailedPrecondition, not_parameterized),
-        // Terraform has no components or list resources: these stay unimplemented.
+        ("List", client.list(pulumirpc::ListRequest::default()).await.map(drop), FailedPrecondition, not_parameterized),
+        // Terraform has no components: Construct stays unimplemented.
         (
             "Construct",
             client.construct(pulumirpc::ConstructRequest::default()).await.map(drop),
             Unimplemented,
             "Construct",
         ),
-        ("List", client.list(pulumirpc::ListRequest::default()).await.map(drop), Unimplemented, "List"),
     ];
     for (method, outcome, code, message) in outcomes {
         let status = outcome.expect_err(method);

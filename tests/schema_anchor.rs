@@ -424,6 +424,44 @@ async fn framework6test_matches_the_go_implementation() -> anyhow::Result<()> {
     compare("framework6test", "current").await
 }
 
+/// tfcoremock (protocol 6.10) has a list resource for every resource type, which the Go
+/// implementation does not read: our schema adds `listInputs` to those resources, and
+/// nothing else differs.
+#[tokio::test]
+async fn tfcoremock_matches_the_go_implementation_plus_list_inputs() -> anyhow::Result<()> {
+    let provider = common::real_provider("tfcoremock", versions::TFCOREMOCK)?;
+    let args = vec![provider.to_str().expect("a utf-8 path").to_owned()];
+    let work_dir = common::scratch_dir("anchor");
+    let go = schema_through_plugin(
+        &Implementation::Go.binary(),
+        Parameters::Args(ParametersArgs { args: args.clone() }),
+        &work_dir,
+    )
+    .await?;
+    let mut ours =
+        schema_through_plugin(Path::new(common::plugin::BINARY), Parameters::Args(ParametersArgs { args }), &work_dir)
+            .await?;
+    let mut listed = Vec::new();
+    for (token, resource) in ours["resources"].as_object_mut().expect("resources").iter_mut() {
+        let inputs = resource.as_object_mut().and_then(|r| r.shift_remove("listInputs"));
+        if let Some(inputs) = inputs {
+            // tfcoremock's list configuration is `{id: optional string}`, and `id` is kept.
+            assert_eq!(
+                inputs,
+                serde_json::json!({"properties": {"id": {"type": "string"}}, "type": "object"}),
+                "{token}"
+            );
+            listed.push(token.clone());
+        }
+    }
+    assert!(listed.contains(&"tfcoremock:index/simpleResource:SimpleResource".to_owned()), "{listed:?}");
+    assert!(listed.contains(&"tfcoremock:index/complexResource:ComplexResource".to_owned()), "{listed:?}");
+    assert!(go["resources"].as_object().expect("resources").values().all(|r| r.get("listInputs").is_none()));
+    let numbered = assert_same("tfcoremock", go, ours);
+    assert_eq!(numbered, Vec::<String>::new());
+    Ok(())
+}
+
 /// Parameterize's flags: the filtered token sets, the renamed package and the parameter
 /// value that records them (its JSON bytes included) must match too.
 #[tokio::test]

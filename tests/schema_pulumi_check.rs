@@ -87,6 +87,8 @@ fn real_providers() -> anyhow::Result<()> {
         ("time", versions::TIME),
         ("sdkv2test", "current"),
         ("framework6test", "current"),
+        // Protocol 6.10: listInputs on every resource.
+        ("tfcoremock", versions::TFCOREMOCK),
     ];
     for (name, version) in providers {
         check(&common::real_provider(name, version)?, name)?;

@@ -145,18 +145,26 @@ fn field_value(field: &str, ty: &Type, json: &serde_json::Value) -> Result<Value
     };
     // cty's JSON decoder converts numbers and bools to strings for a string attribute, as
     // Terraform's does; an identity field is written by hand, so insist on the JSON type.
-    let matches = match ty {
-        Type::String => json.is_string(),
-        Type::Number => json.is_number(),
-        Type::Bool => json.is_boolean(),
-        Type::List(_) | Type::Set(_) => json.is_array(),
-        Type::Map(_) | Type::Object(_) => json.is_object(),
-        _ => true,
-    };
-    if !matches {
+    if !json_matches(ty, json) {
         return Err(wrong(format!("got {json}")));
     }
     cty::json::decode(json.to_string().as_bytes(), ty).map_err(|err| wrong(err.to_string()))
+}
+
+/// Whether `json` has the JSON shape of `ty`, elements included (null fits anything).
+fn json_matches(ty: &Type, json: &serde_json::Value) -> bool {
+    use serde_json::Value as J;
+    match (ty, json) {
+        (_, J::Null) => true,
+        (Type::String, J::String(_)) | (Type::Number, J::Number(_)) | (Type::Bool, J::Bool(_)) => true,
+        (Type::List(elem) | Type::Set(elem), J::Array(items)) => items.iter().all(|item| json_matches(elem, item)),
+        (Type::Map(elem), J::Object(entries)) => entries.values().all(|value| json_matches(elem, value)),
+        (Type::Object(object), J::Object(entries)) => {
+            entries.iter().all(|(name, value)| object.attrs.get(name).is_some_and(|ty| json_matches(ty, value)))
+        }
+        (Type::Dynamic, _) => true,
+        _ => false,
+    }
 }
 
 /// Identity JSON as stored in `__meta` and sent to UpgradeResourceIdentity: cty JSON of the

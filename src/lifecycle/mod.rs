@@ -15,6 +15,8 @@
 //!   data-source plan Terraform core makes itself.
 //! - `write_only`: write-only arguments, held back from the recorded inputs.
 //! - `state`: the stored-state layout shared with the Go implementation.
+//! - `identity`: resource identity decisions (stored versions, returned identities, import
+//!   by identity JSON); `list`: the `List` RPC's pages over a Terraform list resource.
 //!
 //! Architecture invariant: no `pulumirpc`, tonic or prost types; the server translates
 //! Pulumi requests into these terms and [`LifecycleError`]s into statuses.

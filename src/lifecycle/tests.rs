@@ -136,6 +136,13 @@ mod state_and_values {
             (Some(r#"{"schema_version":"3"}"#), 3, "", Some(r#"{"schema_version":"3"}"#)),
             (Some(r#"{"private_state":"cHJpdg=="}"#), 0, "priv", Some(r#"{"private_state":"cHJpdg=="}"#)),
             (Some(r#"{"schema_version":2,"x":1}"#), 2, "", Some(r#"{"schema_version":"2","x":1}"#)),
+            // Our identity keys, kept as strings and written back the same way.
+            (
+                Some(r#"{"identity":"{\"id\":\"a\"}","identity_schema_version":"1"}"#),
+                0,
+                "",
+                Some(r#"{"identity":"{\"id\":\"a\"}","identity_schema_version":"1"}"#),
+            ),
         ];
         for (stored, version, private, written) in cases {
             let mut outputs = crate::property::PropertyMap::new();
@@ -150,7 +157,14 @@ mod state_and_values {
             });
             assert_eq!(rewritten.as_deref(), written, "{stored:?}");
         }
-        for bad in [r#"{"schema_version":"x"}"#, "not json", r#"{"private_state":"%%"}"#] {
+        for bad in [
+            r#"{"schema_version":"x"}"#,
+            "not json",
+            r#"{"private_state":"%%"}"#,
+            r#"{"identity":{"id":"a"}}"#,
+            r#"{"identity":"[1]"}"#,
+            r#"{"identity":"{}","identity_schema_version":"v1"}"#,
+        ] {
             let outputs = [("__meta".to_owned(), PropertyValue::String(bad.into()))].into();
             assert!(Meta::from_outputs(&outputs).is_err(), "{bad}");
         }

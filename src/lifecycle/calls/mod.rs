@@ -9,13 +9,14 @@
 //! never see a request.
 //!
 //! - `provider`: calls about the provider as a whole and its functions, on
-//!   [`Parameterized`]: GetProviderSchema, ValidateProviderConfig, ConfigureProvider,
+//!   [`Parameterized`]: GetProviderSchema, GetResourceIdentitySchemas, ValidateProviderConfig, ConfigureProvider,
 //!   ValidateDataResourceConfig, ReadDataSource, CallFunction.
 //! - `resource`: [`Resource`] and the calls that read or load a resource:
 //!   ValidateResourceConfig, UpgradeResourceState, ReadResource, ImportResourceState.
 //! - `ephemeral`: an ephemeral resource's calls, on [`Parameterized`]:
 //!   ValidateEphemeralResourceConfig, OpenEphemeralResource, RenewEphemeralResource,
 //!   CloseEphemeralResource.
+//! - `list`: ValidateListResourceConfig and ListResource ([`Listing`]).
 //! - `change`: the calls that change one: PlanResourceChange (and its destroy form), the
 //!   final-plan check, ApplyResourceChange (interruptible).
 //!
