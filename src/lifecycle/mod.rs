@@ -49,7 +49,7 @@ pub use ephemeral::Closed;
 pub use error::{Change, Interruption, LifecycleError, Operation, PartialFailure, Reported, Subject};
 pub use invoke::Invoked;
 pub use list::{ListPage, ListQuery, ListSessions};
-pub use parameterized::{ParameterizeError, Parameterized, start_provider};
+pub use parameterized::{ParameterizeError, Parameterized, start_provider, start_provider_with_cache};
 pub(crate) use proposed_new::{planned_data_source_object, proposed_new};
 pub use provider_config::{ConfigChecked, MissingKey};
 pub use resource::{Autonaming, Checked, Diffed, PlanCache, Written};
