@@ -14,6 +14,7 @@ mod invariants;
 pub mod lifecycle;
 pub mod parameterize;
 pub mod property;
+pub mod schema_cache;
 pub mod server;
 pub mod tfplugin;
 

@@ -107,6 +107,11 @@ fn main() -> ExitCode {
             return ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2));
         }
     };
+    // Quiet unless asked: stderr carries the translation warnings. `TFBRIDGE_LOG` takes the
+    // same filters as the plugin's (e.g. `tfbridge=debug` shows the schema cache's decisions).
+    if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_env("TFBRIDGE_LOG") {
+        tracing_subscriber::fmt().with_writer(std::io::stderr).with_env_filter(filter).with_ansi(false).init();
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
         Ok(runtime) => runtime,
         Err(err) => {

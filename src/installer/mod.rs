@@ -85,6 +85,18 @@ impl InstallRequest {
     }
 }
 
+/// Our plugin cache directory, as the Go implementation chooses it:
+/// `PULUMI_DYNAMIC_TF_PLUGIN_CACHE_DIR`, else `$PULUMI_HOME/dynamic_tf_plugins`, else
+/// `~/.pulumi/dynamic_tf_plugins`. The schema cache lives beside the packages.
+pub fn plugin_cache_dir(vars: &BTreeMap<String, String>) -> PathBuf {
+    let var = |name: &str| vars.get(name).filter(|value| !value.is_empty()).cloned();
+    match (var("PULUMI_DYNAMIC_TF_PLUGIN_CACHE_DIR"), var("PULUMI_HOME")) {
+        (Some(dir), _) => PathBuf::from(dir),
+        (None, Some(pulumi_home)) => Path::new(&pulumi_home).join("dynamic_tf_plugins"),
+        (None, None) => var("HOME").map(PathBuf::from).unwrap_or_default().join(".pulumi").join("dynamic_tf_plugins"),
+    }
+}
+
 /// Everything the installer reads from its surroundings, gathered up front so tests can build
 /// it explicitly and nothing below reads the environment.
 #[derive(Clone, Debug)]
@@ -136,11 +148,7 @@ impl InstallerConfig {
         let var = |name: &str| vars.get(name).filter(|value| !value.is_empty()).cloned();
         let (cli_config, cli_config_warning) = CliConfig::load_from_variables(vars)?;
         let home = var("HOME").map(PathBuf::from);
-        let cache_dir = match (var("PULUMI_DYNAMIC_TF_PLUGIN_CACHE_DIR"), var("PULUMI_HOME")) {
-            (Some(dir), _) => PathBuf::from(dir),
-            (None, Some(pulumi_home)) => Path::new(&pulumi_home).join("dynamic_tf_plugins"),
-            (None, None) => home.clone().unwrap_or_default().join(".pulumi").join("dynamic_tf_plugins"),
-        };
+        let cache_dir = plugin_cache_dir(vars);
         let terraform_plugin_cache_dir = var("TF_PLUGIN_CACHE_DIR")
             .map(|dir| PathBuf::from(cliconfig::expand_env(&dir)))
             .or(cli_config.plugin_cache_dir.clone());

@@ -46,12 +46,15 @@ impl Parameterized {
         tf_name: &str,
         args: &PropertyMap,
     ) -> Result<Invoked, LifecycleError> {
-        let block = &self.schema.data_sources[tf_name].block;
+        let block = &self.data_source_schema(tf_name)?.block;
         let names = PropertyNames::of_block(block);
         let subject = Subject::Token(token.to_owned());
         let mut invoked = Invoked::default();
         let config = match convert::to_cty(block, &names, args, UnknownKeys::Reject) {
-            Ok((config, _)) => strip_computed_only(block, &config),
+            Ok((config, secrets)) => {
+                self.note_secrets(&secrets);
+                strip_computed_only(block, &config)
+            }
             Err(error) => {
                 invoked.failures.push(checks::convert_failure(&error));
                 return Ok(invoked);
@@ -87,7 +90,10 @@ impl Parameterized {
         tf_name: &str,
         args: &PropertyMap,
     ) -> Result<Invoked, LifecycleError> {
-        let function: &'p Function = &self.schema.functions[tf_name];
+        let Some(function) = self.schema.function(tf_name) else {
+            return Err(self.unknown_token("function", token));
+        };
+        let function: &'p Function = function;
         let arg_names = argument_names(function);
         let subject = Subject::Token(token.to_owned());
         let mut invoked = Invoked::default();

@@ -27,6 +27,7 @@ mod parameterized;
 mod proposed_new;
 mod provider_config;
 mod resource;
+mod schema_source;
 mod state;
 mod terraform_config;
 #[cfg(test)]

@@ -10,13 +10,15 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use schema_gen::pulumi::PackageSpec;
-use schema_gen::tf::ProviderSchema;
+use schema_gen::tf::Schema;
 use schema_gen::translate::{ProviderNames, TokenFilter, TranslateConfig, Warning, translate};
 
 use super::calls::{Client, Resource};
 use super::error::LifecycleError;
+use super::schema_source::{CacheLookup, CacheWrite};
 use crate::installer;
 use crate::parameterize::{Args, LocalValue, ParameterValue, RemoteValue, Source};
+use crate::schema_cache::LazySchema;
 use crate::tfplugin::reattach::{REATTACH_ENV_VARS, ReattachError, reattach_config_from_env};
 use crate::tfplugin::types::ServerCapabilities;
 use crate::tfplugin::{CallError, LaunchConfig, LaunchError, launch, reattach};
@@ -35,7 +37,9 @@ pub struct Parameterized {
     pub parameter: ParameterValue,
     /// Reached only through `calls`.
     pub(super) client: Client,
-    pub schema: ProviderSchema,
+    /// Decoded per item when it came from the schema cache: prefer its item accessors
+    /// (`resource`, `data_source`, `provider`, ...) to the whole model it derefs to.
+    pub schema: LazySchema,
     pub names: ProviderNames,
     /// Naming warnings, to show the user once.
     pub warnings: Vec<Warning>,
@@ -48,6 +52,10 @@ pub struct Parameterized {
     pub(super) capabilities: ServerCapabilities,
     /// Pulumi token → Terraform name, for resources, data sources and functions.
     by_token: BTreeMap<String, (TokenKind, String)>,
+    /// The schema cache write begun at start-up, if any, joined at shutdown.
+    pub(super) cache_write: std::sync::Mutex<Option<CacheWrite>>,
+    /// Secret paths of provider-level values, for the gRPC debug log (`calls::debug_log`).
+    pub(super) log_secrets: std::sync::Mutex<Vec<crate::cty::Path>>,
 }
 
 /// What a Pulumi token names.
@@ -90,13 +98,15 @@ pub async fn start_provider(
     working_dir: &Path,
     progress: &dyn installer::Progress,
 ) -> Result<Parameterized, ParameterizeError> {
-    let (client, terraform_name, package_version, source_address, origin, downloaded) = match &args.source {
+    let (client, terraform_name, package_version, source_address, origin, downloaded, lookup) = match &args.source {
         Source::Local { path } => {
             let terraform_name = schema_gen::naming::package_name_from_binary(path)?;
             let executable = working_dir.join(path);
             let origin = format!("{terraform_name} from the local binary {}", executable.display());
+            // The cache read overlaps the launch.
+            let lookup = CacheLookup::start(&executable);
             let client = launch(&LaunchConfig::terraform_defaults(executable)).await?;
-            (client, terraform_name, "0.0.0".to_owned(), None, origin, false)
+            (client, terraform_name, "0.0.0".to_owned(), None, origin, false, lookup)
         }
         Source::Registry { address, constraint } => {
             let request = installer::InstallRequest::parse(address, constraint.as_deref().unwrap_or(""))?;
@@ -107,13 +117,15 @@ pub async fn start_provider(
                 let origin =
                     format!("{source} reattached at {} (from {})", config.address, REATTACH_ENV_VARS.join(" or "));
                 let client = reattach(&source, &config).await?;
-                (client, request.address.type_name.clone(), "0.0.0".to_owned(), Some(source), origin, false)
+                let lookup = CacheLookup::none();
+                (client, request.address.type_name.clone(), "0.0.0".to_owned(), Some(source), origin, false, lookup)
             } else {
                 let config = installer::InstallerConfig::from_environment(working_dir)?;
                 for warning in &config.warnings {
                     progress.warning(warning);
                 }
                 let installed = installer::install(&request, &config, progress).await?;
+                let lookup = CacheLookup::start(&installed.executable);
                 let client = launch(&LaunchConfig::terraform_defaults(installed.executable)).await?;
                 (
                     client,
@@ -122,16 +134,17 @@ pub async fn start_provider(
                     Some(installed.address.to_string()),
                     installed.source,
                     installed.downloaded,
+                    lookup,
                 )
             }
         }
     };
     let client = Client::new(client);
-    let (schema, capabilities) = client.provider_schema().await?;
+    let (schema, capabilities, cache_write) = client.startup_schema(lookup).await?;
 
     let package_name = args.provider_name.clone().unwrap_or_else(|| terraform_name.clone());
     let filter = TokenFilter { include: &args.includes, exclude: &args.excludes };
-    let (names, warnings) = ProviderNames::new(&schema, &package_name, &filter);
+    let (names, warnings) = ProviderNames::new(schema.names(), &package_name, &filter);
     let by_token = names
         .resources()
         .map(|(tf, token)| (token.to_owned(), (TokenKind::Resource, tf.to_owned())))
@@ -162,6 +175,8 @@ pub async fn start_provider(
         downloaded,
         capabilities,
         by_token,
+        cache_write: std::sync::Mutex::new(cache_write),
+        log_secrets: std::sync::Mutex::new(Vec::new()),
     })
 }
 
@@ -174,17 +189,25 @@ impl Parameterized {
     /// The resource type behind a Pulumi token, bound to `urn`.
     pub fn resource(&self, token: &str, urn: &str) -> Result<Resource<'_>, LifecycleError> {
         let found = match self.lookup_token(token) {
-            Some((TokenKind::Resource, tf_name)) => self.schema.resources.get_key_value(tf_name),
+            Some((TokenKind::Resource, tf_name)) => self.schema.resource(tf_name),
             _ => None,
         };
         let Some((tf_name, schema)) = found else {
-            return Err(LifecycleError::UnknownToken {
-                kind: "resource",
-                token: token.to_owned(),
-                package: self.package_name.clone(),
-            });
+            return Err(self.unknown_token("resource", token));
         };
         Ok(Resource::new(self, tf_name, schema, urn))
+    }
+
+    /// A data source's schema, decoded on first use.
+    pub(super) fn data_source_schema(&self, tf_name: &str) -> Result<&Schema, LifecycleError> {
+        self.schema
+            .data_source(tf_name)
+            .map(|(_, schema)| schema)
+            .ok_or_else(|| self.unknown_token("data source", tf_name))
+    }
+
+    pub(super) fn unknown_token(&self, kind: &'static str, token: &str) -> LifecycleError {
+        LifecycleError::UnknownToken { kind, token: token.to_owned(), package: self.package_name.clone() }
     }
 
     /// How messages name the provider: its source address, else its name.

@@ -42,7 +42,7 @@ pub struct MissingKey {
 
 impl Parameterized {
     pub(super) fn config_names(&self) -> PropertyNames {
-        PropertyNames::of_block(&self.schema.provider.block)
+        PropertyNames::of_block(&self.schema.provider().block)
     }
 
     /// The configuration without the engine's own keys.
@@ -78,12 +78,15 @@ impl Parameterized {
     /// Pulumi names; sensitive settings are marked secret.
     pub async fn check_config(&self, urn: &str, news: &PropertyMap) -> Result<ConfigChecked, LifecycleError> {
         let names = self.config_names();
-        let block = &self.schema.provider.block;
+        let block = &self.schema.provider().block;
         let settings = self.terraform_settings(&names, news);
         let mut checked = ConfigChecked { inputs: news.clone(), ..ConfigChecked::default() };
         super::inputs::mark_sensitive_inputs(block, &names, &mut checked.inputs);
         let config = match convert::to_cty(block, &names, &settings, UnknownKeys::Reject) {
-            Ok((config, _)) => config,
+            Ok((config, secrets)) => {
+                self.note_secrets(&secrets);
+                config
+            }
             Err(error) => {
                 let reason = match &error.kind {
                     convert::ConvertErrorKind::UnknownProperty(key) => {
@@ -123,15 +126,16 @@ impl Parameterized {
     /// then ConfigureProvider. Returns the provider's warnings.
     pub async fn configure(&self, urn: &str, args: &PropertyMap) -> Result<Vec<String>, LifecycleError> {
         let names = self.config_names();
-        let block = &self.schema.provider.block;
+        let block = &self.schema.provider().block;
         let settings = self.terraform_settings(&names, args);
         let missing = self.missing_keys(&names, &settings);
         if !missing.is_empty() {
             return Err(LifecycleError::MissingConfig { package: self.package_name.clone(), keys: missing });
         }
         let subject = Subject::Urn(urn.to_owned());
-        let (config, _) = convert::to_cty(block, &names, &settings, UnknownKeys::Ignore)
+        let (config, secrets) = convert::to_cty(block, &names, &settings, UnknownKeys::Ignore)
             .map_err(|error| LifecycleError::InvalidProperty { subject: subject.clone(), error: Box::new(error) })?;
+        self.note_secrets(&secrets);
         let mut warnings = Warnings::default();
         warnings.keep(self.configure_provider(&subject, &names, &config).await?);
         Ok(warnings.into_vec())

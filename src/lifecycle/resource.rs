@@ -89,12 +89,39 @@ struct Write<'a> {
 
 /// Plans made by Diff, kept for the final-plan check of the Update that follows, with the
 /// prior state and configuration each was planned from.
+///
+/// Only plans an Update will consume are kept ([`update_follows`]), and Update takes its
+/// plan out, preview or not: a deployment of thousands of unchanged resources keeps
+/// nothing, where it once kept three values per resource until the process exited.
 #[derive(Default)]
 pub struct PlanCache(Mutex<HashMap<String, EarlierPlan>>);
 
+/// Whether the engine follows this Diff with an Update of the same resource: only when
+/// something changes in place. No change means no further call; a replacement means
+/// Create (and Delete), which plan from scratch.
+pub(crate) fn update_follows(diffed: &Diffed) -> bool {
+    diffed.changes && diffed.replaces.is_empty()
+}
+
 impl PlanCache {
-    fn put(&self, urn: &str, plan: EarlierPlan) {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).insert(urn.to_owned(), plan);
+    /// Keeps `plan` for `urn` if the Diff that made it leads to an Update; otherwise drops
+    /// any older plan for it, which no Update will ask for now.
+    fn keep(&self, urn: &str, plan: EarlierPlan, diffed: &Diffed) {
+        let mut plans = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if update_follows(diffed) {
+            plans.insert(urn.to_owned(), plan);
+        } else {
+            plans.remove(urn);
+        }
+    }
+
+    /// How many plans are held.
+    pub fn len(&self) -> usize {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     fn take(&self, urn: &str) -> Option<EarlierPlan> {
@@ -113,6 +140,7 @@ impl Resource<'_> {
             convert::to_cty(&self.schema.block, &self.props.names, inputs, UnknownKeys::Reject).map_err(|error| {
                 LifecycleError::InvalidProperty { subject: self.subject().clone(), error: Box::new(error) }
             })?;
+        self.note_secrets(&secrets);
         Ok((strip_computed_only(&self.schema.block, &value), secrets))
     }
 
@@ -206,22 +234,21 @@ impl Resource<'_> {
         let (prior, meta) = warnings.keep(self.upgrade(id, olds).await?);
         let (config, _) = self.config(news)?;
         let planned = warnings.keep(self.plan(&prior, &meta.private, &config).await?);
-        cache.put(
-            &self.urn,
-            EarlierPlan { prior: prior.clone(), config: config.clone(), planned: planned.value.clone() },
-        );
         let warnings = warnings.into_vec();
-        if planned.value.is_wholly_known() && planned.value.equals_ignoring_refinements(&prior) {
-            return Ok(Diffed { warnings, ..Diffed::default() });
-        }
-        let no_secrets: &[cty::Path] = &[];
-        let before = self.outputs(&prior, no_secrets, &Meta::default())?;
-        let after = self.outputs(&planned.value, no_secrets, &Meta::default())?;
-        let replace: Vec<PropertyPath> = planned.replace_paths.iter().map(|p| self.pulumi_path(p)).collect();
-        let detailed = without_recomputed(detailed_diff(&before, &after, &replace), news);
-        let replaces = top_level_keys(replace.iter());
-        let diffs = top_level_keys(detailed.iter().map(|d| &d.path));
-        Ok(Diffed { changes: true, replaces, diffs, detailed, warnings })
+        let diffed = if planned.value.is_wholly_known() && planned.value.equals_ignoring_refinements(&prior) {
+            Diffed { warnings, ..Diffed::default() }
+        } else {
+            let no_secrets: &[cty::Path] = &[];
+            let before = self.outputs(&prior, no_secrets, &Meta::default())?;
+            let after = self.outputs(&planned.value, no_secrets, &Meta::default())?;
+            let replace: Vec<PropertyPath> = planned.replace_paths.iter().map(|p| self.pulumi_path(p)).collect();
+            let detailed = without_recomputed(detailed_diff(&before, &after, &replace), news);
+            let replaces = top_level_keys(replace.iter());
+            let diffs = top_level_keys(detailed.iter().map(|d| &d.path));
+            Diffed { changes: true, replaces, diffs, detailed, warnings }
+        };
+        cache.keep(&self.urn, EarlierPlan { prior, config, planned: planned.value }, &diffed);
+        Ok(diffed)
     }
 
     /// Create: plan from a null prior; unless previewing, apply.
@@ -269,6 +296,8 @@ impl Resource<'_> {
         let (config, secrets) = self.config(write.news)?;
         let config = with_operation_timeout(&self.schema.block, &config, change.as_str(), write.timeout_seconds);
         let planned = warnings.keep(self.plan(&prior, &meta.private, &config).await?);
+        // Update takes its plan out whether or not it applies, so nothing outlives it.
+        let earlier = cache.and_then(|cache| cache.take(&self.urn));
         if write.preview {
             let outputs = self.outputs(&planned.value, &secrets, &self.meta(previous_meta, meta.private.clone()))?;
             let id = match previous_meta {
@@ -277,7 +306,7 @@ impl Resource<'_> {
             };
             return Ok(Written { id, outputs, inputs: None, warnings: warnings.into_vec() });
         }
-        if let Some(earlier) = cache.and_then(|cache| cache.take(&self.urn)) {
+        if let Some(earlier) = earlier {
             self.check_final_plan(&earlier, &prior, &config, &planned.value)?;
         }
         let limit = limit(write.timeout_seconds);
@@ -444,4 +473,57 @@ fn default_autoname(resource_name: &str, random_seed: &[u8]) -> String {
     let mut name = format!("{resource_name}-{}", &hex[..7]);
     name.truncate(255);
     name
+}
+
+#[cfg(test)]
+mod plan_cache_tests {
+    use super::*;
+    use crate::cty::Type;
+
+    fn diffed(changes: bool, replaces: &[&str]) -> Diffed {
+        Diffed { changes, replaces: replaces.iter().map(|s| (*s).to_owned()).collect(), ..Diffed::default() }
+    }
+
+    fn plan() -> EarlierPlan {
+        EarlierPlan {
+            prior: Value::null(Type::String),
+            config: Value::null(Type::String),
+            planned: Value::null(Type::String),
+        }
+    }
+
+    #[test]
+    fn only_an_in_place_change_is_followed_by_an_update() {
+        let table = [
+            ("no change", diffed(false, &[]), false),
+            ("an in-place change", diffed(true, &[]), true),
+            ("a replacement", diffed(true, &["length"]), false),
+        ];
+        for (name, diffed, expected) in table {
+            assert_eq!(update_follows(&diffed), expected, "{name}");
+        }
+    }
+
+    /// The memory bug: every Diff used to leave its plan behind, unchanged resources
+    /// included, until the process exited.
+    #[test]
+    fn the_cache_holds_only_plans_an_update_will_take() {
+        let cache = PlanCache::default();
+        for n in 0..100 {
+            cache.keep(&format!("urn:unchanged:{n}"), plan(), &diffed(false, &[]));
+            cache.keep(&format!("urn:replaced:{n}"), plan(), &diffed(true, &["length"]));
+        }
+        assert!(cache.is_empty(), "unchanged and replaced resources keep no plan");
+
+        cache.keep("urn:updated", plan(), &diffed(true, &[]));
+        assert_eq!(cache.len(), 1);
+        // A later Diff of the same resource that finds nothing to do drops the old plan.
+        cache.keep("urn:updated", plan(), &diffed(false, &[]));
+        assert!(cache.is_empty());
+
+        cache.keep("urn:updated", plan(), &diffed(true, &[]));
+        assert!(cache.take("urn:updated").is_some());
+        assert!(cache.take("urn:updated").is_none(), "Update takes the plan out");
+        assert!(cache.is_empty());
+    }
 }

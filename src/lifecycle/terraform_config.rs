@@ -29,7 +29,7 @@ impl Parameterized {
     /// the Go implementation's explanation.
     pub fn terraform_config(&self, urn: &str, config: &PropertyMap) -> Result<PropertyMap, LifecycleError> {
         let names = self.config_names();
-        let block = &self.schema.provider.block;
+        let block = &self.schema.provider().block;
         let settings = self.terraform_settings(&names, config);
         let (value, _) = convert::to_cty(block, &names, &settings, UnknownKeys::Ignore).map_err(|error| {
             LifecycleError::InvalidProperty { subject: Subject::Urn(urn.to_owned()), error: Box::new(error) }

@@ -79,7 +79,8 @@ pub struct Diagnostic {
 }
 
 /// Optional protocol features a provider declares (GetProviderSchema and GetMetadata).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// Serializable because the schema cache keeps them with the schema.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ServerCapabilities {
     /// The provider wants PlanResourceChange for destroy plans.
     pub plan_destroy: bool,

@@ -22,6 +22,7 @@
 //! Architecture invariant: no Pulumi property values except in error paths; values are cty.
 
 mod change;
+pub(crate) mod debug_log;
 mod provider;
 mod resource;
 
@@ -52,6 +53,12 @@ impl Parameterized {
     /// Stops the provider the polite way (see [`ProviderClient::shutdown`]).
     pub async fn shutdown(self) {
         self.client.0.shutdown().await;
+        // A short-lived process (schema-gen, `pulumi package get-schema`) must not exit in
+        // the middle of writing the schema cache, or the next run would start cold again.
+        let write = self.cache_write.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(write) = write {
+            let _ = tokio::task::spawn_blocking(move || write.join()).await;
+        }
     }
 }
 

@@ -4,10 +4,14 @@ use schema_gen::tf::{Block, ProviderSchema, Type};
 use schema_gen::translate::PropertyNames;
 
 use super::{Client, Diagnostics, Warned, call_error, decode, encode};
-use crate::cty::Value;
+use crate::cty::{self, Value};
 use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
 use crate::lifecycle::parameterized::{ParameterizeError, Parameterized};
-use crate::tfplugin::types::{DynamicValue, ReadDataSourceRequest, ServerCapabilities, Severity};
+use crate::tfplugin::{CallError, Support};
+use serde_json::json;
+
+use super::debug_log::{self, Redaction};
+use crate::tfplugin::types::{DynamicValue, ProviderMetadata, ReadDataSourceRequest, ServerCapabilities, Severity};
 
 /// The version string Terraform providers are told they run under: the Go
 /// implementation's, so providers that gate features on it behave the same.
@@ -18,7 +22,22 @@ impl Client {
     pub(in crate::lifecycle) async fn provider_schema(
         &self,
     ) -> Result<(ProviderSchema, ServerCapabilities), ParameterizeError> {
-        let response = self.0.get_provider_schema().await?;
+        let response = debug_log::logged(
+            "GetProviderSchema",
+            None,
+            || json!({}),
+            self.0.get_provider_schema(),
+            |a| {
+                json!({
+                    "resources": a.schema.resources.len(),
+                    "data_sources": a.schema.data_sources.len(),
+                    "functions": a.schema.functions.len(),
+                    "capabilities": a.capabilities,
+                    "diagnostics": debug_log::diagnostics(&a.diagnostics),
+                })
+            },
+        )
+        .await?;
         let errors: Vec<String> = response
             .diagnostics
             .iter()
@@ -29,6 +48,33 @@ impl Client {
             return Err(ParameterizeError::SchemaDiagnostics(errors.join("; ")));
         }
         Ok((response.schema, response.capabilities))
+    }
+
+    /// GetMetadata: what the provider has and which calls it lets us skip; `None` when it
+    /// does not implement the call.
+    pub(in crate::lifecycle) async fn metadata(&self) -> Result<Option<ProviderMetadata>, CallError> {
+        let answer = debug_log::logged(
+            "GetMetadata",
+            None,
+            || json!({}),
+            self.0.get_metadata(),
+            |a| match a {
+                Support::Supported(m) => json!({
+                    "capabilities": m.capabilities,
+                    "resources": m.resources.len(),
+                    "data_sources": m.data_sources.len(),
+                    "functions": m.functions.len(),
+                }),
+                Support::Unsupported => json!("unimplemented"),
+            },
+        )
+        .await?;
+        Ok(answer.supported())
+    }
+
+    /// The plugin protocol's major version the provider speaks.
+    pub(in crate::lifecycle) fn protocol_number(&self) -> u32 {
+        self.0.protocol().number()
     }
 }
 
@@ -41,9 +87,28 @@ pub enum FunctionResult {
 }
 
 impl Parameterized {
+    /// Remembers secret paths of provider configuration and data source arguments for the
+    /// gRPC debug log. They are kept for the process, and applied to every provider-level
+    /// value: redacting a same-named path elsewhere too is the safe mistake.
+    pub(in crate::lifecycle) fn note_secrets(&self, secrets: &[cty::Path]) {
+        if debug_log::enabled() && !secrets.is_empty() {
+            let mut noted = self.log_secrets.lock().unwrap_or_else(|p| p.into_inner());
+            for secret in secrets {
+                if !noted.contains(secret) {
+                    noted.push(secret.clone());
+                }
+            }
+        }
+    }
+
+    fn shown<R>(&self, block: &Block, show: impl FnOnce(Redaction<'_>) -> R) -> R {
+        let secrets = self.log_secrets.lock().unwrap_or_else(|p| p.into_inner());
+        show(Redaction { block, secrets: &secrets })
+    }
+
     /// `provider_meta`: sent (as null) only when the provider declares a schema for it.
     pub(super) fn provider_meta(&self) -> Option<DynamicValue> {
-        self.schema.provider_meta.as_ref().map(|_| DynamicValue::null())
+        self.schema.provider_meta().map(|_| DynamicValue::null())
     }
 
     /// ValidateProviderConfig: the provider's diagnostics, errors included (CheckConfig
@@ -54,14 +119,17 @@ impl Parameterized {
         names: &PropertyNames,
         config: &Value,
     ) -> Result<Diagnostics, LifecycleError> {
-        let block = &self.schema.provider.block;
+        let block = &self.schema.provider().block;
         let encoded = encode(subject, "the configuration", config, &block.implied_type())?;
-        let response = self
-            .client
-            .0
-            .validate_provider_config(&encoded)
-            .await
-            .map_err(call_error(subject, Operation::ValidateProviderConfig))?;
+        let response = debug_log::logged(
+            "ValidateProviderConfig",
+            None,
+            || self.shown(block, |r| json!({ "config": r.value(config) })),
+            self.client.0.validate_provider_config(&encoded),
+            |a| json!({ "diagnostics": debug_log::diagnostics(&a.diagnostics) }),
+        )
+        .await
+        .map_err(call_error(subject, Operation::ValidateProviderConfig))?;
         Ok(Diagnostics::new(block, names, &response.diagnostics))
     }
 
@@ -72,15 +140,18 @@ impl Parameterized {
         names: &PropertyNames,
         config: &Value,
     ) -> Result<Warned<()>, LifecycleError> {
-        let block = &self.schema.provider.block;
+        let block = &self.schema.provider().block;
         let encoded = encode(subject, "the configuration", config, &block.implied_type())?;
         let operation = Operation::ConfigureProvider;
-        let diagnostics = self
-            .client
-            .0
-            .configure_provider(TERRAFORM_VERSION, &encoded)
-            .await
-            .map_err(call_error(subject, operation))?;
+        let diagnostics = debug_log::logged(
+            "ConfigureProvider",
+            None,
+            || self.shown(block, |r| json!({ "terraform_version": TERRAFORM_VERSION, "config": r.value(config) })),
+            self.client.0.configure_provider(TERRAFORM_VERSION, &encoded),
+            |d| json!({ "diagnostics": debug_log::diagnostics(d) }),
+        )
+        .await
+        .map_err(call_error(subject, operation))?;
         let warnings = Diagnostics::new(block, names, &diagnostics).fail_on_errors(subject, operation)?;
         Ok(Warned { value: (), warnings })
     }
@@ -94,14 +165,17 @@ impl Parameterized {
         names: &PropertyNames,
         config: &Value,
     ) -> Result<Diagnostics, LifecycleError> {
-        let block = &self.schema.data_sources[tf_name].block;
+        let block = &self.data_source_schema(tf_name)?.block;
         let encoded = encode(subject, "the arguments", config, &block.implied_type())?;
-        let diagnostics = self
-            .client
-            .0
-            .validate_data_resource_config(tf_name, &encoded)
-            .await
-            .map_err(call_error(subject, Operation::ValidateDataResourceConfig))?;
+        let diagnostics = debug_log::logged(
+            "ValidateDataResourceConfig",
+            Some(tf_name),
+            || self.shown(block, |r| json!({ "config": r.value(config) })),
+            self.client.0.validate_data_resource_config(tf_name, &encoded),
+            |d| json!({ "diagnostics": debug_log::diagnostics(d) }),
+        )
+        .await
+        .map_err(call_error(subject, Operation::ValidateDataResourceConfig))?;
         Ok(Diagnostics::new(block, names, &diagnostics))
     }
 
@@ -114,7 +188,7 @@ impl Parameterized {
         names: &PropertyNames,
         config: &Value,
     ) -> Result<Warned<Value>, LifecycleError> {
-        let block: &Block = &self.schema.data_sources[tf_name].block;
+        let block: &Block = &self.data_source_schema(tf_name)?.block;
         let ty = block.implied_type();
         let operation = Operation::ReadDataSource;
         let request = ReadDataSourceRequest {
@@ -122,7 +196,20 @@ impl Parameterized {
             config: encode(subject, "the arguments", config, &ty)?,
             provider_meta: self.provider_meta(),
         };
-        let response = self.client.0.read_data_source(&request).await.map_err(call_error(subject, operation))?;
+        let response = debug_log::logged(
+            "ReadDataSource",
+            Some(tf_name),
+            || self.shown(block, |r| json!({ "config": r.value(config) })),
+            self.client.0.read_data_source(&request),
+            |a| {
+                self.shown(
+                    block,
+                    |r| json!({ "state": r.dynamic(&a.state), "diagnostics": debug_log::diagnostics(&a.diagnostics) }),
+                )
+            },
+        )
+        .await
+        .map_err(call_error(subject, operation))?;
         let warnings = Diagnostics::new(block, names, &response.diagnostics).fail_on_errors(subject, operation)?;
         let bug = |summary: &'static str, problem: String| LifecycleError::ProviderBug {
             subject: subject.clone(),
@@ -156,12 +243,23 @@ impl Parameterized {
             .iter()
             .map(|(value, ty)| encode(subject, "an argument", value, ty))
             .collect::<Result<Vec<_>, _>>()?;
-        let response = self
-            .client
-            .0
-            .call_function(tf_name, &encoded)
-            .await
-            .map_err(call_error(subject, Operation::CallFunction))?;
+        // Function parameters carry no sensitivity in the schema, and a program may pass
+        // secrets: the log shows how many arguments there were, never their values.
+        let response = debug_log::logged(
+            "CallFunction",
+            Some(tf_name),
+            || json!({ "arguments": format!("<{} arguments>", encoded.len()) }),
+            self.client.0.call_function(tf_name, &encoded),
+            |a| match a {
+                Support::Supported(r) => json!({
+                    "result": if r.error.is_some() { json!(null) } else { json!(debug_log::REDACTED) },
+                    "error": r.error.as_ref().map(|e| e.text.clone()),
+                }),
+                Support::Unsupported => json!("unimplemented"),
+            },
+        )
+        .await
+        .map_err(call_error(subject, Operation::CallFunction))?;
         let Some(response) = response.supported() else {
             return Err(LifecycleError::ProviderBug {
                 subject: subject.clone(),

@@ -25,6 +25,9 @@ use crate::lifecycle::parameterized::Parameterized;
 use crate::lifecycle::state;
 use crate::property::PropertyPath;
 use crate::tfplugin::types::{DynamicValue, RawState, ReadResourceRequest, UpgradeResourceStateRequest};
+use serde_json::json;
+
+use super::debug_log::{self, Redaction};
 
 /// How long a provider may take to answer once it was asked to stop (cancellation or a
 /// timeout) before the bridge gives up on the call.
@@ -38,6 +41,8 @@ pub struct Resource<'p> {
     pub(in crate::lifecycle) props: ResourceProperties,
     pub(in crate::lifecycle) urn: String,
     pub(super) subject: Subject,
+    /// Paths this operation's values hold Pulumi secrets at, for the gRPC debug log.
+    log_secrets: std::sync::Mutex<Vec<Path>>,
 }
 
 /// A plan the provider made and the bridge checked.
@@ -66,7 +71,31 @@ impl<'p> Resource<'p> {
         urn: &str,
     ) -> Resource<'p> {
         let props = provider.names.resource_properties(tf_name, &schema.block);
-        Resource { provider, tf_name, schema, props, urn: urn.to_owned(), subject: Subject::Urn(urn.to_owned()) }
+        Resource {
+            provider,
+            tf_name,
+            schema,
+            props,
+            urn: urn.to_owned(),
+            subject: Subject::Urn(urn.to_owned()),
+            log_secrets: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+}
+
+impl Resource<'_> {
+    /// Remembers secret paths of this operation's values, so the gRPC debug log redacts
+    /// them. Cheap when the log is off.
+    pub(in crate::lifecycle) fn note_secrets(&self, secrets: &[Path]) {
+        if debug_log::enabled() && !secrets.is_empty() {
+            self.log_secrets.lock().unwrap_or_else(|p| p.into_inner()).extend_from_slice(secrets);
+        }
+    }
+
+    /// Shows values of this resource type in the gRPC debug log.
+    pub(super) fn shown<R>(&self, show: impl FnOnce(Redaction<'_>) -> R) -> R {
+        let secrets = self.log_secrets.lock().unwrap_or_else(|p| p.into_inner());
+        show(Redaction { block: &self.schema.block, secrets: &secrets })
     }
 }
 
@@ -126,13 +155,15 @@ impl Resource<'_> {
     /// into failures).
     pub async fn validate(&self, config: &Value) -> Result<Diagnostics, LifecycleError> {
         let encoded = self.encode("the configuration", config)?;
-        let diagnostics = self
-            .provider
-            .client
-            .0
-            .validate_resource_config(self.tf_name, &encoded)
-            .await
-            .map_err(call_error(&self.subject, Operation::ValidateResourceConfig))?;
+        let diagnostics = debug_log::logged(
+            "ValidateResourceConfig",
+            Some(self.tf_name),
+            || self.shown(|r| json!({ "config": r.value(config) })),
+            self.provider.client.0.validate_resource_config(self.tf_name, &encoded),
+            |d| json!({ "diagnostics": debug_log::diagnostics(d) }),
+        )
+        .await
+        .map_err(call_error(&self.subject, Operation::ValidateResourceConfig))?;
         Ok(self.diagnostics(&diagnostics))
     }
 
@@ -164,13 +195,30 @@ impl Resource<'_> {
             raw_state: RawState::Json(raw),
         };
         let operation = Operation::UpgradeResourceState;
-        let response = self
-            .provider
-            .client
-            .0
-            .upgrade_resource_state(&request)
-            .await
-            .map_err(call_error(&self.subject, operation))?;
+        if debug_log::enabled() {
+            self.note_secrets(&debug_log::output_secrets(&self.schema.block, &self.props.names, outputs));
+        }
+        let response = debug_log::logged(
+            "UpgradeResourceState",
+            Some(self.tf_name),
+            || {
+                self.shown(|r| {
+                    let raw = match &request.raw_state {
+                        RawState::Json(bytes) => r.raw_json(bytes),
+                        RawState::Flatmap(_) => json!(debug_log::REDACTED),
+                    };
+                    json!({ "version": request.version, "raw_state": raw })
+                })
+            },
+            self.provider.client.0.upgrade_resource_state(&request),
+            |a| {
+                self.shown(|r| {
+                    json!({ "upgraded_state": r.dynamic(&a.upgraded_state), "diagnostics": debug_log::diagnostics(&a.diagnostics) })
+                })
+            },
+        )
+        .await
+        .map_err(call_error(&self.subject, operation))?;
         let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, operation)?;
         let value = decode(&response.upgraded_state, &self.ty()).map_err(|err| {
             self.bug("Invalid resource state upgrade", vec![format!("the upgraded state is invalid: {err}")])
@@ -201,8 +249,23 @@ impl Resource<'_> {
             provider_meta: self.provider.provider_meta(),
         };
         let operation = Operation::ReadResource;
-        let response =
-            self.provider.client.0.read_resource(&request).await.map_err(call_error(&self.subject, operation))?;
+        let response = debug_log::logged(
+            "ReadResource",
+            Some(self.tf_name),
+            || self.shown(|r| json!({ "current_state": r.value(current), "private": debug_log::private(private) })),
+            self.provider.client.0.read_resource(&request),
+            |a| {
+                self.shown(|r| {
+                    json!({
+                        "new_state": r.dynamic(&a.new_state),
+                        "private": debug_log::private(&a.private),
+                        "diagnostics": debug_log::diagnostics(&a.diagnostics),
+                    })
+                })
+            },
+        )
+        .await
+        .map_err(call_error(&self.subject, operation))?;
         let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, operation)?;
         if response.deferred.is_some() {
             return Err(self.deferred(format!("ReadResource of {:?} was deferred", self.tf_name)));
@@ -240,13 +303,24 @@ impl Resource<'_> {
     /// read next, as Terraform does).
     pub async fn import(&self, id: &str) -> Result<Warned<(Value, Vec<u8>)>, LifecycleError> {
         let operation = Operation::ImportResourceState;
-        let response = self
-            .provider
-            .client
-            .0
-            .import_resource_state(self.tf_name, id)
-            .await
-            .map_err(call_error(&self.subject, operation))?;
+        let response = debug_log::logged(
+            "ImportResourceState",
+            Some(self.tf_name),
+            || json!({ "id": id }),
+            self.provider.client.0.import_resource_state(self.tf_name, id),
+            |a| {
+                self.shown(|r| {
+                    let imported: Vec<_> = a
+                        .imported_resources
+                        .iter()
+                        .map(|i| json!({ "type_name": i.type_name, "state": r.dynamic(&i.state) }))
+                        .collect();
+                    json!({ "imported_resources": imported, "diagnostics": debug_log::diagnostics(&a.diagnostics) })
+                })
+            },
+        )
+        .await
+        .map_err(call_error(&self.subject, operation))?;
         let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, operation)?;
         let invalid = |message: String| LifecycleError::Invalid { subject: self.subject.clone(), message };
         let imported = match response.imported_resources.as_slice() {

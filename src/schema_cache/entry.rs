@@ -1,0 +1,192 @@
+//! One cache entry as bytes: what is written, and what reading it accepts.
+//!
+//! Layout: the magic line, a little-endian `u32` header length, the header (JSON), then the
+//! payload. The payload is three JSON texts back to back: the start-up facts, the index, and
+//! the provider schema document. The header names the key the entry answers, the lengths of
+//! the three parts, and the SHA-256 of the whole payload, so a truncated, corrupt or foreign
+//! entry is refused before any of it is believed.
+//!
+//! The document is the serde form of the whole [`ProviderSchema`], so a field added to the
+//! model is cached with no change here. The index gives, for the sections whose items are
+//! [`Schema`]s (resources, data sources, ...), the byte range of each item inside the
+//! document, which is what lets [`LazySchema`] decode one resource type without the others.
+//! Everything else in the document (the provider block, functions, future sections) is kept
+//! again, small, as the "eager" part, decoded at once.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use aws_lc_rs::digest;
+use schema_gen::tf::ProviderSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use super::key::CacheKey;
+use super::lazy::{LAZY_SECTIONS, LazySchema};
+
+/// The first bytes of every entry.
+pub const MAGIC: &[u8] = b"tfbridge-schema-cache\n";
+
+/// Bumped whenever the layout above changes; part of the key too.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Why an entry was not used. Each is a miss with a debug line, never an error.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum EntryProblem {
+    /// The file does not start with the magic line: not an entry, or overwritten.
+    #[error("not a schema cache entry (bad magic)")]
+    BadMagic,
+    /// The file ends before the lengths it declares.
+    #[error("truncated: {0}")]
+    Truncated(&'static str),
+    /// The header is not what this version writes.
+    #[error("unreadable header: {0}")]
+    BadHeader(String),
+    /// Written by another format version of the bridge.
+    #[error("written in format {found}, this bridge reads format {FORMAT_VERSION}")]
+    OtherFormat { found: u32 },
+    /// Written for another key: another build of the bridge, or the binary changed.
+    #[error("written for another key (another bridge build, or the provider binary changed)")]
+    OtherKey,
+    /// The payload's SHA-256 differs from the header's.
+    #[error("checksum mismatch: the entry is corrupt")]
+    Checksum,
+    /// The payload checks out but does not decode (it was not written by this build).
+    #[error("payload does not decode: {0}")]
+    Payload(String),
+}
+
+#[derive(Serialize, Deserialize)]
+struct Header {
+    format: u32,
+    key: CacheKey,
+    facts_len: usize,
+    index_len: usize,
+    document_len: usize,
+    /// Lowercase hex SHA-256 of the payload.
+    sha256: String,
+}
+
+/// For each lazy section (`resource_schemas`, ...), each item's byte range in the document.
+#[derive(Serialize, Deserialize, Default)]
+struct Index {
+    eager_len: usize,
+    sections: BTreeMap<String, BTreeMap<String, (usize, usize)>>,
+}
+
+/// Encodes an entry for `key`. `facts` is what start-up learned besides the schema.
+pub fn encode<F: Serialize>(key: &CacheKey, facts: &F, schema: &ProviderSchema) -> Result<Vec<u8>, String> {
+    let document = serde_json::to_vec(schema).map_err(|e| e.to_string())?;
+    // Find each item of the lazy sections by where serde_json's borrowed parse lands in
+    // the document we just wrote; the eager part is the document without those sections.
+    let top: BTreeMap<&str, &RawValue> =
+        serde_json::from_slice(&document).map_err(|e| format!("document does not parse: {e}"))?;
+    let mut index = Index::default();
+    let mut eager: BTreeMap<&str, &RawValue> = BTreeMap::new();
+    for (name, raw) in &top {
+        if !LAZY_SECTIONS.contains(name) {
+            eager.insert(name, raw);
+            continue;
+        }
+        let items: BTreeMap<&str, &RawValue> =
+            serde_json::from_str(raw.get()).map_err(|e| format!("section {name} does not parse: {e}"))?;
+        let ranges = items
+            .into_iter()
+            .map(|(item, raw)| {
+                let start = raw.get().as_ptr() as usize - document.as_ptr() as usize;
+                (item.to_owned(), (start, start + raw.get().len()))
+            })
+            .collect();
+        index.sections.insert((*name).to_owned(), ranges);
+    }
+    let eager = serde_json::to_vec(&eager).map_err(|e| e.to_string())?;
+    index.eager_len = eager.len();
+    let facts = serde_json::to_vec(facts).map_err(|e| e.to_string())?;
+    let index_json = serde_json::to_vec(&index).map_err(|e| e.to_string())?;
+
+    let mut payload = Vec::with_capacity(facts.len() + index_json.len() + eager.len() + document.len());
+    payload.extend_from_slice(&facts);
+    payload.extend_from_slice(&index_json);
+    payload.extend_from_slice(&eager);
+    payload.extend_from_slice(&document);
+    let header = Header {
+        format: FORMAT_VERSION,
+        key: key.clone(),
+        facts_len: facts.len(),
+        index_len: index_json.len(),
+        // The eager part travels with the document: its length is in the index.
+        document_len: eager.len() + document.len(),
+        sha256: sha256_hex(&payload),
+    };
+    let header = serde_json::to_vec(&header).map_err(|e| e.to_string())?;
+    let header_len = u32::try_from(header.len()).map_err(|_| "header too long".to_owned())?;
+    let mut bytes = Vec::with_capacity(MAGIC.len() + 4 + header.len() + payload.len());
+    bytes.extend_from_slice(MAGIC);
+    bytes.extend_from_slice(&header_len.to_le_bytes());
+    bytes.extend_from_slice(&header);
+    bytes.extend_from_slice(&payload);
+    Ok(bytes)
+}
+
+/// Verifies and opens an entry read for `key`: the facts now, the schema lazily.
+pub fn decode<F: DeserializeOwned>(key: &CacheKey, mut bytes: Vec<u8>) -> Result<(F, LazySchema), EntryProblem> {
+    let rest = bytes.strip_prefix(MAGIC).ok_or(EntryProblem::BadMagic)?;
+    let (len, rest) = rest.split_first_chunk::<4>().ok_or(EntryProblem::Truncated("header length"))?;
+    let header_len = u32::from_le_bytes(*len) as usize;
+    let header_bytes = rest.get(..header_len).ok_or(EntryProblem::Truncated("header"))?;
+    let header: Header = serde_json::from_slice(header_bytes).map_err(|e| EntryProblem::BadHeader(e.to_string()))?;
+    if header.format != FORMAT_VERSION {
+        return Err(EntryProblem::OtherFormat { found: header.format });
+    }
+    if header.key != *key {
+        return Err(EntryProblem::OtherKey);
+    }
+    let payload = &rest[header_len..];
+    let expected_len = header
+        .facts_len
+        .checked_add(header.index_len)
+        .and_then(|n| n.checked_add(header.document_len))
+        .ok_or(EntryProblem::BadHeader("lengths overflow".to_owned()))?;
+    if payload.len() < expected_len {
+        return Err(EntryProblem::Truncated("payload"));
+    }
+    if payload.len() > expected_len {
+        return Err(EntryProblem::BadHeader("payload longer than declared".to_owned()));
+    }
+    if sha256_hex(payload) != header.sha256 {
+        return Err(EntryProblem::Checksum);
+    }
+    let payload_err = |what: &str, e: serde_json::Error| EntryProblem::Payload(format!("{what}: {e}"));
+    let facts: F = serde_json::from_slice(&payload[..header.facts_len]).map_err(|e| payload_err("facts", e))?;
+    let index_end = header.facts_len + header.index_len;
+    let index: Index =
+        serde_json::from_slice(&payload[header.facts_len..index_end]).map_err(|e| payload_err("index", e))?;
+    let eager_end = index_end.checked_add(index.eager_len).filter(|end| *end <= payload.len());
+    let eager_end = eager_end.ok_or(EntryProblem::Payload("eager part out of range".to_owned()))?;
+    let eager: ProviderSchema =
+        serde_json::from_slice(&payload[index_end..eager_end]).map_err(|e| payload_err("eager part", e))?;
+    let document_start = MAGIC.len() + 4 + header_len + eager_end;
+    let document_len = bytes.len() - document_start;
+    let mut sections: BTreeMap<String, BTreeMap<String, Range<usize>>> = BTreeMap::new();
+    for (section, items) in index.sections {
+        let mut ranges = BTreeMap::new();
+        for (item, (start, end)) in items {
+            if start > end || end > document_len {
+                return Err(EntryProblem::Payload(format!("{section}.{item}: range out of the document")));
+            }
+            ranges.insert(item, start..end);
+        }
+        sections.insert(section, ranges);
+    }
+    // Keep only the document: the schema's bytes are most of the entry, and the rest is
+    // decoded already.
+    bytes.drain(..document_start);
+    bytes.shrink_to_fit();
+    let schema = LazySchema::cached(eager, bytes, sections).map_err(EntryProblem::Payload)?;
+    Ok((facts, schema))
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    digest::digest(&digest::SHA256, bytes).as_ref().iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -1,0 +1,190 @@
+//! [`LazySchema`]: a provider schema whose resource types are decoded when first used.
+//!
+//! A schema fresh from GetProviderSchema is whole already. One read from the cache keeps
+//! the serialized document and decodes, up front, only the small "eager" part (the provider
+//! block, provider_meta, functions, and any section this module does not know) plus the
+//! names of every resource, data source, ephemeral and list resource. Program start-up
+//! (Parameterize, CheckConfig, Configure, then the resources the program declares) so never
+//! decodes the hundreds of resource types it does not touch; only GetSchema (and anything
+//! else that asks for the whole [`ProviderSchema`]) decodes all of it, once.
+//!
+//! `Deref<Target = ProviderSchema>` gives the whole schema, so code written against the
+//! plain model keeps working; the hot paths use the item accessors instead.
+
+use std::collections::BTreeMap;
+use std::ops::{Deref, Range};
+use std::sync::{Arc, OnceLock};
+
+use schema_gen::tf::{Function, ProviderSchema, Schema};
+
+/// The document sections whose items are [`Schema`]s decoded one at a time, by their serde
+/// names. A section not listed here is decoded eagerly, which is always correct.
+pub const LAZY_SECTIONS: &[&str] =
+    &["resource_schemas", "data_source_schemas", "ephemeral_resource_schemas", "list_resource_schemas"];
+
+/// A provider schema, whole or decoded on demand.
+pub struct LazySchema(Inner);
+
+enum Inner {
+    Whole(Arc<ProviderSchema>),
+    Cached(Box<Cached>),
+}
+
+struct Cached {
+    /// The eager part, with every lazy item present under its name as an empty default
+    /// schema, so names can be listed; never handed out as the schema of an item.
+    skeleton: ProviderSchema,
+    document: Vec<u8>,
+    sections: BTreeMap<String, BTreeMap<String, Slot>>,
+    whole: OnceLock<ProviderSchema>,
+}
+
+struct Slot {
+    range: Range<usize>,
+    decoded: OnceLock<Option<Schema>>,
+}
+
+impl LazySchema {
+    /// A schema that is whole already (from GetProviderSchema).
+    pub fn whole(schema: ProviderSchema) -> LazySchema {
+        LazySchema(Inner::Whole(Arc::new(schema)))
+    }
+
+    /// A whole schema shared with another owner (the background cache write).
+    pub fn shared(schema: Arc<ProviderSchema>) -> LazySchema {
+        LazySchema(Inner::Whole(schema))
+    }
+
+    /// A cached schema: the decoded eager part, the document, and each lazy item's range in
+    /// it. Fails when the index names a section this build does not decode lazily.
+    pub(super) fn cached(
+        mut skeleton: ProviderSchema,
+        document: Vec<u8>,
+        ranges: BTreeMap<String, BTreeMap<String, Range<usize>>>,
+    ) -> Result<LazySchema, String> {
+        let mut sections = BTreeMap::new();
+        for (section, items) in ranges {
+            let map = section_mut(&mut skeleton, &section).ok_or_else(|| format!("unknown lazy section {section}"))?;
+            map.extend(items.keys().map(|name| (name.clone(), Schema::default())));
+            let slots =
+                items.into_iter().map(|(name, range)| (name, Slot { range, decoded: OnceLock::new() })).collect();
+            sections.insert(section, slots);
+        }
+        Ok(LazySchema(Inner::Cached(Box::new(Cached { skeleton, document, sections, whole: OnceLock::new() }))))
+    }
+
+    /// Whether the whole schema has been decoded (always, for a schema from the provider).
+    pub fn is_whole(&self) -> bool {
+        match &self.0 {
+            Inner::Whole(_) => true,
+            Inner::Cached(cached) => cached.whole.get().is_some(),
+        }
+    }
+
+    /// The provider's configuration schema.
+    pub fn provider(&self) -> &Schema {
+        &self.eager().provider
+    }
+
+    pub fn provider_meta(&self) -> Option<&Schema> {
+        self.eager().provider_meta.as_ref()
+    }
+
+    pub fn function(&self, name: &str) -> Option<&Function> {
+        self.eager().functions.get(name)
+    }
+
+    /// A resource type's schema, with the map's own copy of its name.
+    pub fn resource(&self, name: &str) -> Option<(&str, &Schema)> {
+        self.item("resource_schemas", name, |s| &s.resources)
+    }
+
+    pub fn data_source(&self, name: &str) -> Option<(&str, &Schema)> {
+        self.item("data_source_schemas", name, |s| &s.data_sources)
+    }
+
+    pub fn ephemeral_resource(&self, name: &str) -> Option<(&str, &Schema)> {
+        self.item("ephemeral_resource_schemas", name, |s| &s.ephemeral_resources)
+    }
+
+    pub fn list_resource(&self, name: &str) -> Option<(&str, &Schema)> {
+        self.item("list_resource_schemas", name, |s| &s.list_resources)
+    }
+
+    /// The names of every item, with the eager parts filled in: enough for naming tokens,
+    /// never for an item's schema.
+    pub fn names(&self) -> &ProviderSchema {
+        self.eager()
+    }
+
+    /// The whole schema, decoding it on first use; `Err` only if a cache entry that passed
+    /// its checksum still does not decode.
+    pub fn try_whole(&self) -> Result<&ProviderSchema, String> {
+        match &self.0 {
+            Inner::Whole(schema) => Ok(schema),
+            Inner::Cached(cached) => {
+                if let Some(whole) = cached.whole.get() {
+                    return Ok(whole);
+                }
+                let decoded: ProviderSchema = serde_json::from_slice(&cached.document).map_err(|e| e.to_string())?;
+                Ok(cached.whole.get_or_init(|| decoded))
+            }
+        }
+    }
+
+    fn eager(&self) -> &ProviderSchema {
+        match &self.0 {
+            Inner::Whole(schema) => schema,
+            Inner::Cached(cached) => &cached.skeleton,
+        }
+    }
+
+    fn item<'s>(
+        &'s self,
+        section: &str,
+        name: &str,
+        field: impl Fn(&ProviderSchema) -> &BTreeMap<String, Schema>,
+    ) -> Option<(&'s str, &'s Schema)> {
+        let cached = match &self.0 {
+            Inner::Whole(schema) => return field(schema).get_key_value(name).map(|(k, v)| (k.as_str(), v)),
+            Inner::Cached(cached) => cached,
+        };
+        if let Some(whole) = cached.whole.get() {
+            return field(whole).get_key_value(name).map(|(k, v)| (k.as_str(), v));
+        }
+        let (key, slot) = cached.sections.get(section)?.get_key_value(name)?;
+        let decoded = slot.decoded.get_or_init(|| {
+            let bytes = cached.document.get(slot.range.clone())?;
+            serde_json::from_slice(bytes)
+                .inspect_err(|err| {
+                    tracing::error!("schema cache: {section}.{name} does not decode ({err}); delete the schema cache")
+                })
+                .ok()
+        });
+        decoded.as_ref().map(|schema| (key.as_str(), schema))
+    }
+}
+
+impl Deref for LazySchema {
+    type Target = ProviderSchema;
+
+    /// The whole schema. A cache entry is verified (checksum, format, the bridge build that
+    /// wrote it) before it is used, and written only after it decoded back to the schema it
+    /// holds, so decoding cannot fail short of the file being forged with a valid checksum.
+    fn deref(&self) -> &ProviderSchema {
+        match self.try_whole() {
+            Ok(schema) => schema,
+            Err(err) => panic!("schema cache entry passed its checks but does not decode ({err}); delete the cache"),
+        }
+    }
+}
+
+fn section_mut<'s>(schema: &'s mut ProviderSchema, section: &str) -> Option<&'s mut BTreeMap<String, Schema>> {
+    match section {
+        "resource_schemas" => Some(&mut schema.resources),
+        "data_source_schemas" => Some(&mut schema.data_sources),
+        "ephemeral_resource_schemas" => Some(&mut schema.ephemeral_resources),
+        "list_resource_schemas" => Some(&mut schema.list_resources),
+        _ => None,
+    }
+}
