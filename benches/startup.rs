@@ -14,7 +14,9 @@
 //!   which every `pulumi preview` and `up` pays; the value is the one (a)'s schema embeds,
 //!   as an SDK sends it;
 //! - the plugin's resident set (`VmRSS`) one second after (b), once start-up has settled,
-//!   and its peak (`VmHWM`), and the Terraform provider's resident set beside it;
+//!   and its peak (`VmHWM`), and the Terraform provider's resident set beside it; the
+//!   plugin's own CPU by then; and when (b)'s phases ended (the port announced,
+//!   Parameterize and CheckConfig answered), for the warm runs;
 //! - **(d)** the floor: the Terraform provider's launch (go-plugin handshake, mTLS connect)
 //!   alone, and its launch plus `GetProviderSchema`, through our `tfplugin` host.
 //!
@@ -99,7 +101,7 @@ async fn main() -> anyhow::Result<()> {
                 push(&mut samples, provider, "d: launch", "floor", floor_launch);
                 push(&mut samples, provider, "d: launch + GetProviderSchema", "floor", floor_schema);
             }
-            let order = if round % 2 == 0 {
+            let order = if round.is_multiple_of(2) {
                 [Implementation::Ours, Implementation::Go]
             } else {
                 [Implementation::Go, Implementation::Ours]
@@ -139,7 +141,13 @@ async fn main() -> anyhow::Result<()> {
                         );
                         push(&mut samples, provider, &format!("b: start-up ({cache_label})"), name, startup.elapsed);
                         if cache == Cache::Warm {
+                            // Where (b)'s time goes: each phase's end, since the launch.
+                            let phases = ["plugin's port announced", "Parameterize answered", "CheckConfig answered"];
+                            for (phase, at) in phases.iter().zip(startup.phases) {
+                                push(&mut samples, provider, &format!("b (warm) until {phase}"), name, at);
+                            }
                             push(&mut samples, provider, "plugin RSS after start-up (MiB)", name, startup.plugin_rss);
+                            push(&mut samples, provider, "plugin CPU in start-up", name, startup.plugin_cpu);
                             push(&mut samples, provider, "plugin peak RSS in start-up (MiB)", name, startup.plugin_hwm);
                             push(&mut samples, provider, "Terraform provider RSS (MiB)", name, startup.provider_rss);
                         }
@@ -270,8 +278,12 @@ async fn parameterize_and_get_schema(
 
 struct StartUp {
     elapsed: f64,
+    /// Since launch: the port announced, Parameterize answered, CheckConfig answered.
+    phases: [f64; 3],
     plugin_rss: f64,
     plugin_hwm: f64,
+    /// The plugin's own CPU (user+sys) from its launch to one second after start-up.
+    plugin_cpu: f64,
     provider_rss: f64,
 }
 
@@ -284,6 +296,7 @@ async fn start_up(
 ) -> anyhow::Result<StartUp> {
     let started = Instant::now();
     let plugin = start_plugin(implementation, home);
+    let port_announced = seconds(started);
     let mut client = plugin.client().await;
     let parameters = Parameters::Value(ParametersValue {
         name: provider.label.to_owned(),
@@ -292,6 +305,7 @@ async fn start_up(
     });
     let parameterized =
         client.parameterize(pulumirpc::ParameterizeRequest { parameters: Some(parameters) }).await?.into_inner();
+    let parameterized_at = seconds(started);
     let mut args = provider.config.clone();
     args["version"] = json!("0.0.0");
     let urn = format!("urn:pulumi:bench::startup::pulumi:providers:{}::default", parameterized.name);
@@ -305,6 +319,7 @@ async fn start_up(
         .await?
         .into_inner();
     anyhow::ensure!(checked.failures.is_empty(), "CheckConfig failures: {:?}", checked.failures);
+    let checked_at = seconds(started);
     client
         .configure(pulumirpc::ConfigureRequest {
             args: checked.inputs,
@@ -321,7 +336,14 @@ async fn start_up(
     let pid = plugin.child.id();
     let plugin_status = proc_status(pid)?;
     let provider_rss = children(pid).iter().filter_map(|child| proc_status(*child).ok()).map(|s| s.rss).sum();
-    Ok(StartUp { elapsed, plugin_rss: plugin_status.rss, plugin_hwm: plugin_status.hwm, provider_rss })
+    Ok(StartUp {
+        elapsed,
+        phases: [port_announced, parameterized_at, checked_at],
+        plugin_rss: plugin_status.rss,
+        plugin_hwm: plugin_status.hwm,
+        plugin_cpu: plugin_status.cpu,
+        provider_rss,
+    })
 }
 
 struct ProcStatus {
@@ -329,6 +351,8 @@ struct ProcStatus {
     rss: f64,
     /// `VmHWM`, the peak resident set, MiB.
     hwm: f64,
+    /// User plus system CPU so far, seconds.
+    cpu: f64,
 }
 
 fn proc_status(pid: u32) -> anyhow::Result<ProcStatus> {
@@ -339,7 +363,15 @@ fn proc_status(pid: u32) -> anyhow::Result<ProcStatus> {
         let kib: f64 = line[name.len()..].trim().trim_end_matches("kB").trim().parse()?;
         Ok(kib / 1024.0)
     };
-    Ok(ProcStatus { rss: field("VmRSS:")?, hwm: field("VmHWM:")? })
+    // utime and stime, fields 14 and 15 of stat, in clock ticks (100 per second on Linux),
+    // after the parenthesized command name.
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    let fields: Vec<&str> =
+        stat.rsplit_once(')').map(|(_, rest)| rest.split_whitespace().collect()).unwrap_or_default();
+    let ticks = |idx: usize| -> anyhow::Result<f64> {
+        Ok(fields.get(idx).with_context(|| format!("short stat for {pid}"))?.parse::<f64>()? / 100.0)
+    };
+    Ok(ProcStatus { rss: field("VmRSS:")?, hwm: field("VmHWM:")?, cpu: ticks(11)? + ticks(12)? })
 }
 
 /// The direct children of `pid`: the Terraform provider a plugin launched.
@@ -363,7 +395,7 @@ fn median(values: &[f64]) -> f64 {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
     let mid = sorted.len() / 2;
-    if sorted.len() % 2 == 0 { (sorted[mid - 1] + sorted[mid]) / 2.0 } else { sorted[mid] }
+    if sorted.len().is_multiple_of(2) { (sorted[mid - 1] + sorted[mid]) / 2.0 } else { sorted[mid] }
 }
 
 /// One table per provider: each measure's median for ours, Go and the floor, the median of
