@@ -56,7 +56,7 @@ def rpc_charts(rpc, out_dir):
     providers = sorted({r["provider"] for r in rpc})
 
     # Start-up and schema: (a) and (b), cold and warm, with the floor as lines.
-    fig, axes = plt.subplots(1, len(providers), figsize=(6 * len(providers), 4.5), squeeze=False)
+    fig, axes = plt.subplots(1, len(providers), figsize=(6 * len(providers), 5.2), squeeze=False)
     measures = ["a: Parameterize + GetSchema (cold)", "a: Parameterize + GetSchema (warm)",
                 "b: start-up (cold)", "b: start-up (warm)"]
     labels = ["(a) schema\ncold", "(a) schema\nwarm", "(b) start-up\ncold", "(b) start-up\nwarm"]
@@ -71,7 +71,7 @@ def rpc_charts(rpc, out_dir):
                  for name, colour, values in series]
         bars(ax, labels, in_ms, "ms")
         ax.set_title(PROVIDER_TITLES.get(provider, provider), fontsize=10)
-        ax.legend(fontsize=7, loc="upper left")
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)
     fig.suptitle("RPC level, driven by the stand-in engine: median of paired runs")
     fig.tight_layout()
     fig.savefig(os.path.join(out_dir, "bench-startup.png"), dpi=110)
