@@ -39,7 +39,7 @@ pub use checks::CheckFailure;
 pub use detailed_diff::{DiffKind, PropertyDiff};
 pub use error::{Change, Interruption, LifecycleError, Operation, PartialFailure, Reported, Subject};
 pub use invoke::Invoked;
-pub use parameterized::{ParameterizeError, Parameterized, start_provider};
+pub use parameterized::{ParameterizeError, Parameterized, start_provider, start_provider_with_cache};
 pub(crate) use proposed_new::{planned_data_source_object, proposed_new};
 pub use provider_config::{ConfigChecked, MissingKey};
 pub use resource::{Autonaming, Checked, Diffed, PlanCache, Written};

@@ -18,7 +18,7 @@ use super::error::LifecycleError;
 use super::schema_source::{CacheLookup, CacheWrite};
 use crate::installer;
 use crate::parameterize::{Args, LocalValue, ParameterValue, RemoteValue, Source};
-use crate::schema_cache::LazySchema;
+use crate::schema_cache::{LazySchema, SchemaCache};
 use crate::tfplugin::reattach::{REATTACH_ENV_VARS, ReattachError, reattach_config_from_env};
 use crate::tfplugin::types::ServerCapabilities;
 use crate::tfplugin::{CallError, LaunchConfig, LaunchError, launch, reattach};
@@ -98,13 +98,24 @@ pub async fn start_provider(
     working_dir: &Path,
     progress: &dyn installer::Progress,
 ) -> Result<Parameterized, ParameterizeError> {
+    start_provider_with_cache(args, working_dir, progress, SchemaCache::from_environment()).await
+}
+
+/// [`start_provider`] with the schema cache given explicitly (`None`: no cache), rather
+/// than from the environment.
+pub async fn start_provider_with_cache(
+    args: &Args,
+    working_dir: &Path,
+    progress: &dyn installer::Progress,
+    cache: Option<SchemaCache>,
+) -> Result<Parameterized, ParameterizeError> {
     let (client, terraform_name, package_version, source_address, origin, downloaded, lookup) = match &args.source {
         Source::Local { path } => {
             let terraform_name = schema_gen::naming::package_name_from_binary(path)?;
             let executable = working_dir.join(path);
             let origin = format!("{terraform_name} from the local binary {}", executable.display());
             // The cache read overlaps the launch.
-            let lookup = CacheLookup::start(&executable);
+            let lookup = CacheLookup::start(&executable, cache.as_ref());
             let client = launch(&LaunchConfig::terraform_defaults(executable)).await?;
             (client, terraform_name, "0.0.0".to_owned(), None, origin, false, lookup)
         }
@@ -125,7 +136,7 @@ pub async fn start_provider(
                     progress.warning(warning);
                 }
                 let installed = installer::install(&request, &config, progress).await?;
-                let lookup = CacheLookup::start(&installed.executable);
+                let lookup = CacheLookup::start(&installed.executable, cache.as_ref());
                 let client = launch(&LaunchConfig::terraform_defaults(installed.executable)).await?;
                 (
                     client,

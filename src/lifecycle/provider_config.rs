@@ -57,7 +57,7 @@ impl Parameterized {
     /// Required settings that have no value (unknown counts as a value).
     fn missing_keys(&self, names: &PropertyNames, settings: &PropertyMap) -> Vec<MissingKey> {
         self.schema
-            .provider
+            .provider()
             .block
             .attributes
             .iter()

@@ -44,10 +44,10 @@ pub(super) struct CacheLookup {
 pub(super) type CacheWrite = std::thread::JoinHandle<()>;
 
 impl CacheLookup {
-    /// Starts reading the entry for `executable`, unless the cache is off or the binary
-    /// cannot be identified.
-    pub fn start(executable: &Path) -> CacheLookup {
-        let Some(cache) = SchemaCache::from_environment() else {
+    /// Starts reading the entry for `executable` from `cache`, unless the cache is off or
+    /// the binary cannot be identified.
+    pub fn start(executable: &Path, cache: Option<&SchemaCache>) -> CacheLookup {
+        let Some(cache) = cache.cloned() else {
             return CacheLookup::none();
         };
         let key = std::env::current_exe().and_then(|bridge| CacheKey::for_binary(executable, &bridge));

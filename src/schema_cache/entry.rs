@@ -130,7 +130,7 @@ pub fn encode<F: Serialize>(key: &CacheKey, facts: &F, schema: &ProviderSchema) 
 }
 
 /// Verifies and opens an entry read for `key`: the facts now, the schema lazily.
-pub fn decode<F: DeserializeOwned>(key: &CacheKey, mut bytes: Vec<u8>) -> Result<(F, LazySchema), EntryProblem> {
+pub fn decode<F: DeserializeOwned>(key: &CacheKey, bytes: Vec<u8>) -> Result<(F, LazySchema), EntryProblem> {
     let rest = bytes.strip_prefix(MAGIC).ok_or(EntryProblem::BadMagic)?;
     let (len, rest) = rest.split_first_chunk::<4>().ok_or(EntryProblem::Truncated("header length"))?;
     let header_len = u32::from_le_bytes(*len) as usize;
@@ -179,11 +179,9 @@ pub fn decode<F: DeserializeOwned>(key: &CacheKey, mut bytes: Vec<u8>) -> Result
         }
         sections.insert(section, ranges);
     }
-    // Keep only the document: the schema's bytes are most of the entry, and the rest is
-    // decoded already.
-    bytes.drain(..document_start);
-    bytes.shrink_to_fit();
-    let schema = LazySchema::cached(eager, bytes, sections).map_err(EntryProblem::Payload)?;
+    // The file's bytes stay as read (the document is most of them; moving it would cost
+    // a copy); the schema reads its document from `document_start` on.
+    let schema = LazySchema::cached(eager, bytes, document_start, sections).map_err(EntryProblem::Payload)?;
     Ok((facts, schema))
 }
 

@@ -34,7 +34,9 @@ struct Cached {
     /// The eager part, with every lazy item present under its name as an empty default
     /// schema, so names can be listed; never handed out as the schema of an item.
     skeleton: ProviderSchema,
-    document: Vec<u8>,
+    /// The entry file's bytes; the document starts at `document_start`.
+    bytes: Vec<u8>,
+    document_start: usize,
     sections: BTreeMap<String, BTreeMap<String, Slot>>,
     whole: OnceLock<ProviderSchema>,
 }
@@ -59,7 +61,8 @@ impl LazySchema {
     /// it. Fails when the index names a section this build does not decode lazily.
     pub(super) fn cached(
         mut skeleton: ProviderSchema,
-        document: Vec<u8>,
+        bytes: Vec<u8>,
+        document_start: usize,
         ranges: BTreeMap<String, BTreeMap<String, Range<usize>>>,
     ) -> Result<LazySchema, String> {
         let mut sections = BTreeMap::new();
@@ -70,7 +73,13 @@ impl LazySchema {
                 items.into_iter().map(|(name, range)| (name, Slot { range, decoded: OnceLock::new() })).collect();
             sections.insert(section, slots);
         }
-        Ok(LazySchema(Inner::Cached(Box::new(Cached { skeleton, document, sections, whole: OnceLock::new() }))))
+        Ok(LazySchema(Inner::Cached(Box::new(Cached {
+            skeleton,
+            bytes,
+            document_start,
+            sections,
+            whole: OnceLock::new(),
+        }))))
     }
 
     /// Whether the whole schema has been decoded (always, for a schema from the provider).
@@ -126,7 +135,8 @@ impl LazySchema {
                 if let Some(whole) = cached.whole.get() {
                     return Ok(whole);
                 }
-                let decoded: ProviderSchema = serde_json::from_slice(&cached.document).map_err(|e| e.to_string())?;
+                tracing::debug!("schema cache: decoding the whole schema");
+                let decoded: ProviderSchema = serde_json::from_slice(cached.document()).map_err(|e| e.to_string())?;
                 Ok(cached.whole.get_or_init(|| decoded))
             }
         }
@@ -154,7 +164,7 @@ impl LazySchema {
         }
         let (key, slot) = cached.sections.get(section)?.get_key_value(name)?;
         let decoded = slot.decoded.get_or_init(|| {
-            let bytes = cached.document.get(slot.range.clone())?;
+            let bytes = cached.document().get(slot.range.clone())?;
             serde_json::from_slice(bytes)
                 .inspect_err(|err| {
                     tracing::error!("schema cache: {section}.{name} does not decode ({err}); delete the schema cache")
@@ -176,6 +186,12 @@ impl Deref for LazySchema {
             Ok(schema) => schema,
             Err(err) => panic!("schema cache entry passed its checks but does not decode ({err}); delete the cache"),
         }
+    }
+}
+
+impl Cached {
+    fn document(&self) -> &[u8] {
+        &self.bytes[self.document_start..]
     }
 }
 

@@ -392,6 +392,7 @@ pub async fn serve(config: ServeConfig, shutdown: impl Future<Output = ()> + Sen
     }
     tracing::info!(port, attach_mode = config.engine_address.is_none(), "serving pulumirpc.ResourceProvider");
 
+    let state = Arc::clone(&provider);
     let service = pulumirpc::resource_provider_server::ResourceProviderServer::from_arc(provider)
         .max_decoding_message_size(tfbridge_proto::MAX_MESSAGE_SIZE)
         .max_encoding_message_size(tfbridge_proto::MAX_MESSAGE_SIZE);
@@ -421,6 +422,12 @@ pub async fn serve(config: ServeConfig, shutdown: impl Future<Output = ()> + Sen
     // and a clean exit before that avoids its "exited prematurely" report.
     cancel.cancel();
     graceful.notify_one();
+    // The schema cache entry start-up is writing (a cold start) is worth the wait: without
+    // it the next run starts cold too. It is bounded well inside the engine's 5 s.
+    let parameterized = state.parameterized.lock().await.clone();
+    if let Some(parameterized) = parameterized {
+        let _ = tokio::time::timeout(CACHE_WRITE_GRACE, parameterized.finish_cache_write()).await;
+    }
     match tokio::time::timeout(SHUTDOWN_GRACE, server).await {
         Ok(result) => result.map_err(std::io::Error::other),
         Err(_) => {
@@ -429,6 +436,9 @@ pub async fn serve(config: ServeConfig, shutdown: impl Future<Output = ()> + Sen
         }
     }
 }
+
+/// How long shutdown waits for a schema cache write still running.
+const CACHE_WRITE_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// How long open connections may linger once shutdown begins.
 const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(1);

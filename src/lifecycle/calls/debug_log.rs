@@ -361,7 +361,9 @@ mod tests {
         let block = schema(SCHEMA);
         let raw = br#"{"name":"n","password":"hunter2","rule":[{"port":1,"secret":"x"}],"removed_attr":"kept"}"#;
         let shown = Redaction { block: &block, secrets: &[] }.raw_json(raw);
-        expect![[r#"{"name":"n","password":"<redacted>","rule":[{"port":1,"secret":"<redacted>"}],"removed_attr":"kept"}"#]]
+        expect![[
+            r#"{"name":"n","password":"<redacted>","rule":[{"port":1,"secret":"<redacted>"}],"removed_attr":"kept"}"#
+        ]]
         .assert_eq(&shown.to_string());
         assert_eq!(
             Redaction { block: &block, secrets: &[] }.raw_json(b"not json"),

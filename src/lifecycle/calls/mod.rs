@@ -52,9 +52,14 @@ impl Client {
 impl Parameterized {
     /// Stops the provider the polite way (see [`ProviderClient::shutdown`]).
     pub async fn shutdown(self) {
+        self.finish_cache_write().await;
         self.client.0.shutdown().await;
-        // A short-lived process (schema-gen, `pulumi package get-schema`) must not exit in
-        // the middle of writing the schema cache, or the next run would start cold again.
+    }
+
+    /// Waits for the schema cache write start-up began, if it is still running. A
+    /// short-lived process (schema-gen, `pulumi package add`) must not exit in the middle
+    /// of it, or every run would start cold again.
+    pub async fn finish_cache_write(&self) {
         let write = self.cache_write.lock().unwrap_or_else(|p| p.into_inner()).take();
         if let Some(write) = write {
             let _ = tokio::task::spawn_blocking(move || write.join()).await;
