@@ -117,6 +117,18 @@ EOF
   )
 }
 
+# The Go implementation can leave its Terraform provider running once the CLI is done with
+# the plugin. Every process a measured command starts carries BENCH_E2E_RUN=$out in its
+# environment; after each command (outside its timing) those still running are killed.
+kill_leftovers() {
+  local environ
+  grep -lsxz "BENCH_E2E_RUN=$out" /proc/[0-9]*/environ | while read -r environ; do
+    environ=${environ#/proc/}
+    kill -9 "${environ%/environ}" 2>/dev/null || true
+  done
+}
+trap kill_leftovers EXIT
+
 # step PROVIDER IMPL ROUND STEP PULUMI-ARGS...: runs one command and appends its row to
 # results.tsv: wall seconds, then the plugin processes' own CPU seconds (summed), peak RSS in
 # KiB (the largest) and how many plugin processes the CLI started.
@@ -124,13 +136,14 @@ step() {
   local provider=$1 impl=$2 round=$3 name=$4 dir=$out/$1/$2
   shift 4
   rm -f "$dir/usage/plugin.txt"
-  if ! (cd "$dir/prog" && PULUMI_HOME="$dir/home" PULUMI_BACKEND_URL="file://$dir/state" BENCH_STEP=$name \
+  if ! (cd "$dir/prog" && PULUMI_HOME="$dir/home" PULUMI_BACKEND_URL="file://$dir/state" BENCH_STEP=$name BENCH_E2E_RUN=$out \
     BENCH_USAGE_DIR="$dir/usage" /usr/bin/time -o "$dir/usage/wall.txt" -f %e \
     pulumi --color never "$@" >"$dir/logs/$round-$name.log" 2>&1); then
     echo "bench-e2e: pulumi $* failed for $provider/$impl; see $dir/logs/$round-$name.log" >&2
     tail -20 "$dir/logs/$round-$name.log" >&2
     exit 1
   fi
+  kill_leftovers
   local usage
   usage=$(awk '{ cpu += $2 + $3; if ($4 > rss) rss = $4; n++ } END { printf "%.2f\t%d\t%d", cpu, rss, n }' "$dir/usage/plugin.txt")
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$provider" "$impl" "$round" "$name" "$(tail -1 "$dir/usage/wall.txt")" "$usage" >>"$out/results.tsv"
