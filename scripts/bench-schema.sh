@@ -14,21 +14,22 @@ cd "$(dirname "$0")/.."
 
 runs=${BENCH_RUNS:-5}
 command -v hyperfine >/dev/null || { echo "bench-schema: hyperfine is missing (apt-get install hyperfine)" >&2; exit 1; }
+target=${CARGO_TARGET_DIR:-$PWD/target}
 cargo build --release --locked --bin schema-gen -p pulumi-resource-terraform-provider
 cargo build --release --locked -p terraform-provider-fixture --bin terraform-provider-fixture --example synthetic-schema
 
-out=target/bench-schema
+out=$target/bench-schema
 rm -rf "$out" && mkdir -p "$out/bin"
 out=$(cd "$out" && pwd)
-target/release/examples/synthetic-schema >"$out/schema.json"
+"$target/release/examples/synthetic-schema" >"$out/schema.json"
 # Local providers are named after their file: this one becomes the package `synthetic`.
 cat >"$out/bin/terraform-provider-synthetic" <<EOF
 #!/bin/sh
-FIXTURE_PROTOCOL=6 FIXTURE_SCHEMA_FILE='$out/schema.json' exec '$PWD/target/release/terraform-provider-fixture' "\$@"
+FIXTURE_PROTOCOL=6 FIXTURE_SCHEMA_FILE='$out/schema.json' exec '$target/release/terraform-provider-fixture' "\$@"
 EOF
 chmod +x "$out/bin/terraform-provider-synthetic"
 
-schema_gen=$PWD/target/release/schema-gen
+schema_gen=$target/release/schema-gen
 provider=$out/bin/terraform-provider-synthetic
 echo "schema file: $(wc -c <"$out/schema.json") bytes"
 

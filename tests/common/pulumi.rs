@@ -332,6 +332,21 @@ impl Workspace {
         timeout: Duration,
         name: &str,
     ) -> anyhow::Result<CommandOutput> {
+        self.spawn_logged(program, args, name)?.wait(timeout)
+    }
+
+    /// Starts the CLI in the project directory and returns at once, for a test that acts on
+    /// it mid-run (a signal); [`Running::wait`] ends it as [`Workspace::pulumi`] does.
+    pub fn spawn_pulumi(&mut self, args: &[&str]) -> anyhow::Result<Running<'_>> {
+        let mut full = vec!["--color", "never"];
+        full.extend_from_slice(args);
+        let name = args.first().copied().unwrap_or("pulumi");
+        let mut running = self.spawn_logged("pulumi", &full, name)?;
+        running.command = format!("pulumi {}", args.join(" "));
+        Ok(running)
+    }
+
+    fn spawn_logged(&mut self, program: &str, args: &[&str], name: &str) -> anyhow::Result<Running<'_>> {
         use std::os::unix::process::CommandExt as _;
         self.commands_run += 1;
         let log_stem = self.root.join("logs").join(format!("{:02}-{name}", self.commands_run));
@@ -349,7 +364,7 @@ impl Workspace {
         };
         // Files rather than pipes: plugins the CLI starts inherit these descriptors, and a
         // pipe reader would wait for the slowest of them.
-        let mut child = std::process::Command::new(executable)
+        let child = std::process::Command::new(executable)
             .args(args)
             .current_dir(&self.project)
             .env_clear()
@@ -361,27 +376,7 @@ impl Workspace {
             .process_group(0)
             .spawn()
             .with_context(|| format!("start {command_line}"))?;
-        let deadline = Instant::now() + timeout;
-        let (code, timed_out) = loop {
-            if let Some(status) = child.try_wait()? {
-                break (status.code(), false);
-            }
-            if Instant::now() >= deadline {
-                super::kill_process_group(child.id());
-                let status = child.wait()?;
-                break (status.code(), true);
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        };
-        super::kill_process_group(child.id());
-        self.kill_leftovers();
-        Ok(CommandOutput {
-            command: command_line,
-            code,
-            timed_out,
-            stdout: std::fs::read_to_string(&stdout_path).unwrap_or_default(),
-            stderr: std::fs::read_to_string(&stderr_path).unwrap_or_default(),
-        })
+        Ok(Running { workspace: self, child, command: command_line, stdout_path, stderr_path })
     }
 
     /// `pulumi package add terraform-provider@<version> <args>...` for the installed plugin.
@@ -483,6 +478,56 @@ impl Workspace {
                 format!("no resource named {name} in the state; it has {urns:?}")
             },
         )
+    }
+}
+
+/// A command started by [`Workspace::spawn_pulumi`], still running.
+pub struct Running<'w> {
+    workspace: &'w Workspace,
+    pub child: std::process::Child,
+    command: String,
+    stdout_path: PathBuf,
+    stderr_path: PathBuf,
+}
+
+impl Running<'_> {
+    /// What the command has printed to stdout so far.
+    pub fn stdout_so_far(&self) -> String {
+        std::fs::read_to_string(&self.stdout_path).unwrap_or_default()
+    }
+
+    /// Sends `signal` to the CLI process alone, as `kill -INT <pid>` would.
+    pub fn signal(&self, signal: libc::c_int) -> anyhow::Result<()> {
+        let pid = libc::pid_t::try_from(self.child.id())?;
+        // SAFETY: kill(2) with a pid we own and a valid signal number has no memory effects.
+        anyhow::ensure!(unsafe { libc::kill(pid, signal) } == 0, "kill({pid}, {signal})");
+        Ok(())
+    }
+
+    /// Waits for the command to exit, killing it (and its process group) after `timeout`;
+    /// then kills whatever the workspace left running.
+    pub fn wait(mut self, timeout: Duration) -> anyhow::Result<CommandOutput> {
+        let deadline = Instant::now() + timeout;
+        let (code, timed_out) = loop {
+            if let Some(status) = self.child.try_wait()? {
+                break (status.code(), false);
+            }
+            if Instant::now() >= deadline {
+                super::kill_process_group(self.child.id());
+                let status = self.child.wait()?;
+                break (status.code(), true);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        super::kill_process_group(self.child.id());
+        self.workspace.kill_leftovers();
+        Ok(CommandOutput {
+            command: self.command,
+            code,
+            timed_out,
+            stdout: std::fs::read_to_string(&self.stdout_path).unwrap_or_default(),
+            stderr: std::fs::read_to_string(&self.stderr_path).unwrap_or_default(),
+        })
     }
 }
 
