@@ -90,7 +90,7 @@ struct Write<'a> {
 /// Plans made by Diff, kept for the final-plan check of the Update that follows, with the
 /// prior state and configuration each was planned from.
 ///
-/// Only plans an Update will consume are kept ([`update_follows`]), and Update takes its
+/// Only plans an Update will consume are kept (`update_follows`), and Update takes its
 /// plan out, preview or not: a deployment of thousands of unchanged resources keeps
 /// nothing, where it once kept three values per resource until the process exited.
 #[derive(Default)]
