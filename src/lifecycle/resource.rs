@@ -205,10 +205,15 @@ impl Resource<'_> {
         let mut warnings = Warnings::default();
         let (prior, meta) = warnings.keep(self.upgrade(id, olds).await?);
         let (config, _) = self.config(news)?;
-        let planned = warnings.keep(self.plan(&prior, &meta.private, &config).await?);
+        let planned = warnings.keep(self.plan(&prior, &meta.private, &[], &config).await?);
         cache.put(
             &self.urn,
-            EarlierPlan { prior: prior.clone(), config: config.clone(), planned: planned.value.clone() },
+            EarlierPlan {
+                prior: prior.clone(),
+                config: config.clone(),
+                planned: planned.value.clone(),
+                private: planned.private.clone(),
+            },
         );
         let warnings = warnings.into_vec();
         if planned.value.is_wholly_known() && planned.value.equals_ignoring_refinements(&prior) {
@@ -268,7 +273,12 @@ impl Resource<'_> {
         let previous_meta = (!prior.is_null()).then_some(&meta);
         let (config, secrets) = self.config(write.news)?;
         let config = with_operation_timeout(&self.schema.block, &config, change.as_str(), write.timeout_seconds);
-        let planned = warnings.keep(self.plan(&prior, &meta.private, &config).await?);
+        // The plan Diff made of this update is the saved plan: its private bytes go back to
+        // the provider with the plan made now (protocol 6.11, `store_planned_private`). A
+        // preview leaves it for the Update that follows.
+        let earlier = if write.preview { None } else { cache.and_then(|cache| cache.take(&self.urn)) };
+        let saved_private = checks::saved_plan_private(&self.schema.block, earlier.as_ref(), &prior, &config);
+        let planned = warnings.keep(self.plan(&prior, &meta.private, saved_private, &config).await?);
         if write.preview {
             let outputs = self.outputs(&planned.value, &secrets, &self.meta(previous_meta, meta.private.clone()))?;
             let id = match previous_meta {
@@ -277,7 +287,7 @@ impl Resource<'_> {
             };
             return Ok(Written { id, outputs, inputs: None, warnings: warnings.into_vec() });
         }
-        if let Some(earlier) = cache.and_then(|cache| cache.take(&self.urn)) {
+        if let Some(earlier) = &earlier {
             self.check_final_plan(&earlier, &prior, &config, &planned.value)?;
         }
         let limit = limit(write.timeout_seconds);

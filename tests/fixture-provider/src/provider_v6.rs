@@ -31,6 +31,11 @@ impl ProviderV6 {
 
 protocol_conversions!();
 
+/// The saved plan's private bytes a plan request carries (protocol 6.11).
+fn saved_plan_private(request: &pb::plan_resource_change::Request) -> Vec<u8> {
+    request.planned_private.clone()
+}
+
 provider_service! {
     impl pb::provider_server::Provider for ProviderV6 {
         type ListResourceStream = BoxStream<pb::list_resource::Event>;

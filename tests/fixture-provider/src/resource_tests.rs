@@ -84,6 +84,7 @@ fn plan(
         proposed_new_state: state(fixture, type_name, proposed),
         config: state(fixture, type_name, config),
         prior_private: Vec::new(),
+        planned_private: Vec::new(),
     })
 }
 
