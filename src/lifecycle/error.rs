@@ -113,6 +113,10 @@ pub enum Operation {
     ValidateDataResourceConfig,
     ReadDataSource,
     CallFunction,
+    ValidateActionConfig,
+    PlanAction,
+    InvokeAction,
+    GenerateResourceConfig,
 }
 
 impl Operation {
@@ -139,6 +143,10 @@ impl fmt::Display for Operation {
             Operation::ValidateDataResourceConfig => "ValidateDataResourceConfig",
             Operation::ReadDataSource => "ReadDataSource",
             Operation::CallFunction => "CallFunction",
+            Operation::ValidateActionConfig => "ValidateActionConfig",
+            Operation::PlanAction => "PlanAction",
+            Operation::InvokeAction => "InvokeAction",
+            Operation::GenerateResourceConfig => "GenerateResourceConfig",
         })
     }
 }

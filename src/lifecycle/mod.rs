@@ -9,6 +9,7 @@
 //! - `resource`: Check, Diff, Create, Update, Delete and Read on top of those calls.
 //! - `provider_config`: CheckConfig, DiffConfig and Configure.
 //! - `invoke`: data sources and provider-defined functions.
+//! - `action`: Terraform actions, invoked as functions (planned in a preview, run in an update).
 //! - `terraform_config`: the provider resource's `terraformConfig` method.
 //! - `proposed_new`: the proposed new state sent with every `PlanResourceChange`, and the
 //!   data-source plan Terraform core makes itself.
@@ -17,8 +18,10 @@
 //! Architecture invariant: no `pulumirpc`, tonic or prost types; the server translates
 //! Pulumi requests into these terms and [`LifecycleError`]s into statuses.
 
+mod action;
 mod calls;
 mod checks;
+mod deferral;
 mod detailed_diff;
 mod error;
 pub(crate) mod inputs;
@@ -33,6 +36,7 @@ mod terraform_config;
 mod tests;
 
 // What the server and the binaries use; everything else stays inside `lifecycle`.
+pub use action::{ActionMode, ActionRun};
 pub use calls::Resource;
 pub use checks::CheckFailure;
 pub use detailed_diff::{DiffKind, PropertyDiff};

@@ -46,7 +46,7 @@ pub struct Parameterized {
     pub downloaded: bool,
     /// Optional protocol features the provider declared (e.g. `plan_destroy`).
     pub(super) capabilities: ServerCapabilities,
-    /// Pulumi token → Terraform name, for resources, data sources and functions.
+    /// Pulumi token → Terraform name, for resources, data sources, functions and actions.
     by_token: BTreeMap<String, (TokenKind, String)>,
 }
 
@@ -56,6 +56,8 @@ pub enum TokenKind {
     Resource,
     DataSource,
     Function,
+    /// A Terraform action, invoked as a function (`lifecycle/action.rs`).
+    Action,
 }
 
 /// Why a provider could not be made ready.
@@ -137,6 +139,7 @@ pub async fn start_provider(
         .map(|(tf, token)| (token.to_owned(), (TokenKind::Resource, tf.to_owned())))
         .chain(names.data_sources().map(|(tf, token)| (token.to_owned(), (TokenKind::DataSource, tf.to_owned()))))
         .chain(names.functions().map(|(tf, token)| (token.to_owned(), (TokenKind::Function, tf.to_owned()))))
+        .chain(names.actions().map(|(tf, token)| (token.to_owned(), (TokenKind::Action, tf.to_owned()))))
         .collect();
     let parameter = ParameterValue {
         remote: source_address.as_ref().map(|url| RemoteValue { url: url.clone(), version: package_version.clone() }),

@@ -421,7 +421,16 @@ impl Resource<'_> {
         };
         let outputs = self.outputs(&state, &[], &self.meta(None, private))?;
         let new_id = state::resource_id(&self.props, &state).unwrap_or_else(|| id.to_owned());
-        let inputs = inputs_from_outputs(&self.schema.block, &self.props.names, &outputs);
+        // The provider's own configuration when it writes one (GenerateResourceConfig, as
+        // `terraform plan -generate-config-out` uses it); else the Go implementation's
+        // derivation, so imports stay identical with either implementation.
+        let inputs = match warnings.keep(self.generate_config(&state).await?) {
+            Some(config) => {
+                let generated = self.outputs(&config, &[], &Meta::default())?;
+                inputs_from_outputs(&self.schema.block, &self.props.names, &generated)
+            }
+            None => inputs_from_outputs(&self.schema.block, &self.props.names, &outputs),
+        };
         Ok(Written { id: new_id, outputs, inputs: Some(inputs), warnings: warnings.into_vec() })
     }
 }

@@ -25,6 +25,7 @@ mod objects;
 mod package;
 
 pub use functions::argument_names;
+pub use members::ACTION_URN_ARGUMENT;
 pub use names::{PropertyName, PropertyNames, ProviderNames, ResourceId, ResourceProperties, TokenFilter};
 
 use crate::pulumi::PackageSpec;
@@ -76,6 +77,9 @@ pub enum Warning {
     /// An ephemeral resource; Pulumi has no equivalent yet, so it is not translated.
     #[error("ephemeral resource {tf_name} is not translated: the package schema has no ephemeral resources")]
     EphemeralResourceSkipped { tf_name: String },
+    /// An action that cannot be a function.
+    #[error("action {tf_name} is not translated: {reason}")]
+    ActionSkipped { tf_name: String, reason: String },
     /// A list resource; not translated yet.
     #[error("list resource {tf_name} is not translated")]
     ListResourceSkipped { tf_name: String },

@@ -48,6 +48,8 @@ pub struct ProviderNames {
     resources: BTreeMap<String, String>,
     data_sources: BTreeMap<String, String>,
     functions: BTreeMap<String, String>,
+    /// Actions, as functions `pkg:index/invoke<Name>:invoke<Name>` (docs/schema-mapping.md).
+    actions: BTreeMap<String, String>,
 }
 
 /// One property of an object: its two names, and whether it is a list or set block with
@@ -242,6 +244,7 @@ impl ProviderNames {
             resources: BTreeMap::new(),
             data_sources: BTreeMap::new(),
             functions: BTreeMap::new(),
+            actions: BTreeMap::new(),
         };
 
         let mut resource_dedup = Deduplicator::default();
@@ -269,6 +272,18 @@ impl ProviderNames {
                 warnings.push(Warning::TokenCollision { tf_name: tf_name.clone(), token: names.token(&name) });
             }
             names.functions.insert(tf_name.clone(), names.token(&name));
+        }
+
+        // Actions are functions too, named with Terraform's verb for them so that they never
+        // meet a resource's module (Python puts both in one directory) or a data source's
+        // `get` name.
+        for tf_name in schema.actions.keys().filter(|k| filter.keeps(k)) {
+            let natural = names.member_name(tf_name, "invoke", &mut warnings);
+            let name = function_dedup.unique(&natural);
+            if name != natural {
+                warnings.push(Warning::TokenCollision { tf_name: tf_name.clone(), token: names.token(&name) });
+            }
+            names.actions.insert(tf_name.clone(), names.token(&name));
         }
 
         (names, warnings)
@@ -307,6 +322,14 @@ impl ProviderNames {
 
     pub fn functions(&self) -> impl Iterator<Item = (&str, &str)> {
         self.functions.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+
+    pub fn action_token(&self, tf_name: &str) -> Option<&str> {
+        self.actions.get(tf_name).map(String::as_str)
+    }
+
+    pub fn actions(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.actions.iter().map(|(k, v)| (k.as_str(), v.as_str()))
     }
 
     /// `pkg:index/<lowerName>:<Name>`.

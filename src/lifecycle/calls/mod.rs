@@ -13,6 +13,8 @@
 //!   ValidateDataResourceConfig, ReadDataSource, CallFunction.
 //! - `resource`: [`Resource`] and the calls that read or load a resource:
 //!   ValidateResourceConfig, UpgradeResourceState, ReadResource, ImportResourceState.
+//! - `action`: ValidateActionConfig, PlanAction and InvokeAction (streamed progress).
+//! - `generate`: GenerateResourceConfig, the provider's own configuration of an import.
 //! - `change`: the calls that change one: PlanResourceChange (and its destroy form), the
 //!   final-plan check, ApplyResourceChange (interruptible).
 //!
@@ -21,7 +23,9 @@
 //!
 //! Architecture invariant: no Pulumi property values except in error paths; values are cty.
 
+mod action;
 mod change;
+mod generate;
 mod provider;
 mod resource;
 

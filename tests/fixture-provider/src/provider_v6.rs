@@ -116,6 +116,73 @@ provider_service! {
             Ok(Response::new(pb::configure_provider::Response { diagnostics: diagnostics_of(diagnostics) }))
         }
 
+        async fn validate_action_config(
+            &self,
+            request: Request<pb::validate_action_config::Request>,
+        ) -> Result<Response<pb::validate_action_config::Response>, Status> {
+            self.fixture.enter("ValidateActionConfig").await?;
+            let request = request.into_inner();
+            if self.fixture.action_unimplemented(&request.type_name) {
+                return Err(Fixture::unimplemented("ValidateActionConfig"));
+            }
+            let diagnostics = self.fixture.validate_action_config(&request.type_name, &msgpack_of(request.config));
+            Ok(Response::new(pb::validate_action_config::Response { diagnostics: diagnostics_of(diagnostics) }))
+        }
+
+        async fn plan_action(
+            &self,
+            request: Request<pb::plan_action::Request>,
+        ) -> Result<Response<pb::plan_action::Response>, Status> {
+            self.fixture.enter("PlanAction").await?;
+            let request = request.into_inner();
+            if self.fixture.action_unimplemented(&request.action_type) {
+                return Err(Fixture::unimplemented("PlanAction"));
+            }
+            let diagnostics = self.fixture.plan_action(&request.action_type, &msgpack_of(request.config));
+            Ok(Response::new(pb::plan_action::Response { diagnostics: diagnostics_of(diagnostics), deferred: None }))
+        }
+
+        async fn invoke_action(
+            &self,
+            request: Request<pb::invoke_action::Request>,
+        ) -> Result<Response<Self::InvokeActionStream>, Status> {
+            use crate::terraform_1_14::ActionEventOut;
+            use pb::invoke_action::event::{Completed, Progress, Type};
+            self.fixture.enter("InvokeAction").await?;
+            let request = request.into_inner();
+            if self.fixture.action_unimplemented(&request.action_type) {
+                return Err(Fixture::unimplemented("InvokeAction"));
+            }
+            let events = self.fixture.invoke_action(&request.action_type, &msgpack_of(request.config));
+            let events = events.into_iter().map(|event| match event {
+                ActionEventOut::Progress(message) => {
+                    Ok(pb::invoke_action::Event { r#type: Some(Type::Progress(Progress { message })) })
+                }
+                ActionEventOut::Completed(diagnostics) => Ok(pb::invoke_action::Event {
+                    r#type: Some(Type::Completed(Completed { diagnostics: diagnostics_of(diagnostics) })),
+                }),
+                ActionEventOut::StreamError(message) => Err(Status::internal(message)),
+            });
+            Ok(Response::new(Box::pin(tokio_stream::iter(events.collect::<Vec<_>>()))))
+        }
+
+        async fn generate_resource_config(
+            &self,
+            request: Request<pb::generate_resource_config::Request>,
+        ) -> Result<Response<pb::generate_resource_config::Response>, Status> {
+            self.fixture.enter("GenerateResourceConfig").await?;
+            let request = request.into_inner();
+            if self.fixture.schema.actions.is_empty() {
+                return Err(Fixture::unimplemented("GenerateResourceConfig"));
+            }
+            let (config, diagnostics) =
+                self.fixture.generate_resource_config(&request.type_name, &msgpack_of(request.state));
+            Ok(Response::new(pb::generate_resource_config::Response {
+                config: dynamic_value(config),
+                diagnostics: diagnostics_of(diagnostics),
+            }))
+        }
+
         async fn stop_provider(
             &self,
             _request: Request<pb::stop_provider::Request>,
@@ -128,7 +195,6 @@ provider_service! {
     unimplemented {
         upgrade_resource_identity(pb::upgrade_resource_identity::Request) -> pb::upgrade_resource_identity::Response = "UpgradeResourceIdentity";
         move_resource_state(pb::move_resource_state::Request) -> pb::move_resource_state::Response = "MoveResourceState";
-        generate_resource_config(pb::generate_resource_config::Request) -> pb::generate_resource_config::Response = "GenerateResourceConfig";
         validate_ephemeral_resource_config(pb::validate_ephemeral_resource_config::Request) -> pb::validate_ephemeral_resource_config::Response = "ValidateEphemeralResourceConfig";
         open_ephemeral_resource(pb::open_ephemeral_resource::Request) -> pb::open_ephemeral_resource::Response = "OpenEphemeralResource";
         renew_ephemeral_resource(pb::renew_ephemeral_resource::Request) -> pb::renew_ephemeral_resource::Response = "RenewEphemeralResource";
@@ -143,8 +209,5 @@ provider_service! {
         unlock_state(pb::unlock_state::Request) -> pb::unlock_state::Response = "UnlockState";
         get_states(pb::get_states::Request) -> pb::get_states::Response = "GetStates";
         delete_state(pb::delete_state::Request) -> pb::delete_state::Response = "DeleteState";
-        plan_action(pb::plan_action::Request) -> pb::plan_action::Response = "PlanAction";
-        invoke_action(pb::invoke_action::Request) -> Self::InvokeActionStream = "InvokeAction";
-        validate_action_config(pb::validate_action_config::Request) -> pb::validate_action_config::Response = "ValidateActionConfig";
     }
 }
