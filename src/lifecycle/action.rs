@@ -51,7 +51,7 @@ pub(crate) fn action_urn(tf_name: &str, args: &PropertyMap, mode: ActionMode) ->
     match value {
         Some(PropertyValue::String(urn)) if !urn.is_empty() => Ok(Some(urn.clone())),
         Some(PropertyValue::Unknown(_)) if mode == ActionMode::Plan => Ok(None),
-        None | Some(PropertyValue::Null) => {
+        None | Some(PropertyValue::Null | PropertyValue::String(_)) => {
             Err(failure(format!("missing required argument 'urn' to Invoke for action {tf_name:?}")))
         }
         Some(PropertyValue::Unknown(_)) => {

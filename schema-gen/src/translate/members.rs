@@ -45,8 +45,10 @@ pub(super) fn package(config: &TranslateConfig, names: &ProviderNames, warnings:
     let mut functions = BTreeMap::new();
     for (tf_name, token) in names.data_sources() {
         let data_source_schema = &schema.data_sources[tf_name];
-        functions
-            .insert(token.to_owned(), data_source(tf_name, token, data_source_schema, names, &mut table, warnings));
+        functions.insert(
+            token.to_owned(),
+            data_source(tf_name, token, data_source_schema, names, &mut table, warnings, true),
+        );
     }
     for (tf_name, token) in names.functions() {
         let function = &schema.functions[tf_name];
@@ -184,6 +186,9 @@ fn resource(
     spec
 }
 
+/// `record_inputs`: also record the input-position required fields of the nested types (a
+/// data source's arguments). Actions do not: their nested types may be shared with a data
+/// source's, whose specs must stay exactly as the Go implementation emits them.
 fn data_source(
     tf_name: &str,
     token: &str,
@@ -191,6 +196,7 @@ fn data_source(
     names: &ProviderNames,
     table: &mut TypeTable,
     warnings: &mut Vec<Warning>,
+    record_inputs: bool,
 ) -> FunctionSpec {
     let block = &schema.block;
     let function_name = token_name(token);
@@ -236,7 +242,7 @@ fn data_source(
         module: "index",
         position: Position::Input,
     };
-    for name in properties.iter() {
+    for name in properties.iter().filter(|_| record_inputs) {
         let Some(field) = object.field(&name.tf_name) else { continue };
         if field.is_input() && field.needs_names() {
             let (type_name, field_origin) = top_level_names(function_name, &origin, name, field);
@@ -288,7 +294,7 @@ fn action(
         });
         return None;
     }
-    let mut spec = data_source(tf_name, token, schema, names, table, warnings);
+    let mut spec = data_source(tf_name, token, schema, names, table, warnings, false);
     spec.outputs = None;
     let mut inputs =
         spec.inputs.take().unwrap_or_else(|| ObjectTypeSpec { ty: "object".to_owned(), ..ObjectTypeSpec::default() });
