@@ -288,7 +288,7 @@ impl Resource<'_> {
             return Ok(Written { id, outputs, inputs: None, warnings: warnings.into_vec() });
         }
         if let Some(earlier) = &earlier {
-            self.check_final_plan(&earlier, &prior, &config, &planned.value)?;
+            self.check_final_plan(earlier, &prior, &config, &planned.value)?;
         }
         let limit = limit(write.timeout_seconds);
         let applied = warnings.keep(
