@@ -207,8 +207,9 @@ fn collapse_numbered_types(go: &Value, ours: &mut Value) -> Vec<String> {
     folds.into_keys().collect()
 }
 
-/// Our addition the Go implementation lacks (docs/schema-mapping.md §9): ephemeral resources
-/// as functions `<pkg>:index/open<Name>:open<Name>`, whose results are all secret. Removes
+/// Our additions the Go implementation lacks (docs/schema-mapping.md §9 and §11): ephemeral
+/// resources as functions `<pkg>:index/open<Name>:open<Name>`, whose results are all secret,
+/// and actions as functions `<pkg>:index/invoke<Name>:invoke<Name>`. Removes
 /// them (and the object types only they use) from ours, after checking that each has that
 /// shape, so that the rest must equal Go's exactly.
 fn without_ephemeral_functions(go: &Value, ours: &mut Value) {
@@ -218,8 +219,9 @@ fn without_ephemeral_functions(go: &Value, ours: &mut Value) {
     for token in &added {
         let member = token.rsplit(':').next().unwrap_or_default();
         assert!(
-            member.starts_with("open") && token.ends_with(&format!("index/{member}:{member}")),
-            "our schema has a function the Go implementation lacks that is not an ephemeral resource: {token}"
+            (member.starts_with("open") || member.starts_with("invoke"))
+                && token.ends_with(&format!("index/{member}:{member}")),
+            "our schema has a function the Go implementation lacks that is neither an ephemeral resource nor an action: {token}"
         );
         let spec = functions.shift_remove(token).unwrap_or_default();
         for (name, property) in spec["outputs"]["properties"].as_object().cloned().unwrap_or_default() {

@@ -10,8 +10,8 @@ use common::real_provider;
 use common::versions;
 use expect_test::expect;
 use tfbridge::tfplugin::types::{
-    ApplyResourceChangeRequest, DynamicValue, MoveResourceStateRequest, PlanResourceChangeRequest, RawState,
-    ReadResourceRequest, UpgradeResourceStateRequest,
+    ApplyResourceChangeRequest, DynamicValue, PlanResourceChangeRequest, RawState, ReadResourceRequest,
+    UpgradeResourceStateRequest,
 };
 use tfbridge::tfplugin::{LaunchConfig, ProviderClient, Support, launch};
 
@@ -253,17 +253,6 @@ async fn provider_functions_over_protocol_5_and_6() -> anyhow::Result<()> {
     // An old provider without functions: CallFunction is unsupported, not an error.
     let null = launch_real("null", versions::NULL).await?;
     assert_eq!(null.call_function("anything", &[]).await?, Support::Unsupported);
-    let moved = null
-        .move_resource_state(&MoveResourceStateRequest {
-            source_provider_address: "registry.terraform.io/hashicorp/null".to_owned(),
-            source_type_name: "null_resource".to_owned(),
-            source_schema_version: 0,
-            source_state: RawState::Json(br#"{"id":"1"}"#.to_vec()),
-            target_type_name: "null_resource".to_owned(),
-            source_private: Vec::new(),
-        })
-        .await?;
-    assert_eq!(moved, Support::Unsupported);
     null.shutdown().await;
     Ok(())
 }

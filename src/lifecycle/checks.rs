@@ -219,6 +219,33 @@ pub struct EarlierPlan {
     pub prior: Value,
     pub config: Value,
     pub planned: Value,
+    /// The plan's `planned_private` bytes (protocol 6.11 sends them back when planning again
+    /// at apply time).
+    pub private: Vec<u8>,
+}
+
+/// Whether `earlier` was planned from this prior state and configuration (whose unknowns
+/// may since have become known). Only then does it say anything about the plan made now.
+fn same_request(block: &Block, earlier: &EarlierPlan, prior: &Value, config: &Value) -> bool {
+    earlier.prior.equals_ignoring_refinements(prior)
+        && invariants::assert_object_compatible(block, &earlier.config, config).is_empty()
+}
+
+/// The `planned_private` to send with the plan made at apply time: the bytes of the saved
+/// plan (the one Diff made of the same request), as Terraform 1.16 sends a saved plan's
+/// private bytes back to a provider that was told `store_planned_private`. Nothing when
+/// there is no such plan (a create, whose only plan is the one made now, or a Diff of
+/// another request).
+pub fn saved_plan_private<'a>(
+    block: &Block,
+    earlier: Option<&'a EarlierPlan>,
+    prior: &Value,
+    config: &Value,
+) -> &'a [u8] {
+    match earlier {
+        Some(earlier) if !prior.is_null() && same_request(block, earlier, prior, config) => &earlier.private,
+        _ => &[],
+    }
 }
 
 /// Terraform's "inconsistent final plan" check: the plan made at apply time may only fill
@@ -233,9 +260,7 @@ pub fn final_plan_violations(
     config: &Value,
     planned: &Value,
 ) -> Vec<Violation> {
-    let same_request = earlier.prior.equals_ignoring_refinements(prior)
-        && invariants::assert_object_compatible(block, &earlier.config, config).is_empty();
-    if !same_request {
+    if !same_request(block, earlier, prior, config) {
         return Vec::new();
     }
     invariants::assert_object_compatible(block, &earlier.planned, planned)

@@ -121,6 +121,10 @@ pub enum Operation {
     UpgradeResourceIdentity,
     ValidateListResourceConfig,
     ListResource,
+    ValidateActionConfig,
+    PlanAction,
+    InvokeAction,
+    GenerateResourceConfig,
 }
 
 impl Operation {
@@ -155,6 +159,10 @@ impl fmt::Display for Operation {
             Operation::UpgradeResourceIdentity => "UpgradeResourceIdentity",
             Operation::ValidateListResourceConfig => "ValidateListResourceConfig",
             Operation::ListResource => "ListResource",
+            Operation::ValidateActionConfig => "ValidateActionConfig",
+            Operation::PlanAction => "PlanAction",
+            Operation::InvokeAction => "InvokeAction",
+            Operation::GenerateResourceConfig => "GenerateResourceConfig",
         })
     }
 }

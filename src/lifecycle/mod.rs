@@ -10,6 +10,7 @@
 //! - `provider_config`: CheckConfig, DiffConfig and Configure.
 //! - `invoke`: data sources and provider-defined functions.
 //! - `ephemeral`: ephemeral resources as functions: open, renew, close at the end.
+//! - `action`: Terraform actions, invoked as functions (planned in a preview, run in an update).
 //! - `terraform_config`: the provider resource's `terraformConfig` method.
 //! - `proposed_new`: the proposed new state sent with every `PlanResourceChange`, and the
 //!   data-source plan Terraform core makes itself.
@@ -21,8 +22,10 @@
 //! Architecture invariant: no `pulumirpc`, tonic or prost types; the server translates
 //! Pulumi requests into these terms and [`LifecycleError`]s into statuses.
 
+mod action;
 mod calls;
 mod checks;
+mod deferral;
 mod detailed_diff;
 mod ephemeral;
 mod error;
@@ -42,6 +45,7 @@ mod tests;
 mod write_only;
 
 // What the server and the binaries use; everything else stays inside `lifecycle`.
+pub use action::{ActionMode, ActionRun};
 pub use calls::Resource;
 pub use checks::CheckFailure;
 pub use detailed_diff::{DiffKind, PropertyDiff};

@@ -53,7 +53,7 @@ pub struct Parameterized {
     pub downloaded: bool,
     /// Optional protocol features the provider declared (e.g. `plan_destroy`).
     pub(super) capabilities: ServerCapabilities,
-    /// Pulumi token → Terraform name, for resources, data sources and functions.
+    /// Pulumi token → Terraform name, for resources, data sources, functions and actions.
     by_token: BTreeMap<String, (TokenKind, String)>,
     /// The ephemeral resources open now (`ephemeral.rs`).
     pub(super) ephemerals: super::ephemeral::OpenEphemerals,
@@ -71,6 +71,8 @@ pub enum TokenKind {
     Function,
     /// An ephemeral resource, invoked as a function `open<Name>`.
     EphemeralResource,
+    /// A Terraform action, invoked as a function (`lifecycle/action.rs`).
+    Action,
 }
 
 /// Why a provider could not be made ready.
@@ -174,6 +176,7 @@ pub async fn start_provider_with_cache(
                 .ephemeral_resources()
                 .map(|(tf, token)| (token.to_owned(), (TokenKind::EphemeralResource, tf.to_owned()))),
         )
+        .chain(names.actions().map(|(tf, token)| (token.to_owned(), (TokenKind::Action, tf.to_owned()))))
         .collect();
     let parameter = ParameterValue {
         remote: source_address.as_ref().map(|url| RemoteValue { url: url.clone(), version: package_version.clone() }),

@@ -244,7 +244,7 @@ impl Resource<'_> {
         let (prior, meta) = warnings.keep(self.upgrade(id, olds).await?);
         let (config, _) = self.config(news)?;
         let prior_identity = self.stored_identity(&meta)?;
-        let planned = warnings.keep(self.plan(&prior, &meta.private, prior_identity.as_ref(), &config).await?);
+        let planned = warnings.keep(self.plan(&prior, &meta.private, prior_identity.as_ref(), &[], &config).await?);
         let warnings = warnings.into_vec();
         let diffed = if planned.value.is_wholly_known() && planned.value.equals_ignoring_refinements(&prior) {
             Diffed { warnings, ..Diffed::default() }
@@ -258,7 +258,7 @@ impl Resource<'_> {
             let diffs = top_level_keys(detailed.iter().map(|d| &d.path));
             Diffed { changes: true, replaces, diffs, detailed, warnings }
         };
-        cache.keep(&self.urn, EarlierPlan { prior, config, planned: planned.value }, &diffed);
+        cache.keep(&self.urn, EarlierPlan { prior, config, planned: planned.value, private: planned.private }, &diffed);
         Ok(diffed)
     }
 
@@ -307,9 +307,17 @@ impl Resource<'_> {
         let (config, secrets) = self.config(write.news)?;
         let config = with_operation_timeout(&self.schema.block, &config, change.as_str(), write.timeout_seconds);
         let prior_identity = self.stored_identity(&meta)?;
-        let planned = warnings.keep(self.plan(&prior, &meta.private, prior_identity.as_ref(), &config).await?);
-        // Update takes its plan out whether or not it applies, so nothing outlives it.
+        // Update takes its plan out whether or not it applies, so nothing outlives it. The
+        // plan Diff made of this update is the saved plan: at apply time its private bytes go
+        // back to the provider with the plan made now (protocol 6.11, `store_planned_private`).
         let earlier = cache.and_then(|cache| cache.take(&self.urn));
+        let saved_private: &[u8] = if write.preview {
+            &[]
+        } else {
+            checks::saved_plan_private(&self.schema.block, earlier.as_ref(), &prior, &config)
+        };
+        let planned =
+            warnings.keep(self.plan(&prior, &meta.private, prior_identity.as_ref(), saved_private, &config).await?);
         if write.preview {
             // The planned identity may still be unknown-free but is not the provider's final
             // word; a preview keeps the stored one.
@@ -321,8 +329,8 @@ impl Resource<'_> {
             };
             return Ok(Written { id, outputs, inputs: None, warnings: warnings.into_vec() });
         }
-        if let Some(earlier) = earlier {
-            self.check_final_plan(&earlier, &prior, &config, &planned.value)?;
+        if let Some(earlier) = &earlier {
+            self.check_final_plan(earlier, &prior, &config, &planned.value)?;
         }
         let limit = limit(write.timeout_seconds);
         let applied = warnings.keep(
@@ -484,7 +492,16 @@ impl Resource<'_> {
             ImportKey::Identity { id, .. } => id.clone().unwrap_or_else(|| MISSING_ID.to_owned()),
         };
         let new_id = state::resource_id(&self.props, &read.state).unwrap_or(fallback_id);
-        let inputs = inputs_from_outputs(&self.schema.block, &self.props.names, &outputs);
+        // The provider's own configuration when it writes one (GenerateResourceConfig, as
+        // `terraform plan -generate-config-out` uses it); else the Go implementation's
+        // derivation, so imports stay identical with either implementation.
+        let inputs = match warnings.keep(self.generate_config(&read.state).await?) {
+            Some(config) => {
+                let generated = self.outputs(&config, &[], &Meta::default())?;
+                inputs_from_outputs(&self.schema.block, &self.props.names, &generated)
+            }
+            None => inputs_from_outputs(&self.schema.block, &self.props.names, &outputs),
+        };
         Ok(Written { id: new_id, outputs, inputs: Some(inputs), warnings: warnings.into_vec() })
     }
 }
@@ -533,6 +550,7 @@ mod plan_cache_tests {
             prior: Value::null(Type::String),
             config: Value::null(Type::String),
             planned: Value::null(Type::String),
+            private: Vec::new(),
         }
     }
 

@@ -7,6 +7,7 @@
 //! Architecture invariant: this is the only module that touches `pulumirpc` types, and
 //! the only place where domain errors become `tonic::Status`.
 
+mod actions;
 mod call;
 mod engine;
 mod list;
@@ -30,6 +31,9 @@ pub use engine::{EngineLog, InvalidEngineAddress, Severity};
 pub struct EngineInfo {
     pub root_directory: Option<String>,
     pub program_directory: Option<String>,
+    /// Whether the engine sets `InvokeRequest.preview` (Handshake's `invoke_with_preview`);
+    /// actions need it to tell a preview from an update.
+    pub invoke_with_preview: bool,
 }
 
 /// The provider service. One instance serves one engine connection for the life of the
@@ -137,8 +141,11 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
         if let Err(err) = self.engine_log.connect(&request.engine_address) {
             return Err(Status::invalid_argument(err.to_string()));
         }
-        *self.engine_info.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) =
-            EngineInfo { root_directory: request.root_directory, program_directory: request.program_directory };
+        *self.engine_info.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = EngineInfo {
+            root_directory: request.root_directory,
+            program_directory: request.program_directory,
+            invoke_with_preview: request.invoke_with_preview,
+        };
         Ok(Response::new(pulumirpc::ProviderHandshakeResponse {
             accept_secrets: true,
             accept_resources: true,

@@ -44,7 +44,7 @@ fn resource<'p>(provider: &'p Parameterized, token: &str, urn: &str) -> Result<R
     provider.resource(token, urn).map_err(status)
 }
 
-fn failures(failures: Vec<CheckFailure>) -> Vec<pulumirpc::CheckFailure> {
+pub(super) fn failures(failures: Vec<CheckFailure>) -> Vec<pulumirpc::CheckFailure> {
     failures.into_iter().map(|f| pulumirpc::CheckFailure { property: f.property, reason: f.reason }).collect()
 }
 
@@ -322,6 +322,9 @@ impl Provider {
         request: pulumirpc::InvokeRequest,
     ) -> Result<pulumirpc::InvokeResponse, Status> {
         let provider = self.parameterized().await?;
+        if provider.action_name(&request.tok).is_some() {
+            return self.do_invoke_action(request).await;
+        }
         let args = properties(request.args.as_ref(), "args")?;
         let invoked = provider.invoke(&request.tok, &args).await.map_err(status)?;
         for warning in &invoked.warnings {

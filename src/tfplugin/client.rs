@@ -23,9 +23,10 @@ use super::identity_list::{
 use super::launch::shut_down_process;
 use super::output::ProviderOutput;
 use super::process::OwnedProcess;
+use super::terraform_1_14::{ActionEvents, ActionStream};
 use super::types::{
     ApplyResourceChangeRequest, ApplyResourceChangeResponse, CallFunctionResponse, Diagnostic, DynamicValue,
-    GetFunctionsResponse, ImportResourceStateResponse, MoveResourceStateRequest, MoveResourceStateResponse,
+    GenerateResourceConfigResponse, GetFunctionsResponse, ImportResourceStateResponse, PlanActionResponse,
     PlanResourceChangeRequest, PlanResourceChangeResponse, ProviderMetadata, ProviderSchemaResponse,
     ReadDataSourceRequest, ReadDataSourceResponse, ReadResourceRequest, ReadResourceResponse, Support,
     UpgradeResourceStateRequest, UpgradeResourceStateResponse, ValidateProviderConfigResponse,
@@ -309,17 +310,6 @@ impl ProviderClient {
         self.call_failed(rpc, RpcFailure::Status(status)).await
     }
 
-    /// Protocol 5.5/6.5, and only when the provider declares the `move_resource_state`
-    /// capability; others answer `Unimplemented`.
-    pub async fn move_resource_state(
-        &self,
-        request: &MoveResourceStateRequest,
-    ) -> Result<Support<MoveResourceStateResponse>, CallError> {
-        Self::optional(
-            dispatch!(self, ("MoveResourceState", "MoveResourceState"), |client| client.move_resource_state(request))
-        )
-    }
-
     pub async fn read_data_source(&self, request: &ReadDataSourceRequest) -> Result<ReadDataSourceResponse, CallError> {
         dispatch!(self, ("ReadDataSource", "ReadDataSource"), |client| client.read_data_source(request))
     }
@@ -374,6 +364,55 @@ impl ProviderClient {
     ) -> Result<Vec<Diagnostic>, CallError> {
         dispatch!(self, ("CloseEphemeralResource", "CloseEphemeralResource"), |client| client
             .close_ephemeral_resource(type_name, private))
+    }
+
+    /// Protocol 5.10/6.10 (Terraform 1.14); older providers answer `Unimplemented`.
+    pub async fn validate_action_config(
+        &self,
+        type_name: &str,
+        config: &DynamicValue,
+    ) -> Result<Support<Vec<Diagnostic>>, CallError> {
+        Self::optional(dispatch!(self, ("ValidateActionConfig", "ValidateActionConfig"), |client| client
+            .validate_action_config(type_name, config)))
+    }
+
+    /// Protocol 5.10/6.10 (Terraform 1.14); older providers answer `Unimplemented`.
+    pub async fn plan_action(
+        &self,
+        action_type: &str,
+        config: &DynamicValue,
+    ) -> Result<Support<PlanActionResponse>, CallError> {
+        Self::optional(dispatch!(self, ("PlanAction", "PlanAction"), |client| client.plan_action(action_type, config)))
+    }
+
+    /// Starts an action: its events arrive on the returned stream. Protocol 5.10/6.10
+    /// (Terraform 1.14); older providers answer `Unimplemented`.
+    pub async fn invoke_action(
+        &self,
+        action_type: &str,
+        config: &DynamicValue,
+    ) -> Result<Support<ActionEvents>, CallError> {
+        let result = match &self.client {
+            ProtocolClient::V5(client) => client.invoke_action(action_type, config).await.map(ActionStream::V5),
+            ProtocolClient::V6(client) => client.invoke_action(action_type, config).await.map(ActionStream::V6),
+        };
+        let result = match result {
+            Ok(stream) => Ok(ActionEvents::new(self.provider.clone(), stream)),
+            Err(failure) => Err(self.call_failed("InvokeAction", failure).await),
+        };
+        Self::optional(result)
+    }
+
+    /// The configuration that would manage `state` (Terraform 1.14, for
+    /// `-generate-config-out`); providers without the `generate_resource_config` capability
+    /// answer `Unimplemented`.
+    pub async fn generate_resource_config(
+        &self,
+        type_name: &str,
+        state: &DynamicValue,
+    ) -> Result<Support<GenerateResourceConfigResponse>, CallError> {
+        Self::optional(dispatch!(self, ("GenerateResourceConfig", "GenerateResourceConfig"), |client| client
+            .generate_resource_config(type_name, state)))
     }
 
     /// Asks the provider to cancel in-flight work (Terraform's Ctrl-C). `Ok(Some(text))` is

@@ -14,7 +14,7 @@
 //!   kill on drop.
 //!
 //! Architecture invariant: the only module that touches the tfplugin5/tfplugin6/go-plugin
-//! wire types (only `v5`, `v6`, `wire` and `launch` name them); knows nothing about Pulumi
+//! wire types (only `v5`, `v6`, `wire`, `terraform_1_14` and `launch` name them); knows nothing about Pulumi
 //! and does not decode values (that is `cty`'s job).
 
 mod client;
@@ -26,6 +26,7 @@ mod launch;
 mod output;
 mod process;
 pub mod reattach;
+mod terraform_1_14;
 pub mod tls;
 mod transport;
 pub mod types;
@@ -39,5 +40,6 @@ pub use client::{ListEvents, ProviderClient};
 pub use error::{CallError, LaunchError, ProcessExit};
 pub use handshake::{PluginAddress, ProtocolVersion};
 pub use launch::{LaunchConfig, MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, launch, reattach};
+pub use terraform_1_14::ActionEvents;
 pub use types::{DynamicValue, Support};
 pub use wire::SchemaError;

@@ -26,7 +26,7 @@ impl DynamicValue {
     }
 }
 
-/// Prior state in the stored JSON form, as UpgradeResourceState and MoveResourceState take it.
+/// Prior state in the stored JSON form, as UpgradeResourceState takes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RawState {
     /// The JSON attributes object Terraform state (and Pulumi's stored state) keeps.
@@ -87,7 +87,8 @@ pub struct ServerCapabilities {
     pub plan_destroy: bool,
     /// GetProviderSchema may be skipped when a cached schema exists.
     pub get_provider_schema_optional: bool,
-    pub move_resource_state: bool,
+    // `move_resource_state` is not read: no Pulumi flow can reach MoveResourceState
+    // (docs/actions-deferral-import.md).
     pub generate_resource_config: bool,
 }
 
@@ -244,23 +245,6 @@ pub struct ImportResourceStateResponse {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MoveResourceStateRequest {
-    pub source_provider_address: String,
-    pub source_type_name: String,
-    pub source_schema_version: i64,
-    pub source_state: RawState,
-    pub target_type_name: String,
-    pub source_private: Vec<u8>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MoveResourceStateResponse {
-    pub target_state: DynamicValue,
-    pub target_private: Vec<u8>,
-    pub diagnostics: Vec<Diagnostic>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReadDataSourceRequest {
     pub type_name: String,
     pub config: DynamicValue,
@@ -291,4 +275,27 @@ pub struct FunctionError {
 pub struct CallFunctionResponse {
     pub result: DynamicValue,
     pub error: Option<FunctionError>,
+}
+
+/// PlanAction's answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanActionResponse {
+    pub deferred: Option<DeferredReason>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// One event of InvokeAction's stream.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ActionEvent {
+    /// A progress message, to show while the action runs.
+    Progress(String),
+    /// The action finished; error diagnostics mean it failed.
+    Completed(Vec<Diagnostic>),
+}
+
+/// GenerateResourceConfig's answer: the configuration that would manage a state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GenerateResourceConfigResponse {
+    pub config: DynamicValue,
+    pub diagnostics: Vec<Diagnostic>,
 }

@@ -13,6 +13,7 @@ use super::types::{
 };
 
 super::wire::shared_conversions!();
+super::terraform_1_14::terraform_1_14_client!();
 
 /// Protocol 5 has no nested attributes: every attribute has a plain type.
 fn attribute_type_from_wire(

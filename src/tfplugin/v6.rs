@@ -10,6 +10,7 @@ use super::types::{
 };
 
 super::wire::shared_conversions!();
+super::terraform_1_14::terraform_1_14_client!();
 
 /// Protocol 6 has nested attributes.
 fn attribute_type_from_wire(

@@ -26,9 +26,9 @@ macro_rules! shared_conversions {
         use crate::tfplugin::types::{
             ApplyResourceChangeRequest, ApplyResourceChangeResponse, AttributePath, CallFunctionResponse,
             DeferredReason, Diagnostic, DynamicValue, FunctionError, GetFunctionsResponse, ImportResourceStateResponse,
-            ImportedResource, MoveResourceStateRequest, MoveResourceStateResponse, PathStep, ProviderMetadata,
-            ProviderSchemaResponse, RawState, ReadDataSourceResponse, ReadResourceResponse, ServerCapabilities,
-            Severity, UpgradeResourceStateRequest, UpgradeResourceStateResponse,
+            ImportedResource, PathStep, ProviderMetadata, ProviderSchemaResponse, RawState, ReadDataSourceResponse,
+            ReadResourceResponse, ServerCapabilities, Severity, UpgradeResourceStateRequest,
+            UpgradeResourceStateResponse,
         };
         use crate::tfplugin::wire::SchemaError;
 
@@ -108,7 +108,6 @@ macro_rules! shared_conversions {
             ServerCapabilities {
                 plan_destroy: capabilities.plan_destroy,
                 get_provider_schema_optional: capabilities.get_provider_schema_optional,
-                move_resource_state: capabilities.move_resource_state,
                 generate_resource_config: capabilities.generate_resource_config,
             }
         }
@@ -273,6 +272,13 @@ macro_rules! shared_conversions {
                 ephemeral_resources: schemas_from_wire("ephemeral resource", response.ephemeral_resource_schemas)?,
                 list_resources: schemas_from_wire("list resource", response.list_resource_schemas)?,
                 functions: functions_from_wire(response.functions)?,
+                actions: response
+                    .action_schemas
+                    .into_iter()
+                    .map(|(name, action)| {
+                        Ok((name.clone(), schema_from_wire(&format!("action {name}"), action.schema)?))
+                    })
+                    .collect::<Result<_, SchemaError>>()?,
             };
             Ok(ProviderSchemaResponse {
                 schema,
@@ -371,31 +377,6 @@ macro_rules! shared_conversions {
                     })
                     .collect(),
                 deferred: deferred_from_wire(response.deferred),
-                diagnostics: diagnostics_from_wire(response.diagnostics),
-            }
-        }
-
-        pub(super) fn move_resource_state_to_wire(
-            request: &MoveResourceStateRequest,
-        ) -> pb::move_resource_state::Request {
-            pb::move_resource_state::Request {
-                source_provider_address: request.source_provider_address.clone(),
-                source_type_name: request.source_type_name.clone(),
-                source_schema_version: request.source_schema_version,
-                source_state: Some(raw_state_to_wire(&request.source_state)),
-                target_type_name: request.target_type_name.clone(),
-                source_private: request.source_private.clone(),
-                source_identity: None,
-                source_identity_schema_version: 0,
-            }
-        }
-
-        pub(super) fn move_resource_state_from_wire(
-            response: pb::move_resource_state::Response,
-        ) -> MoveResourceStateResponse {
-            MoveResourceStateResponse {
-                target_state: dynamic_value_from_wire(response.target_state),
-                target_private: response.target_private,
                 diagnostics: diagnostics_from_wire(response.diagnostics),
             }
         }

@@ -146,14 +146,6 @@ macro_rules! shared_client {
                 Ok(import_resource_state_from_wire(response.into_inner()))
             }
 
-            pub(super) async fn move_resource_state(
-                &self,
-                request: &MoveResourceStateRequest,
-            ) -> Result<MoveResourceStateResponse, RpcFailure> {
-                let response = self.rpc.clone().move_resource_state(move_resource_state_to_wire(request)).await?;
-                Ok(move_resource_state_from_wire(response.into_inner()))
-            }
-
             pub(super) async fn read_data_source(
                 &self,
                 request: &ReadDataSourceRequest,

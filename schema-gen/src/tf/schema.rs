@@ -26,6 +26,9 @@ pub struct ProviderSchema {
     pub list_resources: BTreeMap<String, Schema>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub functions: BTreeMap<String, Function>,
+    /// Actions (Terraform 1.14): their configuration schemas.
+    #[serde(default, rename = "action_schemas", skip_serializing_if = "BTreeMap::is_empty")]
+    pub actions: BTreeMap<String, Schema>,
 }
 
 /// One resource's, data source's or the provider's configuration schema.

@@ -53,8 +53,10 @@ pub(super) fn package(config: &TranslateConfig, names: &ProviderNames, warnings:
     let mut functions = BTreeMap::new();
     for (tf_name, token) in names.data_sources() {
         let data_source_schema = &schema.data_sources[tf_name];
-        functions
-            .insert(token.to_owned(), data_source(tf_name, token, data_source_schema, names, &mut table, warnings));
+        functions.insert(
+            token.to_owned(),
+            data_source(tf_name, token, data_source_schema, names, &mut table, warnings, true),
+        );
     }
     for (tf_name, token) in names.functions() {
         let function = &schema.functions[tf_name];
@@ -69,6 +71,11 @@ pub(super) fn package(config: &TranslateConfig, names: &ProviderNames, warnings:
             token.to_owned(),
             ephemeral_resource(tf_name, token, ephemeral_schema, names, &mut table, warnings),
         );
+    }
+    for (tf_name, token) in names.actions() {
+        if let Some(spec) = action(tf_name, token, &schema.actions[tf_name], names, &mut table, warnings) {
+            functions.insert(token.to_owned(), spec);
+        }
     }
     let (method_token, method) = terraform_config_method(package_name);
     functions.insert(method_token, method);
@@ -198,6 +205,9 @@ fn resource(
     spec
 }
 
+/// `record_inputs`: also record the input-position required fields of the nested types (a
+/// data source's arguments). Actions do not: their nested types may be shared with a data
+/// source's, whose specs must stay exactly as the Go implementation emits them.
 fn data_source(
     tf_name: &str,
     token: &str,
@@ -205,6 +215,7 @@ fn data_source(
     names: &ProviderNames,
     table: &mut TypeTable,
     warnings: &mut Vec<Warning>,
+    record_inputs: bool,
 ) -> FunctionSpec {
     let block = &schema.block;
     let function_name = token_name(token);
@@ -250,7 +261,7 @@ fn data_source(
         module: "index",
         position: Position::Input,
     };
-    for name in properties.iter() {
+    for name in properties.iter().filter(|_| record_inputs) {
         let Some(field) = object.field(&name.tf_name) else { continue };
         if field.is_input() && field.needs_names() {
             let (type_name, field_origin) = top_level_names(function_name, &origin, name, field);
@@ -289,13 +300,61 @@ fn ephemeral_resource(
     table: &mut TypeTable,
     warnings: &mut Vec<Warning>,
 ) -> FunctionSpec {
-    let mut spec = data_source(tf_name, token, schema, names, table, warnings);
+    let mut spec = data_source(tf_name, token, schema, names, table, warnings, true);
     if let Some(FunctionOutputs::Object(outputs)) = &mut spec.outputs {
         for property in outputs.properties.values_mut() {
             property.secret = true;
         }
     }
     spec
+}
+
+/// The argument every action function takes besides its configuration: the resource its
+/// progress is shown against (bridge PR #3226's shape).
+pub const ACTION_URN_ARGUMENT: &str = "urn";
+
+/// An action as a function: its configuration as the arguments (typed as a data source's
+/// are), plus the required `urn` to show progress against, and no result.
+fn action(
+    tf_name: &str,
+    token: &str,
+    schema: &Schema,
+    names: &ProviderNames,
+    table: &mut TypeTable,
+    warnings: &mut Vec<Warning>,
+) -> Option<FunctionSpec> {
+    let properties = PropertyNames::of_block(&schema.block);
+    if properties.by_pulumi_name(ACTION_URN_ARGUMENT).is_some() {
+        warnings.push(Warning::ActionSkipped {
+            tf_name: tf_name.to_owned(),
+            reason: format!(
+                "its configuration has an attribute named `{ACTION_URN_ARGUMENT}`, the argument that names the resource"
+            ),
+        });
+        return None;
+    }
+    let mut spec = data_source(tf_name, token, schema, names, table, warnings, false);
+    spec.outputs = None;
+    let mut inputs =
+        spec.inputs.take().unwrap_or_else(|| ObjectTypeSpec { ty: "object".to_owned(), ..ObjectTypeSpec::default() });
+    inputs.properties.insert(
+        ACTION_URN_ARGUMENT.to_owned(),
+        PropertySpec {
+            description: "The URN of the resource to show the action's progress against.".to_owned(),
+            ty: TypeSpec { ty: "string".into(), ..TypeSpec::default() },
+            ..PropertySpec::default()
+        },
+    );
+    inputs.required.push(ACTION_URN_ARGUMENT.to_owned());
+    inputs.required.sort();
+    inputs.description = format!("A collection of arguments for invoking {}.\n", token_name(token));
+    spec.inputs = Some(inputs);
+    let note = format!(
+        "Invokes the Terraform action `{tf_name}`: a preview only plans it (ValidateActionConfig, PlanAction); \
+         an update runs it (InvokeAction) and shows its progress against `urn`. It returns nothing."
+    );
+    spec.description = if spec.description.is_empty() { note } else { format!("{note}\n\n{}", spec.description) };
+    Some(spec)
 }
 
 /// The provider's configuration as `config.variables`: every attribute and block, typed

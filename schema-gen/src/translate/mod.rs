@@ -27,6 +27,7 @@ mod objects;
 mod package;
 
 pub use functions::argument_names;
+pub use members::ACTION_URN_ARGUMENT;
 pub use names::{PropertyName, PropertyNames, ProviderNames, ResourceId, ResourceProperties, TokenFilter};
 
 use crate::pulumi::PackageSpec;
@@ -75,6 +76,9 @@ pub enum Warning {
     /// free for a `Provider` resource) and got a `V2`-style name.
     #[error("{tf_name}: its token collides with another one; using `{token}`")]
     TokenCollision { tf_name: String, token: String },
+    /// An action that cannot be a function.
+    #[error("action {tf_name} is not translated: {reason}")]
+    ActionSkipped { tf_name: String, reason: String },
     /// A list resource with no resource of the same type to carry its `listInputs`.
     #[error("list resource {tf_name} is not translated: no resource of that type is in the package")]
     ListResourceSkipped { tf_name: String },

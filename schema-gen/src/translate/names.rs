@@ -51,6 +51,8 @@ pub struct ProviderNames {
     /// Ephemeral resources, as functions `open<Name>` (docs/schema-mapping.md, "Ephemeral
     /// resources").
     ephemeral_resources: BTreeMap<String, String>,
+    /// Actions, as functions `pkg:index/invoke<Name>:invoke<Name>` (docs/schema-mapping.md).
+    actions: BTreeMap<String, String>,
 }
 
 /// One property of an object: its two names, and whether it is a list or set block with
@@ -246,6 +248,7 @@ impl ProviderNames {
             data_sources: BTreeMap::new(),
             functions: BTreeMap::new(),
             ephemeral_resources: BTreeMap::new(),
+            actions: BTreeMap::new(),
         };
 
         let mut resource_dedup = Deduplicator::default();
@@ -289,6 +292,18 @@ impl ProviderNames {
             names.ephemeral_resources.insert(tf_name.clone(), names.token(&name));
         }
 
+        // Actions are functions too, named with Terraform's verb for them so that they never
+        // meet a resource's module (Python puts both in one directory) or a data source's
+        // `get` name.
+        for tf_name in schema.actions.keys().filter(|k| filter.keeps(k)) {
+            let natural = names.member_name(tf_name, "invoke", &mut warnings);
+            let name = function_dedup.unique(&natural);
+            if name != natural {
+                warnings.push(Warning::TokenCollision { tf_name: tf_name.clone(), token: names.token(&name) });
+            }
+            names.actions.insert(tf_name.clone(), names.token(&name));
+        }
+
         (names, warnings)
     }
 
@@ -330,6 +345,14 @@ impl ProviderNames {
     /// `(tf_name, token)` of every translated ephemeral resource (a function `open<Name>`).
     pub fn ephemeral_resources(&self) -> impl Iterator<Item = (&str, &str)> {
         self.ephemeral_resources.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+
+    pub fn action_token(&self, tf_name: &str) -> Option<&str> {
+        self.actions.get(tf_name).map(String::as_str)
+    }
+
+    pub fn actions(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.actions.iter().map(|(k, v)| (k.as_str(), v.as_str()))
     }
 
     /// `pkg:index/<lowerName>:<Name>`.

@@ -59,12 +59,14 @@ impl Resource<'_> {
     }
 
     /// PlanResourceChange for an update or create (`prior` null), checked as Terraform
-    /// checks plans.
+    /// checks plans. `saved_private` is the saved plan's `planned_private` when this is the
+    /// plan made again at apply time (empty otherwise).
     pub async fn plan(
         &self,
         prior: &Value,
         prior_private: &[u8],
         prior_identity: Option<&Value>,
+        saved_private: &[u8],
         config: &Value,
     ) -> Result<Warned<Planned>, LifecycleError> {
         let ty = self.ty();
@@ -81,7 +83,7 @@ impl Resource<'_> {
             config: self.encode("the configuration", config)?,
             prior_private: prior_private.to_vec(),
             provider_meta: self.provider.provider_meta(),
-            planned_private: Vec::new(),
+            planned_private: saved_private.to_vec(),
             prior_identity: self.encode_identity(prior_identity)?,
         };
         let (response, mut warnings) = self.send_plan(&request, Operation::PlanResourceChange).await?;

@@ -17,6 +17,8 @@
 //!   ValidateEphemeralResourceConfig, OpenEphemeralResource, RenewEphemeralResource,
 //!   CloseEphemeralResource.
 //! - `list`: ValidateListResourceConfig and ListResource ([`Listing`]).
+//! - `action`: ValidateActionConfig, PlanAction and InvokeAction (streamed progress).
+//! - `generate`: GenerateResourceConfig, the provider's own configuration of an import.
 //! - `change`: the calls that change one: PlanResourceChange (and its destroy form), the
 //!   final-plan check, ApplyResourceChange (interruptible).
 //!
@@ -25,10 +27,12 @@
 //!
 //! Architecture invariant: no Pulumi property values except in error paths; values are cty.
 
+mod action;
 mod change;
-mod ephemeral;
-mod list;
 pub(crate) mod debug_log;
+mod ephemeral;
+mod generate;
+mod list;
 mod provider;
 mod resource;
 

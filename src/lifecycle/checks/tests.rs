@@ -5,7 +5,7 @@ use expect_test::{Expect, expect};
 
 use super::{
     ApplyOutcome, ApplyProblem, EarlierPlan, PlanProblem, check_apply, check_failures, check_plan,
-    destroy_plan_problem, final_plan_violations, requires_replace,
+    destroy_plan_problem, final_plan_violations, requires_replace, saved_plan_private,
 };
 use crate::cty::{self, Path, Value};
 use crate::lifecycle::error::Reported;
@@ -269,6 +269,7 @@ fn check_final_plan(earlier: [&str; 3], prior: &str, config: &str, planned: &str
         prior: val(&ty, earlier_prior),
         config: val(&ty, earlier_config),
         planned: val(&ty, earlier_planned),
+        private: Vec::new(),
     };
     let violations = final_plan_violations(&block, &earlier, &val(&ty, prior), &val(&ty, config), &val(&ty, planned));
     expect.assert_eq(&violations.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"));
@@ -372,4 +373,35 @@ fn diagnostics_become_check_failures_on_their_property() {
         "": Conflicting configuration arguments
         "rules.port": Missing required argument"#]]
     .assert_eq(&show_failures(&["region".to_owned()]));
+}
+
+#[track_caller]
+fn check_saved_private(earlier: Option<[&str; 2]>, prior: &str, config: &str, expect: Expect) {
+    let block = schema(SIMPLE);
+    let ty = block.implied_type();
+    let earlier = earlier.map(|[prior, config]| EarlierPlan {
+        prior: val(&ty, prior),
+        config: val(&ty, config),
+        planned: val(&ty, "null"),
+        private: b"saved".to_vec(),
+    });
+    let sent = saved_plan_private(&block, earlier.as_ref(), &val(&ty, prior), &val(&ty, config));
+    expect.assert_eq(&String::from_utf8_lossy(sent));
+}
+
+#[test]
+fn the_saved_plans_private_bytes_go_back_only_with_the_same_request() {
+    let prior = r#"{"id":"i-1","name":"a"}"#;
+    let config = r#"{"name":"b"}"#;
+    // Diff planned this very update: its bytes go back.
+    check_saved_private(Some([prior, config]), prior, config, expect!["saved"]);
+    // A value unknown at Diff and known now is still the same request.
+    check_saved_private(Some([prior, r#"{"name":"?"}"#]), prior, config, expect!["saved"]);
+    // No Diff before (a create, or an engine that skipped it): nothing.
+    check_saved_private(None, prior, config, expect![""]);
+    // A create has no saved plan, even if one was cached for the URN.
+    check_saved_private(Some(["null", config]), "null", config, expect![""]);
+    // Diff planned another configuration or prior state: its bytes are not this plan's.
+    check_saved_private(Some([prior, r#"{"name":"c"}"#]), prior, config, expect![""]);
+    check_saved_private(Some([r#"{"id":"i-1","name":"z"}"#, config]), prior, config, expect![""]);
 }

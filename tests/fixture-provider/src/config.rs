@@ -80,6 +80,8 @@ pub struct LaunchConfig {
     pub identity_list: crate::identity_list::IdentityListConfig,
     /// `FIXTURE_STORE_DIR`: where apply stores objects and read and import find them.
     pub store_dir: Option<PathBuf>,
+    /// `FIXTURE_1_14=1`: serve the Terraform 1.14 features (see `terraform_1_14`).
+    pub terraform_1_14: bool,
     /// Messages to print on stderr before the handshake.
     pub warnings: Vec<String>,
 }
@@ -224,6 +226,7 @@ impl LaunchConfig {
                 }
             })?,
             store_dir: lookup("FIXTURE_STORE_DIR").filter(|d| !d.is_empty()).map(PathBuf::from),
+            terraform_1_14: lookup("FIXTURE_1_14").is_some_and(|v| v == "1"),
             warnings,
         })
     }

@@ -38,12 +38,16 @@ pub fn to_tfplugin6(schema: &tf::ProviderSchema) -> tfplugin6::get_provider_sche
         data_source_schemas: schemas(&schema.data_sources),
         diagnostics: Vec::new(),
         provider_meta: schema.provider_meta.as_ref().map(schema_v6),
-        server_capabilities: Some(capabilities_v6()),
+        server_capabilities: Some(capabilities_v6_of(schema)),
         functions: functions_v6(schema),
         ephemeral_resource_schemas: schemas(&schema.ephemeral_resources),
         list_resource_schemas: schemas(&schema.list_resources),
         state_store_schemas: HashMap::new(),
-        action_schemas: HashMap::new(),
+        action_schemas: schema
+            .actions
+            .iter()
+            .map(|(name, s)| (name.clone(), tfplugin6::ActionSchema { schema: Some(schema_v6(s)) }))
+            .collect(),
     }
 }
 
@@ -56,6 +60,12 @@ pub fn capabilities_v6() -> tfplugin6::ServerCapabilities {
     }
 }
 
+/// With `FIXTURE_1_14` (which adds the actions) the fixture also generates resource
+/// configuration (see `terraform_1_14`).
+fn capabilities_v6_of(schema: &tf::ProviderSchema) -> tfplugin6::ServerCapabilities {
+    tfplugin6::ServerCapabilities { generate_resource_config: !schema.actions.is_empty(), ..capabilities_v6() }
+}
+
 pub fn functions_v6(schema: &tf::ProviderSchema) -> HashMap<String, tfplugin6::Function> {
     schema.functions.iter().map(|(name, f)| (name.clone(), function_v6(f))).collect()
 }
@@ -63,7 +73,7 @@ pub fn functions_v6(schema: &tf::ProviderSchema) -> HashMap<String, tfplugin6::F
 pub fn metadata_v6(schema: &tf::ProviderSchema) -> tfplugin6::get_metadata::Response {
     use tfplugin6::get_metadata as m;
     tfplugin6::get_metadata::Response {
-        server_capabilities: Some(capabilities_v6()),
+        server_capabilities: Some(capabilities_v6_of(schema)),
         diagnostics: Vec::new(),
         data_sources: schema.data_sources.keys().map(|n| m::DataSourceMetadata { type_name: n.clone() }).collect(),
         resources: schema.resources.keys().map(|n| m::ResourceMetadata { type_name: n.clone() }).collect(),
@@ -79,7 +89,7 @@ pub fn metadata_v6(schema: &tf::ProviderSchema) -> tfplugin6::get_metadata::Resp
             .map(|n| m::ListResourceMetadata { type_name: n.clone() })
             .collect(),
         state_stores: Vec::new(),
-        actions: Vec::new(),
+        actions: schema.actions.keys().map(|n| m::ActionMetadata { type_name: n.clone() }).collect(),
     }
 }
 

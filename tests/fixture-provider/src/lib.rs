@@ -41,6 +41,7 @@
 //! | `FIXTURE_LIST_FAIL_AFTER` | protocol 6: a list resource (config `{prefix}`) for every resource type, whose ListResource sends this many results and then breaks the stream (`identity_list`) |
 //! | `FIXTURE_HANDSHAKE` | `exit` (exit 1 before the handshake), `hang` (never print it), `garbage` (print a line that is not a handshake, then hang), `core-protocol-2` or `netrpc` (a handshake the host must refuse); default `normal` |
 //! | `FIXTURE_STDERR_LOGS` | `1`: after the handshake, write [`misbehaviour::SAMPLE_STDERR_LOGS`] (hclog JSON lines at every level and plain lines) to the real stderr |
+//! | `FIXTURE_1_14` | `1`: protocol 6 serves the Terraform 1.14 features of [`terraform_1_14`]: the actions `fixture_notify` and `fixture_legacy_action`, and GenerateResourceConfig |
 //! | `FIXTURE_STORE_DIR` | a directory: apply writes each object's state as cty JSON to `<dir>/<type>/<id>.json` (a `/` in the id becomes `_`), delete removes it, `ReadResource` answers what the file holds (null `new_state` when the file is gone) and `ImportResourceState` starts from it; generated ids skip files that exist, so several processes can share one store. Unset: read answers the current state unchanged |
 //!
 //! Served: schema, metadata, provider config (validate/prepare and configure), resource
@@ -111,6 +112,7 @@
 //! | `panic_in_apply` | apply prints a Go panic to the real stderr and exits 2 |
 //! | `slow_apply` | apply waits for `StopProvider`/`Stop` (then: error "Apply interrupted" and the prior state) or 30 s (then applies normally) |
 //! | `garbage_new_state` | apply stores the object but answers a new state that is not msgpack (`c1`) |
+//! | `checks_planned_private` | an update's apply fails ("Missing saved plan private state") unless the plan made at apply time was sent the saved plan's `planned_private` (protocol 6.11); see `saved_plans` |
 //! | `unstable_plan` | every plan sets `computed_value` to a new known `plan-<nanoseconds>`, so the apply-time plan contradicts the earlier one |
 //!
 //! `tests/fixture/terraform_misbehave.rs` records what Terraform 1.11 makes of each: "Provider
@@ -149,10 +151,12 @@ pub mod reads;
 mod resource_tests;
 pub mod resources;
 pub mod rpc;
+mod saved_plans;
 pub mod serve;
 mod stdio;
 mod store;
 pub mod synthetic;
+pub mod terraform_1_14;
 mod tls;
 pub mod value;
 

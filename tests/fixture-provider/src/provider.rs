@@ -182,6 +182,7 @@ macro_rules! provider_service {
                 self.fixture.enter("PlanResourceChange").await?;
                 let request = request.into_inner();
                 let response = self.fixture.plan_resource_change(&crate::rpc::PlanRequest {
+                    planned_private: saved_plan_private(&request),
                     type_name: request.type_name,
                     prior_state: msgpack_of(request.prior_state),
                     proposed_new_state: msgpack_of(request.proposed_new_state),

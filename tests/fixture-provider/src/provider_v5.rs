@@ -31,6 +31,11 @@ impl ProviderV5 {
 
 protocol_conversions!();
 
+/// The saved plan's private bytes a plan request carries (protocol 6.11); protocol 5 has no such field.
+fn saved_plan_private(_request: &pb::plan_resource_change::Request) -> Vec<u8> {
+    Vec::new()
+}
+
 provider_service! {
     impl pb::provider_server::Provider for ProviderV5 {
         type ListResourceStream = BoxStream<pb::list_resource::Event>;

@@ -33,6 +33,11 @@ impl ProviderV6 {
 
 protocol_conversions!();
 
+/// The saved plan's private bytes a plan request carries (protocol 6.11).
+fn saved_plan_private(request: &pb::plan_resource_change::Request) -> Vec<u8> {
+    request.planned_private.clone()
+}
+
 provider_service! {
     impl pb::provider_server::Provider for ProviderV6 {
         type ListResourceStream = BoxStream<pb::list_resource::Event>;
@@ -181,6 +186,73 @@ provider_service! {
             Ok(Response::new(pb::configure_provider::Response { diagnostics: diagnostics_of(diagnostics) }))
         }
 
+        async fn validate_action_config(
+            &self,
+            request: Request<pb::validate_action_config::Request>,
+        ) -> Result<Response<pb::validate_action_config::Response>, Status> {
+            self.fixture.enter("ValidateActionConfig").await?;
+            let request = request.into_inner();
+            if self.fixture.action_unimplemented(&request.type_name) {
+                return Err(Fixture::unimplemented("ValidateActionConfig"));
+            }
+            let diagnostics = self.fixture.validate_action_config(&request.type_name, &msgpack_of(request.config));
+            Ok(Response::new(pb::validate_action_config::Response { diagnostics: diagnostics_of(diagnostics) }))
+        }
+
+        async fn plan_action(
+            &self,
+            request: Request<pb::plan_action::Request>,
+        ) -> Result<Response<pb::plan_action::Response>, Status> {
+            self.fixture.enter("PlanAction").await?;
+            let request = request.into_inner();
+            if self.fixture.action_unimplemented(&request.action_type) {
+                return Err(Fixture::unimplemented("PlanAction"));
+            }
+            let diagnostics = self.fixture.plan_action(&request.action_type, &msgpack_of(request.config));
+            Ok(Response::new(pb::plan_action::Response { diagnostics: diagnostics_of(diagnostics), deferred: None }))
+        }
+
+        async fn invoke_action(
+            &self,
+            request: Request<pb::invoke_action::Request>,
+        ) -> Result<Response<Self::InvokeActionStream>, Status> {
+            use crate::terraform_1_14::ActionEventOut;
+            use pb::invoke_action::event::{Completed, Progress, Type};
+            self.fixture.enter("InvokeAction").await?;
+            let request = request.into_inner();
+            if self.fixture.action_unimplemented(&request.action_type) {
+                return Err(Fixture::unimplemented("InvokeAction"));
+            }
+            let events = self.fixture.invoke_action(&request.action_type, &msgpack_of(request.config));
+            let events = events.into_iter().map(|event| match event {
+                ActionEventOut::Progress(message) => {
+                    Ok(pb::invoke_action::Event { r#type: Some(Type::Progress(Progress { message })) })
+                }
+                ActionEventOut::Completed(diagnostics) => Ok(pb::invoke_action::Event {
+                    r#type: Some(Type::Completed(Completed { diagnostics: diagnostics_of(diagnostics) })),
+                }),
+                ActionEventOut::StreamError(message) => Err(Status::internal(message)),
+            });
+            Ok(Response::new(Box::pin(tokio_stream::iter(events.collect::<Vec<_>>()))))
+        }
+
+        async fn generate_resource_config(
+            &self,
+            request: Request<pb::generate_resource_config::Request>,
+        ) -> Result<Response<pb::generate_resource_config::Response>, Status> {
+            self.fixture.enter("GenerateResourceConfig").await?;
+            let request = request.into_inner();
+            if self.fixture.schema.actions.is_empty() {
+                return Err(Fixture::unimplemented("GenerateResourceConfig"));
+            }
+            let (config, diagnostics) =
+                self.fixture.generate_resource_config(&request.type_name, &msgpack_of(request.state));
+            Ok(Response::new(pb::generate_resource_config::Response {
+                config: dynamic_value(config),
+                diagnostics: diagnostics_of(diagnostics),
+            }))
+        }
+
         async fn stop_provider(
             &self,
             _request: Request<pb::stop_provider::Request>,
@@ -194,7 +266,6 @@ provider_service! {
     }
     unimplemented {
         move_resource_state(pb::move_resource_state::Request) -> pb::move_resource_state::Response = "MoveResourceState";
-        generate_resource_config(pb::generate_resource_config::Request) -> pb::generate_resource_config::Response = "GenerateResourceConfig";
         validate_state_store_config(pb::validate_state_store::Request) -> pb::validate_state_store::Response = "ValidateStateStoreConfig";
         configure_state_store(pb::configure_state_store::Request) -> pb::configure_state_store::Response = "ConfigureStateStore";
         read_state_bytes(pb::read_state_bytes::Request) -> Self::ReadStateBytesStream = "ReadStateBytes";
@@ -203,8 +274,5 @@ provider_service! {
         unlock_state(pb::unlock_state::Request) -> pb::unlock_state::Response = "UnlockState";
         get_states(pb::get_states::Request) -> pb::get_states::Response = "GetStates";
         delete_state(pb::delete_state::Request) -> pb::delete_state::Response = "DeleteState";
-        plan_action(pb::plan_action::Request) -> pb::plan_action::Response = "PlanAction";
-        invoke_action(pb::invoke_action::Request) -> Self::InvokeActionStream = "InvokeAction";
-        validate_action_config(pb::validate_action_config::Request) -> pb::validate_action_config::Response = "ValidateActionConfig";
     }
 }

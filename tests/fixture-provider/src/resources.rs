@@ -61,10 +61,13 @@ pub enum Misbehave {
     /// Apply creates the object (the store holds it) but answers a new state that is not
     /// msgpack at all (the byte `c1`, which msgpack never uses).
     GarbageNewState,
+    /// Updates rely on the saved plan's private bytes coming back at apply time (see
+    /// `saved_plans`).
+    ChecksPlannedPrivate,
 }
 
 impl Misbehave {
-    pub const ALL: [(&'static str, Misbehave); 14] = [
+    pub const ALL: [(&'static str, Misbehave); 15] = [
         ("plan_differs_from_config", Misbehave::PlanDiffersFromConfig),
         ("apply_changes_known_value", Misbehave::ApplyChangesKnownValue),
         ("unknown_after_apply", Misbehave::UnknownAfterApply),
@@ -79,6 +82,7 @@ impl Misbehave {
         ("slow_apply", Misbehave::SlowApply),
         ("unstable_plan", Misbehave::UnstablePlan),
         ("garbage_new_state", Misbehave::GarbageNewState),
+        ("checks_planned_private", Misbehave::ChecksPlannedPrivate),
     ];
 
     /// Parses a comma list; the first name that is not a misbehaviour is the error.
@@ -274,6 +278,15 @@ impl Fixture {
             response.planned_state = request.proposed_new_state.clone();
             return response;
         }
+        if misbehave.contains(&Misbehave::ChecksPlannedPrivate) && !prior.is_nil() {
+            match crate::saved_plans::plan_private(&request.planned_private) {
+                Ok(private) => response.planned_private = private,
+                Err(diag) => {
+                    response.diagnostics.push(diag);
+                    return response;
+                }
+            }
+        }
         let mut planned = proposed;
         plan_block(&schema.block, &mut planned);
         if !prior.is_nil() {
@@ -332,6 +345,14 @@ impl Fixture {
         response.legacy_type_system = misbehave.contains(&Misbehave::LegacyTypeSystem);
         if misbehave.contains(&Misbehave::PanicInApply) {
             self.panic_now("ApplyResourceChange");
+        }
+        if misbehave.contains(&Misbehave::ChecksPlannedPrivate)
+            && !prior.is_nil()
+            && let Some(diag) = crate::saved_plans::apply_problem(&request.planned_private)
+        {
+            response.diagnostics.push(diag);
+            response.new_state = value::encode(&prior);
+            return response;
         }
         if misbehave.contains(&Misbehave::SlowApply) && self.wait_for_stop(SLOW_APPLY_LIMIT).await {
             response.diagnostics.push(Diagnostic::error(

@@ -63,6 +63,9 @@ pub struct PlanRequest {
     pub proposed_new_state: Vec<u8>,
     pub config: Vec<u8>,
     pub prior_private: Vec<u8>,
+    /// Protocol 6.11: the saved plan's private bytes, when planning again at apply time
+    /// (always empty over protocol 5).
+    pub planned_private: Vec<u8>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -114,6 +114,7 @@ pub async fn run(config: LaunchConfig) -> Result<(), ServeError> {
         });
     }
 
+    let schema = if config.terraform_1_14 { crate::terraform_1_14::with_actions(schema) } else { schema };
     let fixture = Arc::new(Fixture::new(
         schema,
         config.misbehaviour.clone(),

@@ -1,0 +1,186 @@
+//! Terraform actions (Terraform 1.14) as Pulumi functions, in the shape of bridge PR #3226:
+//! the arguments are the action's configuration plus `urn`, the resource its progress is
+//! shown against; the result is empty.
+//!
+//! A preview plans the action (ValidateActionConfig, PlanAction) and runs nothing; an update
+//! runs it (ValidateActionConfig, InvokeAction), passing each progress message on as it
+//! arrives. Which of the two an Invoke is comes from the engine (the server reads it from
+//! the request), as [`ActionMode`].
+//!
+//! Architecture invariant: no gRPC types; progress leaves through a callback.
+
+use schema_gen::translate::PropertyNames;
+
+use super::calls::Warnings;
+use super::checks::{self, CheckFailure};
+use super::error::{LifecycleError, Subject};
+use super::inputs::strip_computed_only;
+use super::parameterized::{Parameterized, TokenKind};
+use crate::convert::values::{self as convert, UnknownKeys};
+use crate::property::{PropertyMap, PropertyValue};
+
+pub use schema_gen::translate::ACTION_URN_ARGUMENT;
+
+/// What an Invoke of an action does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ActionMode {
+    /// A preview: validate and plan, run nothing.
+    Plan,
+    /// An update: validate and run.
+    Invoke,
+}
+
+/// An action's outcome: failures on its arguments (nothing ran), or the warnings of a
+/// planned or finished action.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ActionRun {
+    /// The `urn` argument: where the engine shows the action's progress and warnings.
+    pub urn: Option<String>,
+    pub failures: Vec<CheckFailure>,
+    pub warnings: Vec<String>,
+}
+
+/// The `urn` argument: a string, or an unknown one in a preview (the resource it names is
+/// not registered yet); anything else is a failure on `urn`. The texts are bridge PR #3226's.
+pub(crate) fn action_urn(tf_name: &str, args: &PropertyMap, mode: ActionMode) -> Result<Option<String>, CheckFailure> {
+    let failure = |reason: String| CheckFailure { property: ACTION_URN_ARGUMENT.to_owned(), reason };
+    let mut value = args.get(ACTION_URN_ARGUMENT);
+    while let Some(PropertyValue::Secret(inner)) = value {
+        value = Some(inner);
+    }
+    match value {
+        Some(PropertyValue::String(urn)) if !urn.is_empty() => Ok(Some(urn.clone())),
+        Some(PropertyValue::Unknown(_)) if mode == ActionMode::Plan => Ok(None),
+        None | Some(PropertyValue::Null | PropertyValue::String(_)) => {
+            Err(failure(format!("missing required argument 'urn' to Invoke for action {tf_name:?}")))
+        }
+        Some(PropertyValue::Unknown(_)) => {
+            Err(failure(format!("the argument 'urn' to Invoke for action {tf_name:?} is not known during an update")))
+        }
+        Some(_) => Err(failure(format!("expected argument 'urn' to Invoke for action {tf_name:?} to be a string"))),
+    }
+}
+
+impl Parameterized {
+    /// The Terraform action behind a Pulumi function token, if it names one.
+    pub fn action_name(&self, token: &str) -> Option<&str> {
+        match self.lookup_token(token) {
+            Some((TokenKind::Action, tf_name)) => Some(tf_name),
+            _ => None,
+        }
+    }
+
+    /// Plans or runs the action behind `token`. `progress` gets `(urn, message)` for every
+    /// progress event of a running action, in order.
+    pub async fn run_action(
+        &self,
+        token: &str,
+        args: &PropertyMap,
+        mode: ActionMode,
+        progress: &(dyn Fn(Option<&str>, &str) + Send + Sync),
+    ) -> Result<ActionRun, LifecycleError> {
+        let Some(tf_name) = self.action_name(token) else {
+            return Err(LifecycleError::UnknownToken {
+                kind: "action",
+                token: token.to_owned(),
+                package: self.package_name.clone(),
+            });
+        };
+        let block = &self.schema.actions[tf_name].block;
+        let names = PropertyNames::of_block(block);
+        let subject = Subject::Token(format!("{token} (action {tf_name})"));
+        let mut run = ActionRun::default();
+        let mut config_args = args.clone();
+        config_args.remove(ACTION_URN_ARGUMENT);
+        match action_urn(tf_name, args, mode) {
+            Ok(urn) => run.urn = urn,
+            Err(failure) => run.failures.push(failure),
+        }
+        let config = match convert::to_cty(block, &names, &config_args, UnknownKeys::Reject) {
+            Ok((config, _)) => Some(strip_computed_only(block, &config)),
+            Err(error) => {
+                run.failures.push(checks::convert_failure(&error));
+                None
+            }
+        };
+        let Some(config) = config.filter(|_| run.failures.is_empty()) else {
+            return Ok(run);
+        };
+        let diagnostics = self.validate_action_config(&subject, tf_name, &names, &config).await?;
+        let mut warnings = Warnings::default();
+        warnings.extend(diagnostics.warnings.iter().map(ToString::to_string));
+        if !diagnostics.errors.is_empty() {
+            run.failures = checks::check_failures(&diagnostics.errors, &[]);
+            run.warnings = warnings.into_vec();
+            return Ok(run);
+        }
+        match mode {
+            ActionMode::Plan => {
+                if let Some(reason) = warnings.keep(self.plan_action(&subject, tf_name, &names, &config).await?) {
+                    warnings.push(format!(
+                        "the action {tf_name} was deferred by the provider ({}); it will be planned again in the next run",
+                        super::deferral::reason_text(reason)
+                    ));
+                }
+            }
+            ActionMode::Invoke => {
+                if !config.is_wholly_known() {
+                    // Terraform's summary for the same situation.
+                    return Err(LifecycleError::Invalid {
+                        subject,
+                        message: "Action configuration unknown during apply: the arguments of the action are not all \
+                                  known, so it cannot run"
+                            .to_owned(),
+                    });
+                }
+                let urn = run.urn.clone();
+                let on_progress = |message: &str| progress(urn.as_deref(), message);
+                warnings.keep(self.invoke_action(&subject, tf_name, &names, &config, &on_progress).await?);
+            }
+        }
+        run.warnings = warnings.into_vec();
+        Ok(run)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use expect_test::expect;
+
+    use super::*;
+    use crate::property::UnknownKind;
+
+    #[test]
+    fn the_urn_argument_names_the_resource_or_fails_on_urn() {
+        let cases: Vec<(&str, Option<PropertyValue>, ActionMode)> = vec![
+            ("a string", Some(PropertyValue::String("urn:pulumi:dev::p::t::n".into())), ActionMode::Invoke),
+            ("secret", Some(PropertyValue::Secret(Box::new(PropertyValue::String("u".into())))), ActionMode::Invoke),
+            ("unknown in a preview", Some(PropertyValue::Unknown(UnknownKind::String)), ActionMode::Plan),
+            ("unknown in an update", Some(PropertyValue::Unknown(UnknownKind::String)), ActionMode::Invoke),
+            ("missing", None, ActionMode::Plan),
+            ("null", Some(PropertyValue::Null), ActionMode::Invoke),
+            ("empty", Some(PropertyValue::String(String::new())), ActionMode::Invoke),
+            ("a number", Some(PropertyValue::Number(1.0)), ActionMode::Plan),
+        ];
+        let mut out = String::new();
+        for (label, value, mode) in cases {
+            let args: PropertyMap = value.into_iter().map(|v| ("urn".to_owned(), v)).collect();
+            let outcome = match action_urn("x_notify", &args, mode) {
+                Ok(urn) => format!("{urn:?}"),
+                Err(failure) => format!("{}: {}", failure.property, failure.reason),
+            };
+            out.push_str(&format!("{label}: {outcome}\n"));
+        }
+        expect![[r#"
+            a string: Some("urn:pulumi:dev::p::t::n")
+            secret: Some("u")
+            unknown in a preview: None
+            unknown in an update: urn: the argument 'urn' to Invoke for action "x_notify" is not known during an update
+            missing: urn: missing required argument 'urn' to Invoke for action "x_notify"
+            null: urn: missing required argument 'urn' to Invoke for action "x_notify"
+            empty: urn: missing required argument 'urn' to Invoke for action "x_notify"
+            a number: urn: expected argument 'urn' to Invoke for action "x_notify" to be a string
+        "#]]
+        .assert_eq(&out);
+    }
+}

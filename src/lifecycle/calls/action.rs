@@ -1,0 +1,119 @@
+//! The calls of an action (Terraform 1.14): ValidateActionConfig, PlanAction and
+//! InvokeAction, whose events stream back while it runs.
+
+use schema_gen::tf::Block;
+use schema_gen::translate::PropertyNames;
+
+use super::{Diagnostics, Warned, call_error, encode};
+use crate::cty::Value;
+use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
+use crate::lifecycle::parameterized::Parameterized;
+use crate::tfplugin::types::{ActionEvent, DeferredReason, Support};
+
+impl Parameterized {
+    fn action_block(&self, tf_name: &str) -> &Block {
+        &self.schema.actions[tf_name].block
+    }
+
+    /// The error for an action RPC the provider answered `Unimplemented`: it predates
+    /// Terraform 1.14's actions, although its schema declares one.
+    fn actions_unsupported(&self, subject: &Subject, tf_name: &str, operation: Operation) -> LifecycleError {
+        LifecycleError::ProviderBug {
+            subject: subject.clone(),
+            summary: "Provider does not support actions",
+            problems: vec![format!(
+                "provider {:?} answered {operation} with Unimplemented (it is older than Terraform 1.14's \
+                 actions), although its schema declares the action {tf_name}",
+                self.display_name()
+            )],
+        }
+    }
+
+    /// ValidateActionConfig: the provider's diagnostics, errors included (the caller turns
+    /// them into failures on the arguments).
+    pub(in crate::lifecycle) async fn validate_action_config(
+        &self,
+        subject: &Subject,
+        tf_name: &str,
+        names: &PropertyNames,
+        config: &Value,
+    ) -> Result<Diagnostics, LifecycleError> {
+        let block = self.action_block(tf_name);
+        let operation = Operation::ValidateActionConfig;
+        let encoded = encode(subject, "the action configuration", config, &block.implied_type())?;
+        let response =
+            self.client.0.validate_action_config(tf_name, &encoded).await.map_err(call_error(subject, operation))?;
+        match response {
+            Support::Supported(diagnostics) => Ok(Diagnostics::new(block, names, &diagnostics)),
+            Support::Unsupported => Err(self.actions_unsupported(subject, tf_name, operation)),
+        }
+    }
+
+    /// PlanAction; error diagnostics fail it. The answer is the deferral the provider asked
+    /// for, if any.
+    pub(in crate::lifecycle) async fn plan_action(
+        &self,
+        subject: &Subject,
+        tf_name: &str,
+        names: &PropertyNames,
+        config: &Value,
+    ) -> Result<Warned<Option<DeferredReason>>, LifecycleError> {
+        let block = self.action_block(tf_name);
+        let operation = Operation::PlanAction;
+        let encoded = encode(subject, "the action configuration", config, &block.implied_type())?;
+        let response = self.client.0.plan_action(tf_name, &encoded).await.map_err(call_error(subject, operation))?;
+        let Some(response) = response.supported() else {
+            return Err(self.actions_unsupported(subject, tf_name, operation));
+        };
+        let warnings = Diagnostics::new(block, names, &response.diagnostics).fail_on_errors(subject, operation)?;
+        Ok(Warned { value: response.deferred, warnings })
+    }
+
+    /// InvokeAction with a wholly known configuration: every progress message goes to
+    /// `progress` as it arrives; the final event's error diagnostics fail the action.
+    pub(in crate::lifecycle) async fn invoke_action(
+        &self,
+        subject: &Subject,
+        tf_name: &str,
+        names: &PropertyNames,
+        config: &Value,
+        progress: &(dyn Fn(&str) + Send + Sync),
+    ) -> Result<Warned<()>, LifecycleError> {
+        let block = self.action_block(tf_name);
+        let operation = Operation::InvokeAction;
+        let encoded = encode(subject, "the action configuration", config, &block.implied_type())?;
+        let events = self.client.0.invoke_action(tf_name, &encoded).await.map_err(call_error(subject, operation))?;
+        let Some(mut events) = events.supported() else {
+            return Err(self.actions_unsupported(subject, tf_name, operation));
+        };
+        let mut n_events = 0usize;
+        loop {
+            match events.next().await.map_err(call_error(subject, operation))? {
+                Some(ActionEvent::Progress(message)) => {
+                    n_events += 1;
+                    progress(&message);
+                }
+                Some(ActionEvent::Completed(diagnostics)) => {
+                    let warnings = Diagnostics::new(block, names, &diagnostics).fail_on_errors(subject, operation)?;
+                    return Ok(Warned { value: (), warnings });
+                }
+                None => {
+                    // Terraform's words when there were no events at all; the framework always
+                    // ends with a Completed event, so a stream without one is broken too.
+                    let problem = if n_events == 0 {
+                        "Provider response did not include any events".to_owned()
+                    } else {
+                        format!(
+                            "the InvokeAction stream of {tf_name} ended after {n_events} progress events without a Completed event"
+                        )
+                    };
+                    return Err(LifecycleError::ProviderBug {
+                        subject: subject.clone(),
+                        summary: "Provider return invalid response",
+                        problems: vec![format!("{problem}. {PROVIDER_BUG_SUFFIX}")],
+                    });
+                }
+            }
+        }
+    }
+}
