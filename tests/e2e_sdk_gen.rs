@@ -103,7 +103,46 @@ fn sdk_diff(go: &Path, ours: &Path) -> anyhow::Result<String> {
             }
         })
         .map(|line| line + "\n")
-        .collect())
+        .collect::<String>())
+    .map(|diff| summarize_long_additions(&diff))
+}
+
+/// Hunks that only add lines (a new file, or types only ours has) become one line with their
+/// length and a hash of their text, so that a golden pins them without holding thousands of
+/// lines of generated code (tfcoremock's actions add over a megabyte of Go types).
+fn summarize_long_additions(diff: &str) -> String {
+    const LONG: usize = 40;
+    let mut out = String::new();
+    let mut hunk: Vec<&str> = Vec::new();
+    let flush = |hunk: &mut Vec<&str>, out: &mut String| {
+        let body = hunk.iter().skip(1);
+        let only_added = body.clone().all(|line| !line.starts_with('-'));
+        let added: Vec<&&str> = body.filter(|line| line.starts_with('+')).collect();
+        if hunk.len() > 1 && only_added && added.len() > LONG {
+            // FNV-1a: stable across Rust releases, unlike the standard library's hasher.
+            let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+            for byte in added.iter().flat_map(|line| line.bytes().chain(std::iter::once(b'\n'))) {
+                hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+            }
+            out.push_str(hunk[0]);
+            out.push_str(&format!("+<{} lines added, fnv1a {hash:016x}>\n", added.len()));
+        } else {
+            hunk.iter().for_each(|line| out.push_str(line));
+        }
+        hunk.clear();
+    };
+    for line in diff.split_inclusive('\n') {
+        if line.starts_with("@@") || line.starts_with("diff ") || line.starts_with("--- ") || line.starts_with("+++ ") {
+            flush(&mut hunk, &mut out);
+            if !line.starts_with("@@") {
+                out.push_str(line);
+                continue;
+            }
+        }
+        hunk.push(line);
+    }
+    flush(&mut hunk, &mut out);
+    out
 }
 
 /// The compile check of one language's SDK.

@@ -314,7 +314,7 @@ fn ephemeral_resource(
 pub const ACTION_URN_ARGUMENT: &str = "urn";
 
 /// An action as a function: its configuration as the arguments (typed as a data source's
-/// are), plus the required `urn` to show progress against, and no result.
+/// are), plus the required `urn` to show progress against, and an empty result (see below).
 fn action(
     tf_name: &str,
     token: &str,
@@ -334,7 +334,11 @@ fn action(
         return None;
     }
     let mut spec = data_source(tf_name, token, schema, names, table, warnings, false);
-    spec.outputs = None;
+    // An empty result rather than none: Pulumi's Go code generator (3.259) writes a function
+    // without outputs that returns two values where its signature declares one, so the Go SDK
+    // would not compile.
+    spec.outputs =
+        Some(FunctionOutputs::Object(ObjectTypeSpec { ty: "object".to_owned(), ..ObjectTypeSpec::default() }));
     let mut inputs =
         spec.inputs.take().unwrap_or_else(|| ObjectTypeSpec { ty: "object".to_owned(), ..ObjectTypeSpec::default() });
     inputs.properties.insert(
