@@ -1,8 +1,10 @@
 //! The calls of an action (Terraform 1.14): ValidateActionConfig, PlanAction and
 //! InvokeAction, whose events stream back while it runs.
 
+use super::debug_log;
 use schema_gen::tf::Block;
 use schema_gen::translate::PropertyNames;
+use serde_json::json;
 
 use super::{Diagnostics, Warned, call_error, encode};
 use crate::cty::Value;
@@ -41,8 +43,15 @@ impl Parameterized {
         let block = self.action_block(tf_name);
         let operation = Operation::ValidateActionConfig;
         let encoded = encode(subject, "the action configuration", config, &block.implied_type())?;
-        let response =
-            self.client.0.validate_action_config(tf_name, &encoded).await.map_err(call_error(subject, operation))?;
+        let response = debug_log::logged(
+            "ValidateActionConfig",
+            Some(tf_name),
+            || json!({ "config": "(not logged)" }),
+            self.client.0.validate_action_config(tf_name, &encoded),
+            |_| json!("answered"),
+        )
+        .await
+        .map_err(call_error(subject, operation))?;
         match response {
             Support::Supported(diagnostics) => Ok(Diagnostics::new(block, names, &diagnostics)),
             Support::Unsupported => Err(self.actions_unsupported(subject, tf_name, operation)),
@@ -61,7 +70,15 @@ impl Parameterized {
         let block = self.action_block(tf_name);
         let operation = Operation::PlanAction;
         let encoded = encode(subject, "the action configuration", config, &block.implied_type())?;
-        let response = self.client.0.plan_action(tf_name, &encoded).await.map_err(call_error(subject, operation))?;
+        let response = debug_log::logged(
+            "PlanAction",
+            Some(tf_name),
+            || json!({ "config": "(not logged)" }),
+            self.client.0.plan_action(tf_name, &encoded),
+            |_| json!("answered"),
+        )
+        .await
+        .map_err(call_error(subject, operation))?;
         let Some(response) = response.supported() else {
             return Err(self.actions_unsupported(subject, tf_name, operation));
         };
@@ -82,7 +99,15 @@ impl Parameterized {
         let block = self.action_block(tf_name);
         let operation = Operation::InvokeAction;
         let encoded = encode(subject, "the action configuration", config, &block.implied_type())?;
-        let events = self.client.0.invoke_action(tf_name, &encoded).await.map_err(call_error(subject, operation))?;
+        let events = debug_log::logged(
+            "InvokeAction",
+            Some(tf_name),
+            || json!({ "config": "(not logged)" }),
+            self.client.0.invoke_action(tf_name, &encoded),
+            |_| json!("answered"),
+        )
+        .await
+        .map_err(call_error(subject, operation))?;
         let Some(mut events) = events.supported() else {
             return Err(self.actions_unsupported(subject, tf_name, operation));
         };

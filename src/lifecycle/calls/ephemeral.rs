@@ -3,6 +3,8 @@
 //!
 //! Results are never quoted in messages: an ephemeral value is a secret by nature.
 
+use super::debug_log;
+use serde_json::json;
 use std::time::SystemTime;
 
 use schema_gen::tf::Block;
@@ -43,12 +45,15 @@ impl Parameterized {
     ) -> Result<Diagnostics, LifecycleError> {
         let block = self.ephemeral_block(tf_name);
         let encoded = encode(subject, "the arguments", config, &block.implied_type())?;
-        let diagnostics = self
-            .client
-            .0
-            .validate_ephemeral_resource_config(tf_name, &encoded)
-            .await
-            .map_err(call_error(subject, Operation::ValidateEphemeralResourceConfig))?;
+        let diagnostics = debug_log::logged(
+            "ValidateEphemeralResourceConfig",
+            Some(tf_name),
+            || json!({ "config": "(not logged)" }),
+            self.client.0.validate_ephemeral_resource_config(tf_name, &encoded),
+            |_| json!("answered"),
+        )
+        .await
+        .map_err(call_error(subject, Operation::ValidateEphemeralResourceConfig))?;
         Ok(Diagnostics::new(block, names, &diagnostics))
     }
 
@@ -66,8 +71,15 @@ impl Parameterized {
         let ty = block.implied_type();
         let operation = Operation::OpenEphemeralResource;
         let encoded = encode(subject, "the arguments", config, &ty)?;
-        let response =
-            self.client.0.open_ephemeral_resource(tf_name, &encoded).await.map_err(call_error(subject, operation))?;
+        let response = debug_log::logged(
+            "OpenEphemeralResource",
+            Some(tf_name),
+            || json!({ "config": "(not logged)" }),
+            self.client.0.open_ephemeral_resource(tf_name, &encoded),
+            |_| json!("answered"),
+        )
+        .await
+        .map_err(call_error(subject, operation))?;
         // Terraform opens nothing when the open failed, so there is nothing to close then.
         let warnings = Diagnostics::new(block, names, &response.diagnostics).fail_on_errors(subject, operation)?;
         let mut problems = Vec::new();
@@ -118,8 +130,15 @@ impl Parameterized {
         private: Option<&[u8]>,
     ) -> Result<Warned<Renewed>, LifecycleError> {
         let operation = Operation::RenewEphemeralResource;
-        let response =
-            self.client.0.renew_ephemeral_resource(tf_name, private).await.map_err(call_error(subject, operation))?;
+        let response = debug_log::logged(
+            "RenewEphemeralResource",
+            Some(tf_name),
+            || json!({ "private": "(not logged)" }),
+            self.client.0.renew_ephemeral_resource(tf_name, private),
+            |_| json!("answered"),
+        )
+        .await
+        .map_err(call_error(subject, operation))?;
         let block = self.ephemeral_block(tf_name);
         let names = PropertyNames::of_block(block);
         let warnings = Diagnostics::new(block, &names, &response.diagnostics).fail_on_errors(subject, operation)?;
@@ -134,8 +153,15 @@ impl Parameterized {
         private: Option<&[u8]>,
     ) -> Result<Warned<()>, LifecycleError> {
         let operation = Operation::CloseEphemeralResource;
-        let diagnostics =
-            self.client.0.close_ephemeral_resource(tf_name, private).await.map_err(call_error(subject, operation))?;
+        let diagnostics = debug_log::logged(
+            "CloseEphemeralResource",
+            Some(tf_name),
+            || json!({ "private": "(not logged)" }),
+            self.client.0.close_ephemeral_resource(tf_name, private),
+            |_| json!("answered"),
+        )
+        .await
+        .map_err(call_error(subject, operation))?;
         let block = self.ephemeral_block(tf_name);
         let names = PropertyNames::of_block(block);
         let warnings = Diagnostics::new(block, &names, &diagnostics).fail_on_errors(subject, operation)?;

@@ -1,6 +1,8 @@
 //! The list-resource calls (protocol 5.10/6.10): ValidateListResourceConfig, and
 //! ListResource, whose stream of events [`Listing`] decodes and checks one at a time.
 
+use super::debug_log;
+use serde_json::json;
 use std::sync::Arc;
 
 use schema_gen::tf::{Block, IdentitySchema};
@@ -47,12 +49,15 @@ impl Parameterized {
     ) -> Result<Diagnostics, LifecycleError> {
         let encoded = encode(subject, "the list query", config, &block.implied_type())?;
         let operation = Operation::ValidateListResourceConfig;
-        let response = self
-            .client
-            .0
-            .validate_list_resource_config(tf_name, &encoded)
-            .await
-            .map_err(call_error(subject, operation))?;
+        let response = debug_log::logged(
+            "ValidateListResourceConfig",
+            Some(tf_name),
+            || json!({ "config": "(not logged)" }),
+            self.client.0.validate_list_resource_config(tf_name, &encoded),
+            |_| json!("answered"),
+        )
+        .await
+        .map_err(call_error(subject, operation))?;
         let Some(diagnostics) = response.supported() else {
             return Err(self.list_unsupported(subject, tf_name, operation));
         };
@@ -86,7 +91,15 @@ impl Parameterized {
             include_resource_object: true,
             limit,
         };
-        let response = self.client.0.list_resource(&request).await.map_err(call_error(subject, operation))?;
+        let response = debug_log::logged(
+            "ListResource",
+            Some(tf_name),
+            || json!({ "config": "(not logged)" }),
+            self.client.0.list_resource(&request),
+            |_| json!("answered"),
+        )
+        .await
+        .map_err(call_error(subject, operation))?;
         let Some(events) = response.supported() else {
             return Err(self.list_unsupported(subject, tf_name, operation));
         };

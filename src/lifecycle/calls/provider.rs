@@ -58,7 +58,15 @@ impl Client {
     pub(in crate::lifecycle) async fn identity_schemas(
         &self,
     ) -> Result<BTreeMap<String, IdentitySchema>, ParameterizeError> {
-        let Some(response) = self.0.get_resource_identity_schemas().await?.supported() else {
+        let Some(response) = debug_log::logged(
+            "GetResourceIdentitySchemas",
+            None,
+            || json!({}),
+            self.0.get_resource_identity_schemas(),
+            |_| json!("answered"),
+        )
+        .await?
+        .supported() else {
             return Ok(BTreeMap::new());
         };
         let errors: Vec<String> = response

@@ -26,7 +26,7 @@ use crate::lifecycle::parameterized::Parameterized;
 use crate::lifecycle::state;
 use crate::property::PropertyPath;
 use crate::tfplugin::identity_list::UpgradeResourceIdentityRequest;
-use crate::tfplugin::types::{DynamicValue, RawState, ReadResourceRequest, UpgradeResourceStateRequest};
+use crate::tfplugin::types::{DeferredReason, DynamicValue, RawState, ReadResourceRequest, UpgradeResourceStateRequest};
 use serde_json::json;
 
 use super::debug_log::{self, Redaction};
@@ -288,13 +288,15 @@ impl Resource<'_> {
             version: meta.identity_schema_version,
             raw_identity: stored.into_bytes(),
         };
-        let response = self
-            .provider
-            .client
-            .0
-            .upgrade_resource_identity(&request)
-            .await
-            .map_err(call_error(&self.subject, operation))?;
+        let response = debug_log::logged(
+            "UpgradeResourceIdentity",
+            Some(self.tf_name),
+            || json!({ "identity": "(not logged)" }),
+            self.provider.client.0.upgrade_resource_identity(&request),
+            |_| json!("answered"),
+        )
+        .await
+        .map_err(call_error(&self.subject, operation))?;
         let Some(response) = response.supported() else {
             return Err(self.bug(
                 "Invalid resource identity upgrade",
