@@ -136,7 +136,7 @@ fn cases() -> Vec<Case> {
             operation: Create,
             expect: Fails {
                 code: Code::FailedPrecondition,
-                texts: &["Provider deferred changes when Terraform did not allow deferrals"],
+                texts: &["the provider deferred this change", "Pulumi does not apply deferred changes"],
             },
         },
         Case {

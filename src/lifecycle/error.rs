@@ -244,6 +244,12 @@ pub enum LifecycleError {
     /// than protocol 5.10/6.10); the engine hears Unimplemented.
     #[error("{subject}: {message}")]
     Unsupported { subject: Subject, message: String },
+    /// The provider deferred a change (protocol 5.6/6.6), which a Pulumi deployment cannot
+    /// apply: there is no later run to carry it to, as Terraform has.
+    #[error(
+        "{subject}: the provider deferred this change ({reason}); Pulumi does not apply deferred changes, so nothing was changed. Run `pulumi up` again once the provider can plan it"
+    )]
+    Deferred { subject: Subject, reason: String },
     /// The bridge failed on its own (e.g. a value it built cannot be encoded): a bug here,
     /// not in the program or the provider.
     #[error("{subject}: {message}")]

@@ -246,6 +246,11 @@ impl Resource<'_> {
         let prior_identity = self.stored_identity(&meta)?;
         let planned = warnings.keep(self.plan(&prior, &meta.private, prior_identity.as_ref(), &[], &config).await?);
         let warnings = warnings.into_vec();
+        if planned.deferred.is_some() {
+            // A change the provider deferred: shown as an update (its warning says why), never
+            // kept for an Update, which refuses to apply it.
+            return Ok(Diffed { changes: true, warnings, ..Diffed::default() });
+        }
         let diffed = if planned.value.is_wholly_known() && planned.value.equals_ignoring_refinements(&prior) {
             Diffed { warnings, ..Diffed::default() }
         } else {
@@ -328,6 +333,12 @@ impl Resource<'_> {
                 None => state::resource_id(&self.props, &planned.value).unwrap_or_default(),
             };
             return Ok(Written { id, outputs, inputs: None, warnings: warnings.into_vec() });
+        }
+        if let Some(reason) = planned.deferred {
+            return Err(LifecycleError::Deferred {
+                subject: self.subject().clone(),
+                reason: crate::lifecycle::deferral::reason_text(reason),
+            });
         }
         if let Some(earlier) = &earlier {
             self.check_final_plan(earlier, &prior, &config, &planned.value)?;

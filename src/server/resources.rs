@@ -91,6 +91,7 @@ pub(super) fn status(error: LifecycleError) -> Status {
         | LifecycleError::Invalid { .. } => Status::invalid_argument(message),
         LifecycleError::Internal { .. } => Status::internal(message),
         LifecycleError::Unsupported { .. } => Status::unimplemented(message),
+        LifecycleError::Deferred { .. } => Status::failed_precondition(message),
         LifecycleError::Interrupted { interruption: crate::lifecycle::Interruption::Cancelled, .. } => {
             Status::cancelled(message)
         }

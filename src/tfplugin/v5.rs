@@ -28,9 +28,11 @@ fn block_computed_from_wire(_block: &pb::schema::Block) -> bool {
     false
 }
 
-/// What Terraform sends over protocol 5: no deferral, write-only attributes understood.
+/// What Terraform sends over protocol 5 (with `-allow-deferral`): deferral allowed
+/// (docs/actions-deferral-import.md says what a deferred change does), write-only attributes
+/// understood.
 fn client_capabilities() -> Option<pb::ClientCapabilities> {
-    Some(pb::ClientCapabilities { deferral_allowed: false, write_only_attributes_allowed: true })
+    Some(pb::ClientCapabilities { deferral_allowed: true, write_only_attributes_allowed: true })
 }
 
 super::wire_client::shared_client! {

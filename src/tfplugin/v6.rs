@@ -52,11 +52,12 @@ fn block_computed_from_wire(block: &pb::schema::Block) -> bool {
     block.computed
 }
 
-/// What Terraform sends: no deferral, write-only attributes understood, and (6.11) planned
+/// What Terraform sends (with `-allow-deferral`): deferral allowed (docs/actions-deferral-import.md
+/// says what a deferred change does), write-only attributes understood, and (6.11) planned
 /// private bytes and computed blocks handled.
 fn client_capabilities() -> Option<pb::ClientCapabilities> {
     Some(pb::ClientCapabilities {
-        deferral_allowed: false,
+        deferral_allowed: true,
         write_only_attributes_allowed: true,
         store_planned_private: true,
         computed_blocks_allowed: true,

@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::resource::{Applied, Planned, Resource, STOP_GRACE};
 use super::{Warned, Warnings, call_error, debug_log, decode};
-use crate::cty::{Path, Value};
+use crate::cty::{self, Path, Value};
 use crate::invariants::Violation;
 use crate::lifecycle::checks::{self, ApplyOutcome, ApplyProblem, DestroyPlanProblem, PlanProblem};
 use crate::lifecycle::error::{Interruption, LifecycleError, Operation, PROVIDER_BUG_SUFFIX};
@@ -87,12 +87,31 @@ impl Resource<'_> {
             prior_identity: self.encode_identity(prior_identity)?,
         };
         let (response, mut warnings) = self.send_plan(&request, Operation::PlanResourceChange).await?;
-        if response.deferred.is_some() {
-            return Err(self.deferred(format!(
-                "The provider signaled a deferred action for {:?}, but in this context deferrals are disabled. \
-                 This is a bug in the provider, please file an issue with the provider developers",
-                self.tf_name
-            )));
+        if let Some(reason) = response.deferred {
+            // Terraform shows a deferred change in the plan and applies it in a later run. A
+            // Pulumi deployment has no later run to carry it to: a preview shows the resource
+            // with unknown outputs and this warning; Create and Update refuse to apply it.
+            warnings.push(format!(
+                "{}: the provider deferred this change ({}); `pulumi up` will not apply it until the provider can plan it",
+                self.urn,
+                crate::lifecycle::deferral::reason_text(reason)
+            ));
+            // Every attribute unknown, as Terraform shows a deferred resource's plan.
+            let value = match &ty {
+                cty::Type::Object(object) => {
+                    Value::object(object.attrs.iter().map(|(name, ty)| (name.clone(), Value::unknown(ty.clone()))))
+                }
+                _ => Value::unknown(ty.clone()),
+            };
+            let planned = Planned {
+                value,
+                private: response.planned_private,
+                replace_paths: Vec::new(),
+                legacy_type_system: response.legacy_type_system,
+                identity: None,
+                deferred: Some(reason),
+            };
+            return Ok(Warned { value: planned, warnings });
         }
         let provider = self.provider.display_name();
         let planned = decode(&response.planned_state, &ty).map_err(|err| {
@@ -119,6 +138,7 @@ impl Resource<'_> {
             replace_paths: verdict.replace_paths,
             legacy_type_system: response.legacy_type_system,
             identity,
+            deferred: None,
         };
         Ok(Warned { value: planned, warnings })
     }

@@ -57,6 +57,9 @@ pub struct Planned {
     pub replace_paths: Vec<Path>,
     pub legacy_type_system: bool,
     pub identity: Option<Value>,
+    /// Why the provider deferred this change, if it did: the planned value is then wholly
+    /// unknown, and the change cannot be applied in this run.
+    pub deferred: Option<DeferredReason>,
 }
 
 /// An object as ReadResource or ImportResourceState returned it, checked.
@@ -161,7 +164,7 @@ impl Resource<'_> {
     pub(super) fn deferred(&self, problem: String) -> LifecycleError {
         LifecycleError::ProviderBug {
             subject: self.subject.clone(),
-            summary: "Provider deferred changes when Terraform did not allow deferrals",
+            summary: "Provider deferred a call that cannot be deferred",
             problems: vec![problem],
         }
     }
@@ -424,7 +427,10 @@ impl Resource<'_> {
         .map_err(call_error(&self.subject, operation))?;
         let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, operation)?;
         if response.deferred.is_some() {
-            return Err(self.deferred(format!("ReadResource of {:?} was deferred", self.tf_name)));
+            return Err(self.deferred(format!(
+                "ReadResource of {:?} was deferred; Pulumi reads every resource it refreshes or imports now",
+                self.tf_name
+            )));
         }
         let value = decode(&response.new_state, &self.ty()).map_err(|err| {
             self.bug(
