@@ -4,7 +4,7 @@
 //! - a YAML program and a Python program open `random_password` (hashicorp/random 3.9.0) as
 //!   the function `random:index/openPassword:openPassword` and pass its result to the
 //!   write-only `password_wo` of a fixture resource; they also open the fixture's own
-//!   ephemeral `fixture_token` (renewed every 100 ms) and pass it to another write-only
+//!   ephemeral `fixture_token` (renewed every 10 ms) and pass it to another write-only
 //!   argument. Up, a preview with no changes, and destroy. The fixture records the
 //!   write-only values it received at apply and counts its opens, renewals and closes
 //!   (`FIXTURE_EPHEMERAL_LOG`): the values reached the provider, yet neither the exported
@@ -70,7 +70,7 @@ variables:
     fn::invoke:
       function: fixture:index/openToken:openToken
       arguments:
-        renewAfterMs: 100
+        renewAfterMs: 10
       options:
         provider: ${fixtureProvider}
 outputs:
@@ -89,7 +89,7 @@ provider = fixture.Provider(
 )
 invoke = pulumi.InvokeOutputOptions(provider=provider)
 password = random.open_password_output(length=24, special=False)
-token = fixture.open_token_output(renew_after_ms=100, opts=invoke)
+token = fixture.open_token_output(renew_after_ms=10, opts=invoke)
 
 flags = fixture.Flags(
     "flags",
@@ -206,7 +206,7 @@ fn must_show(ws: &mut Workspace, log: &Path, extra: &[&str]) -> anyhow::Result<V
     assert!(tokens[0].starts_with("token-"), "{tokens:?}");
     assert_eq!(seen.opens, 1, "up opened the fixture token once: {seen:?}");
     assert_eq!(seen.closes, seen.opens, "every open closed by the end of up: {seen:?}");
-    assert!(seen.renews >= 1, "the token (renew after 100 ms) was renewed while up ran: {seen:?}\n{up}");
+    assert!(seen.renews >= 1, "the token (renew after 10 ms) was renewed while up ran: {seen:?}\n{up}");
 
     // The write-only value is nowhere in the stack: not in the recorded inputs, not in the
     // outputs; the resource records the version only.
@@ -331,7 +331,7 @@ fn no_secret_in_any_log_at_trace_level() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A fixture-only program whose token fails at `fail_on`, renewed every 50 ms.
+/// A fixture-only program whose token fails at `fail_on`, renewed every 10 ms.
 fn failing_program(fail_on: &str) -> String {
     format!(
         r#"name: e2e-ephemeral-bad
@@ -355,7 +355,7 @@ variables:
       function: fixture:index/openToken:openToken
       arguments:
         failOn: {fail_on}
-        renewAfterMs: 50
+        renewAfterMs: 10
       options:
         provider: ${{fixtureProvider}}
 "#
@@ -363,7 +363,7 @@ variables:
 }
 
 /// A fixture-only YAML workspace running `program`. Every apply takes a second, so that a
-/// token renewed every 50 ms is renewed while the deployment runs.
+/// token renewed every 10 ms is renewed while the deployment runs.
 fn fixture_workspace(label: &str, program: &str) -> anyhow::Result<(Workspace, PathBuf)> {
     let mut ws = Workspace::new(label, Implementation::Ours)?;
     std::fs::write(ws.project_dir().join("Pulumi.yaml"), program)?;
