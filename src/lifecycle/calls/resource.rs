@@ -26,7 +26,9 @@ use crate::lifecycle::parameterized::Parameterized;
 use crate::lifecycle::state;
 use crate::property::PropertyPath;
 use crate::tfplugin::identity_list::UpgradeResourceIdentityRequest;
-use crate::tfplugin::types::{DeferredReason, DynamicValue, RawState, ReadResourceRequest, UpgradeResourceStateRequest};
+use crate::tfplugin::types::{
+    DeferredReason, DynamicValue, RawState, ReadResourceRequest, UpgradeResourceStateRequest,
+};
 use serde_json::json;
 
 use super::debug_log::{self, Redaction};
