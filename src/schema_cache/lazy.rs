@@ -11,8 +11,10 @@
 //! `Deref<Target = ProviderSchema>` gives the whole schema, so code written against the
 //! plain model keeps working; the hot paths use the item accessors instead.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::ops::{Deref, Range};
+use std::os::unix::fs::FileExt;
 use std::sync::{Arc, OnceLock};
 
 use schema_gen::tf::{Function, ProviderSchema, Schema};
@@ -34,11 +36,22 @@ struct Cached {
     /// The eager part, with every lazy item present under its name as an empty default
     /// schema, so names can be listed; never handed out as the schema of an item.
     skeleton: ProviderSchema,
-    /// The entry file's bytes; the document starts at `document_start`.
-    bytes: Vec<u8>,
+    /// Where the document is read from; it starts at `document_start` in there.
+    source: Source,
     document_start: usize,
     sections: BTreeMap<String, BTreeMap<String, Slot>>,
     whole: OnceLock<ProviderSchema>,
+}
+
+/// Where a cached schema's document is.
+enum Source {
+    /// The entry's bytes, as verified (an entry being written, read back).
+    Memory(Vec<u8>),
+    /// The entry file that was verified, read item by item, so the program does not hold
+    /// the megabytes of types it never uses. Entries are replaced by rename and never changed
+    /// in place, so the open file keeps the verified contents even if the entry is evicted
+    /// or rewritten meanwhile.
+    File(std::fs::File),
 }
 
 struct Slot {
@@ -75,11 +88,21 @@ impl LazySchema {
         }
         Ok(LazySchema(Inner::Cached(Box::new(Cached {
             skeleton,
-            bytes,
+            source: Source::Memory(bytes),
             document_start,
             sections,
             whole: OnceLock::new(),
         }))))
+    }
+
+    /// Reads the document from `file` from now on, rather than holding it: `file` must be
+    /// the file the bytes this schema was opened from were read from. A whole schema is
+    /// unchanged.
+    pub(super) fn read_from(mut self, file: std::fs::File) -> LazySchema {
+        if let Inner::Cached(cached) = &mut self.0 {
+            cached.source = Source::File(file);
+        }
+        self
     }
 
     /// Whether the whole schema has been decoded (always, for a schema from the provider).
@@ -136,7 +159,8 @@ impl LazySchema {
                     return Ok(whole);
                 }
                 tracing::debug!("schema cache: decoding the whole schema");
-                let decoded: ProviderSchema = serde_json::from_slice(cached.document()).map_err(|e| e.to_string())?;
+                let document = cached.read(None).map_err(|e| format!("reading the schema cache entry: {e}"))?;
+                let decoded: ProviderSchema = serde_json::from_slice(&document).map_err(|e| e.to_string())?;
                 Ok(cached.whole.get_or_init(|| decoded))
             }
         }
@@ -164,8 +188,11 @@ impl LazySchema {
         }
         let (key, slot) = cached.sections.get(section)?.get_key_value(name)?;
         let decoded = slot.decoded.get_or_init(|| {
-            let bytes = cached.document().get(slot.range.clone())?;
-            serde_json::from_slice(bytes)
+            let bytes = cached
+                .read(Some(slot.range.clone()))
+                .inspect_err(|err| tracing::error!("schema cache: reading {section}.{name}: {err}"))
+                .ok()?;
+            serde_json::from_slice(&bytes)
                 .inspect_err(|err| {
                     tracing::error!("schema cache: {section}.{name} does not decode ({err}); delete the schema cache")
                 })
@@ -190,8 +217,32 @@ impl Deref for LazySchema {
 }
 
 impl Cached {
-    fn document(&self) -> &[u8] {
-        &self.bytes[self.document_start..]
+    /// The document's bytes in `range` (`None`: all of it).
+    fn read(&self, range: Option<Range<usize>>) -> std::io::Result<Cow<'_, [u8]>> {
+        let out_of_range = || std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "range out of the entry");
+        match &self.source {
+            Source::Memory(bytes) => {
+                let document = bytes.get(self.document_start..).ok_or_else(out_of_range)?;
+                let part = match range {
+                    Some(range) => document.get(range).ok_or_else(out_of_range)?,
+                    None => document,
+                };
+                Ok(Cow::Borrowed(part))
+            }
+            Source::File(file) => {
+                let range = match range {
+                    Some(range) => range,
+                    None => {
+                        0..usize::try_from(file.metadata()?.len())
+                            .map_err(|_| out_of_range())?
+                            .saturating_sub(self.document_start)
+                    }
+                };
+                let mut buffer = vec![0; range.len()];
+                file.read_exact_at(&mut buffer, (self.document_start + range.start) as u64)?;
+                Ok(Cow::Owned(buffer))
+            }
+        }
     }
 }
 

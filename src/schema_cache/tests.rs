@@ -212,6 +212,27 @@ fn store_then_load_in_a_directory_and_evict_to_the_bound() {
 }
 
 #[test]
+fn a_loaded_entry_reads_its_items_from_the_file_it_verified_even_once_replaced() {
+    let temp = tempfile::tempdir().unwrap();
+    let cache = SchemaCache { dir: temp.path().to_owned(), max_bytes: u64::MAX };
+    let schema = fixture_schema();
+    let a = key("/p/a");
+    cache.store(&a, &facts(), &schema).unwrap();
+    let (_, lazy) = cache.load::<Facts>(&a).unwrap();
+    // Another process rewrites the entry (a rename over it), then evicts it: the schema
+    // opened before still reads the file it verified, item by item and whole.
+    let mut other = schema.clone();
+    other.resources.clear();
+    cache.store(&a, &facts(), &other).unwrap();
+    std::fs::remove_file(cache.dir.join(a.file_name())).unwrap();
+    for (name, expected) in &schema.resources {
+        assert_eq!(lazy.resource(name), Some((name.as_str(), expected)), "{name}");
+    }
+    assert!(!lazy.is_whole());
+    assert_eq!(lazy.try_whole().unwrap(), &schema);
+}
+
+#[test]
 fn a_corrupt_entry_on_disk_is_a_miss_and_the_next_store_replaces_it() {
     let temp = tempfile::tempdir().unwrap();
     let cache = SchemaCache { dir: temp.path().to_owned(), max_bytes: u64::MAX };
