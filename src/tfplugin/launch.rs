@@ -28,6 +28,36 @@ pub const MAGIC_COOKIE_VALUE: &str = "d602bf8f470bc67ca7faa0386276bbdd4330efaf76
 /// we wait for its last stderr lines.
 const EXIT_GRACE: Duration = Duration::from_secs(2);
 
+/// The terraform-plugin-log variables that set a provider's log levels: the SDKs' own
+/// loggers (plugin-go's protocol logger, the framework, SDKv2's helper/schema, mux) and the
+/// provider's. Unset, each logs at TRACE.
+const PROVIDER_LOG_LEVEL_VARS: [&str; 6] = [
+    "TF_LOG_SDK",
+    "TF_LOG_SDK_PROTO",
+    "TF_LOG_SDK_FRAMEWORK",
+    "TF_LOG_SDK_HELPER_SCHEMA",
+    "TF_LOG_SDK_MUX",
+    "TF_LOG_PROVIDER",
+];
+
+/// The log levels to start a provider with. Left alone, terraform-plugin-go providers write
+/// about a hundred TRACE and DEBUG lines per call to stderr (25,000 for a no-change preview
+/// of 200 random resources), which the provider spends CPU writing and we spend CPU reading,
+/// only to drop them: we keep those levels only when our own `tfplugin::provider` target
+/// logs at DEBUG (`keep_debug`). So unless the user set any `TF_LOG*` variable (then their
+/// choice stands, as with Terraform), providers log at INFO: warnings, errors and panics,
+/// which crash errors quote, still arrive.
+fn provider_log_levels(
+    user_vars: impl IntoIterator<Item = std::ffi::OsString>,
+    keep_debug: bool,
+) -> Vec<(&'static str, &'static str)> {
+    let user_chose = user_vars.into_iter().any(|name| name.to_string_lossy().starts_with("TF_LOG"));
+    if keep_debug || user_chose {
+        return Vec::new();
+    }
+    PROVIDER_LOG_LEVEL_VARS.iter().map(|name| (*name, "INFO")).collect()
+}
+
 /// How to start one provider.
 #[derive(Clone, Debug)]
 pub struct LaunchConfig {
@@ -83,6 +113,8 @@ pub async fn launch(config: &LaunchConfig) -> Result<ProviderClient, LaunchError
         .env("PLUGIN_PROTOCOL_VERSIONS", "5,6")
         .env("PLUGIN_MIN_PORT", "10000")
         .env("PLUGIN_MAX_PORT", "25000");
+    let keep_debug = tracing::enabled!(target: "tfplugin::provider", tracing::Level::DEBUG);
+    command.envs(provider_log_levels(std::env::vars_os().map(|(name, _)| name), keep_debug));
     match &identity {
         Some(identity) => command.env("PLUGIN_CLIENT_CERT", &identity.certificate_pem),
         // An inherited value would make the provider expect TLS we will not speak.
@@ -245,5 +277,32 @@ pub(crate) async fn shut_down_process(channel: Channel, process: &mut OwnedProce
     if process.wait_for_exit(EXIT_GRACE).await.is_none() {
         tracing::debug!(pid = process.pid, "provider did not exit after Shutdown; killing it");
         process.kill().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn providers_log_at_info_unless_the_user_or_our_debug_level_asks_for_more() {
+        let vars = |names: &[&str]| names.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
+        let info: Vec<_> = PROVIDER_LOG_LEVEL_VARS.iter().map(|name| (*name, "INFO")).collect();
+        let cases: &[(&[&str], bool, bool)] = &[
+            // (the user's variables, keep_debug, quieted)
+            (&["PATH", "HOME"], false, true),
+            (&[], false, true),
+            (&["PATH"], true, false),
+            (&["TF_LOG"], false, false),
+            (&["TF_LOG_PROVIDER_RANDOM"], false, false),
+            (&["TF_LOG_SDK_PROTO", "PATH"], false, false),
+            // Not a TF_LOG variable.
+            (&["TF_PLUGIN_MAGIC_COOKIE", "TF_CLI_ARGS"], false, true),
+        ];
+        for (names, keep_debug, quieted) in cases {
+            let levels = provider_log_levels(vars(names), *keep_debug);
+            let expected = if *quieted { info.clone() } else { Vec::new() };
+            assert_eq!(levels, expected, "{names:?}, keep_debug {keep_debug}");
+        }
     }
 }
