@@ -70,7 +70,12 @@ fn main() -> ExitCode {
         tracing::debug!(endpoint, "ignoring the engine's tracing endpoint");
     }
 
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    // One thread: the plugin waits on the engine and the provider almost all the time, and
+    // its CPU work per call is small. Worker threads cost more in wake-ups between them than
+    // they gain, and their stacks and allocator heaps about 4 MiB of resident memory (measured
+    // on `up` of 200 random resources). Blocking work (cache files, hashing an install) goes
+    // to `spawn_blocking`'s threads as before.
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(err) => {
             eprintln!("error: could not start the async runtime: {err}");
