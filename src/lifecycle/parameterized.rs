@@ -118,6 +118,8 @@ pub async fn start_provider_with_cache(
     progress: &dyn installer::Progress,
     cache: Option<SchemaCache>,
 ) -> Result<Parameterized, ParameterizeError> {
+    // Start-up's phases, for the debug line below: where a slow start-up spends its time.
+    let started = std::time::Instant::now();
     let (client, terraform_name, package_version, source_address, origin, downloaded, lookup) = match &args.source {
         Source::Local { path } => {
             let terraform_name = schema_gen::naming::package_name_from_binary(path)?;
@@ -159,9 +161,12 @@ pub async fn start_provider_with_cache(
             }
         }
     };
+    let launched = started.elapsed();
     let client = Client::new(client);
     let (schema, capabilities, cache_write) = client.startup_schema(lookup).await?;
+    let schema_done = started.elapsed();
     let identity_schemas = client.identity_schemas().await?;
+    let identity_done = started.elapsed();
 
     let package_name = args.provider_name.clone().unwrap_or_else(|| terraform_name.clone());
     let filter = TokenFilter { include: &args.includes, exclude: &args.excludes };
@@ -178,6 +183,11 @@ pub async fn start_provider_with_cache(
         )
         .chain(names.actions().map(|(tf, token)| (token.to_owned(), (TokenKind::Action, tf.to_owned()))))
         .collect();
+    tracing::debug!(
+        "start-up: provider ready after {launched:?}, schema after {schema_done:?}, identity schemas after \
+         {identity_done:?}, names after {:?}",
+        started.elapsed()
+    );
     let parameter = ParameterValue {
         remote: source_address.as_ref().map(|url| RemoteValue { url: url.clone(), version: package_version.clone() }),
         local: match &args.source {
