@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::key::CacheKey;
-use super::lazy::{LAZY_SECTIONS, LazySchema};
+use super::lazy::{LAZY_SECTIONS, LazySchema, Source};
 
 /// The first bytes of every entry.
 pub const MAGIC: &[u8] = b"tfbridge-schema-cache\n";
@@ -52,6 +52,9 @@ pub enum EntryProblem {
     /// The payload's SHA-256 differs from the header's.
     #[error("checksum mismatch: the entry is corrupt")]
     Checksum,
+    /// The entry file could not be read.
+    #[error("unreadable: {0}")]
+    Unreadable(String),
     /// The payload checks out but does not decode (it was not written by this build).
     #[error("payload does not decode: {0}")]
     Payload(String),
@@ -129,45 +132,70 @@ pub fn encode<F: Serialize>(key: &CacheKey, facts: &F, schema: &ProviderSchema) 
     Ok(bytes)
 }
 
-/// Verifies and opens an entry read for `key`: the facts now, the schema lazily.
-pub fn decode<F: DeserializeOwned>(key: &CacheKey, bytes: Vec<u8>) -> Result<(F, LazySchema), EntryProblem> {
-    let rest = bytes.strip_prefix(MAGIC).ok_or(EntryProblem::BadMagic)?;
-    let (len, rest) = rest.split_first_chunk::<4>().ok_or(EntryProblem::Truncated("header length"))?;
-    let header_len = u32::from_le_bytes(*len) as usize;
-    let header_bytes = rest.get(..header_len).ok_or(EntryProblem::Truncated("header"))?;
-    let header: Header = serde_json::from_slice(header_bytes).map_err(|e| EntryProblem::BadHeader(e.to_string()))?;
+/// How much of an entry is hashed at a time: a file's payload is verified chunk by chunk.
+const HASH_CHUNK: usize = 1 << 20;
+
+/// Verifies and opens the entry in `source` for `key`: the facts now, the schema lazily.
+/// Only the header, the facts, the index and the eager part are read whole; the document is
+/// hashed a chunk at a time and then left where it is.
+pub fn decode<F: DeserializeOwned>(key: &CacheKey, source: impl Into<Source>) -> Result<(F, LazySchema), EntryProblem> {
+    let source = source.into();
+    let unreadable = |e: std::io::Error| EntryProblem::Unreadable(e.to_string());
+    let total = source.byte_len().map_err(unreadable)?;
+    let read = |range: Range<usize>, what: &'static str| {
+        if range.end > total {
+            return Err(EntryProblem::Truncated(what));
+        }
+        source.read(range).map_err(unreadable)
+    };
+    let prefix = read(0..MAGIC.len().min(total), "magic")?;
+    if *prefix != *MAGIC {
+        return Err(EntryProblem::BadMagic);
+    }
+    let len = read(MAGIC.len()..MAGIC.len() + 4, "header length")?;
+    let header_len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize;
+    let header_start = MAGIC.len() + 4;
+    let header_bytes = read(header_start..header_start + header_len, "header")?;
+    let header: Header = serde_json::from_slice(&header_bytes).map_err(|e| EntryProblem::BadHeader(e.to_string()))?;
     if header.format != FORMAT_VERSION {
         return Err(EntryProblem::OtherFormat { found: header.format });
     }
     if header.key != *key {
         return Err(EntryProblem::OtherKey);
     }
-    let payload = &rest[header_len..];
+    let payload_start = header_start + header_len;
     let expected_len = header
         .facts_len
         .checked_add(header.index_len)
         .and_then(|n| n.checked_add(header.document_len))
         .ok_or(EntryProblem::BadHeader("lengths overflow".to_owned()))?;
-    if payload.len() < expected_len {
+    let payload_len = total - payload_start;
+    if payload_len < expected_len {
         return Err(EntryProblem::Truncated("payload"));
     }
-    if payload.len() > expected_len {
+    if payload_len > expected_len {
         return Err(EntryProblem::BadHeader("payload longer than declared".to_owned()));
     }
-    if sha256_hex(payload) != header.sha256 {
+    let mut digest = digest::Context::new(&digest::SHA256);
+    for chunk_start in (payload_start..total).step_by(HASH_CHUNK) {
+        digest.update(&read(chunk_start..total.min(chunk_start + HASH_CHUNK), "payload")?);
+    }
+    if hex(digest.finish().as_ref()) != header.sha256 {
         return Err(EntryProblem::Checksum);
     }
     let payload_err = |what: &str, e: serde_json::Error| EntryProblem::Payload(format!("{what}: {e}"));
-    let facts: F = serde_json::from_slice(&payload[..header.facts_len]).map_err(|e| payload_err("facts", e))?;
-    let index_end = header.facts_len + header.index_len;
+    let facts_end = payload_start + header.facts_len;
+    let facts: F =
+        serde_json::from_slice(&read(payload_start..facts_end, "facts")?).map_err(|e| payload_err("facts", e))?;
+    let index_end = facts_end + header.index_len;
     let index: Index =
-        serde_json::from_slice(&payload[header.facts_len..index_end]).map_err(|e| payload_err("index", e))?;
-    let eager_end = index_end.checked_add(index.eager_len).filter(|end| *end <= payload.len());
+        serde_json::from_slice(&read(facts_end..index_end, "index")?).map_err(|e| payload_err("index", e))?;
+    let eager_end = index_end.checked_add(index.eager_len).filter(|end| *end <= total);
     let eager_end = eager_end.ok_or(EntryProblem::Payload("eager part out of range".to_owned()))?;
     let eager: ProviderSchema =
-        serde_json::from_slice(&payload[index_end..eager_end]).map_err(|e| payload_err("eager part", e))?;
-    let document_start = MAGIC.len() + 4 + header_len + eager_end;
-    let document_len = bytes.len() - document_start;
+        serde_json::from_slice(&read(index_end..eager_end, "eager part")?).map_err(|e| payload_err("eager part", e))?;
+    let document_start = eager_end;
+    let document_len = total - document_start;
     let mut sections: BTreeMap<String, BTreeMap<String, Range<usize>>> = BTreeMap::new();
     for (section, items) in index.sections {
         let mut ranges = BTreeMap::new();
@@ -179,12 +207,15 @@ pub fn decode<F: DeserializeOwned>(key: &CacheKey, bytes: Vec<u8>) -> Result<(F,
         }
         sections.insert(section, ranges);
     }
-    // The file's bytes stay as read (the document is most of them; moving it would cost
-    // a copy); the schema reads its document from `document_start` on.
-    let schema = LazySchema::cached(eager, bytes, document_start, sections).map_err(EntryProblem::Payload)?;
+    drop((prefix, len, header_bytes));
+    let schema = LazySchema::cached(eager, source, document_start, sections).map_err(EntryProblem::Payload)?;
     Ok((facts, schema))
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {
-    digest::digest(&digest::SHA256, bytes).as_ref().iter().map(|b| format!("{b:02x}")).collect()
+    hex(digest::digest(&digest::SHA256, bytes).as_ref())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -43,15 +43,51 @@ struct Cached {
     whole: OnceLock<ProviderSchema>,
 }
 
-/// Where a cached schema's document is.
-enum Source {
-    /// The entry's bytes, as verified (an entry being written, read back).
+/// Where a cache entry's bytes are: in memory (an entry being written, read back), or the
+/// entry file, read range by range, so that neither verifying an entry nor using it holds
+/// its megabytes of types the program never uses. Entries are replaced by rename and never
+/// changed in place, so an open file keeps the contents that were verified even if the entry
+/// is evicted or rewritten meanwhile.
+pub enum Source {
     Memory(Vec<u8>),
-    /// The entry file that was verified, read item by item, so the program does not hold
-    /// the megabytes of types it never uses. Entries are replaced by rename and never changed
-    /// in place, so the open file keeps the verified contents even if the entry is evicted
-    /// or rewritten meanwhile.
     File(std::fs::File),
+}
+
+impl From<Vec<u8>> for Source {
+    fn from(bytes: Vec<u8>) -> Source {
+        Source::Memory(bytes)
+    }
+}
+
+impl From<std::fs::File> for Source {
+    fn from(file: std::fs::File) -> Source {
+        Source::File(file)
+    }
+}
+
+impl Source {
+    /// The entry's length in bytes.
+    pub fn byte_len(&self) -> std::io::Result<usize> {
+        match self {
+            Source::Memory(bytes) => Ok(bytes.len()),
+            Source::File(file) => usize::try_from(file.metadata()?.len()).map_err(std::io::Error::other),
+        }
+    }
+
+    /// The bytes in `range`; an error if the entry is shorter.
+    pub fn read(&self, range: Range<usize>) -> std::io::Result<Cow<'_, [u8]>> {
+        match self {
+            Source::Memory(bytes) => bytes
+                .get(range)
+                .map(Cow::Borrowed)
+                .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "range out of the entry")),
+            Source::File(file) => {
+                let mut buffer = vec![0; range.len()];
+                file.read_exact_at(&mut buffer, range.start as u64)?;
+                Ok(Cow::Owned(buffer))
+            }
+        }
+    }
 }
 
 struct Slot {
@@ -74,7 +110,7 @@ impl LazySchema {
     /// it. Fails when the index names a section this build does not decode lazily.
     pub(super) fn cached(
         mut skeleton: ProviderSchema,
-        bytes: Vec<u8>,
+        source: Source,
         document_start: usize,
         ranges: BTreeMap<String, BTreeMap<String, Range<usize>>>,
     ) -> Result<LazySchema, String> {
@@ -88,21 +124,11 @@ impl LazySchema {
         }
         Ok(LazySchema(Inner::Cached(Box::new(Cached {
             skeleton,
-            source: Source::Memory(bytes),
+            source,
             document_start,
             sections,
             whole: OnceLock::new(),
         }))))
-    }
-
-    /// Reads the document from `file` from now on, rather than holding it: `file` must be
-    /// the file the bytes this schema was opened from were read from. A whole schema is
-    /// unchanged.
-    pub(super) fn read_from(mut self, file: std::fs::File) -> LazySchema {
-        if let Inner::Cached(cached) = &mut self.0 {
-            cached.source = Source::File(file);
-        }
-        self
     }
 
     /// Whether the whole schema has been decoded (always, for a schema from the provider).
@@ -219,30 +245,11 @@ impl Deref for LazySchema {
 impl Cached {
     /// The document's bytes in `range` (`None`: all of it).
     fn read(&self, range: Option<Range<usize>>) -> std::io::Result<Cow<'_, [u8]>> {
-        let out_of_range = || std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "range out of the entry");
-        match &self.source {
-            Source::Memory(bytes) => {
-                let document = bytes.get(self.document_start..).ok_or_else(out_of_range)?;
-                let part = match range {
-                    Some(range) => document.get(range).ok_or_else(out_of_range)?,
-                    None => document,
-                };
-                Ok(Cow::Borrowed(part))
-            }
-            Source::File(file) => {
-                let range = match range {
-                    Some(range) => range,
-                    None => {
-                        0..usize::try_from(file.metadata()?.len())
-                            .map_err(|_| out_of_range())?
-                            .saturating_sub(self.document_start)
-                    }
-                };
-                let mut buffer = vec![0; range.len()];
-                file.read_exact_at(&mut buffer, (self.document_start + range.start) as u64)?;
-                Ok(Cow::Owned(buffer))
-            }
-        }
+        let range = match range {
+            Some(range) => self.document_start + range.start..self.document_start + range.end,
+            None => self.document_start..self.source.byte_len()?,
+        };
+        self.source.read(range)
     }
 }
 

@@ -10,7 +10,7 @@
 //! Every failure here is a miss or a skipped write with a debug line: the cache only ever
 //! saves time, it never fails a run.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -66,17 +66,12 @@ impl SchemaCache {
     /// The entry for `key`, verified.
     pub fn load<F: DeserializeOwned>(&self, key: &CacheKey) -> Result<(F, LazySchema), Miss> {
         let path = self.dir.join(key.file_name());
-        let mut file = match std::fs::File::open(&path) {
+        let file = match std::fs::File::open(&path) {
             Ok(file) => file,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Err(Miss::Absent),
             Err(error) => return Err(Miss::Io { path, error }),
         };
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes).map_err(|error| Miss::Io { path: path.clone(), error })?;
-        let (facts, schema) =
-            entry::decode(key, bytes).map_err(|problem| Miss::Refused { path: path.clone(), problem })?;
-        // Verified: from here on the schema reads its items from the same open file.
-        let opened = (facts, schema.read_from(file));
+        let opened = entry::decode(key, file).map_err(|problem| Miss::Refused { path: path.clone(), problem })?;
         // Mark it recently used for eviction. A read-only directory simply keeps the old time.
         let _ = std::fs::File::options().write(true).open(&path).and_then(|f| f.set_modified(SystemTime::now()));
         Ok(opened)
