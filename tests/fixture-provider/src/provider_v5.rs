@@ -23,8 +23,8 @@ pub struct ProviderV5 {
 }
 
 impl ProviderV5 {
-    pub fn new(fixture: Arc<Fixture>) -> ProviderV5 {
-        let schema = convert::to_tfplugin5(&fixture.schema);
+    /// `schema` is `fixture.schema` converted ([`convert::to_tfplugin5`]).
+    pub fn new(fixture: Arc<Fixture>, schema: pb::get_provider_schema::Response) -> ProviderV5 {
         ProviderV5 { fixture, schema }
     }
 }

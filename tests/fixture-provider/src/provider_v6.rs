@@ -25,8 +25,12 @@ pub struct ProviderV6 {
 }
 
 impl ProviderV6 {
-    pub fn new(fixture: Arc<Fixture>, identity_list: IdentityListConfig) -> ProviderV6 {
-        let schema = convert::to_tfplugin6(&fixture.schema);
+    /// `schema` is `fixture.schema` converted ([`convert::to_tfplugin6`]).
+    pub fn new(
+        fixture: Arc<Fixture>,
+        identity_list: IdentityListConfig,
+        schema: pb::get_provider_schema::Response,
+    ) -> ProviderV6 {
         ProviderV6 { fixture, identity_list, schema }
     }
 }

@@ -22,6 +22,7 @@ use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
 
 use crate::config::{HandshakeMode, LaunchConfig, SchemaFileError};
+use crate::convert;
 use crate::provider::Fixture;
 use crate::provider_v5::ProviderV5;
 use crate::provider_v6::ProviderV6;
@@ -75,6 +76,16 @@ pub async fn run(config: LaunchConfig) -> Result<(), ServeError> {
     let interrupts = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok();
     let protocol = config.negotiated_protocol();
 
+    // Everything the provider service needs is built before the handshake, as go-plugin's
+    // `Serve` does (a Terraform provider builds its schema before the server starts): the
+    // host may call at once, and the AWS-sized schema takes tens of milliseconds to convert.
+    let schema = if config.terraform_1_14 { crate::terraform_1_14::with_actions(schema) } else { schema };
+    let served_schema = if protocol == 5 {
+        ServedSchema::V5(convert::to_tfplugin5(&schema))
+    } else {
+        ServedSchema::V6(convert::to_tfplugin6(&schema))
+    };
+
     let (listener, socket_path) = listen(&config.socket_dir)?;
     let (acceptor, cert_field) = match &config.client_cert_pem {
         None => (None, String::new()),
@@ -114,7 +125,6 @@ pub async fn run(config: LaunchConfig) -> Result<(), ServeError> {
         });
     }
 
-    let schema = if config.terraform_1_14 { crate::terraform_1_14::with_actions(schema) } else { schema };
     let fixture = Arc::new(Fixture::new(
         schema,
         config.misbehaviour.clone(),
@@ -132,18 +142,21 @@ pub async fn run(config: LaunchConfig) -> Result<(), ServeError> {
             output: Arc::new(Mutex::new(redirected.output)),
         }))
         .add_service(goplugin::grpc_broker_server::GrpcBrokerServer::new(BrokerService));
-    let router = if protocol == 5 {
-        router.add_service(
-            tfplugin5::provider_server::ProviderServer::new(ProviderV5::new(fixture))
+    let router = match served_schema {
+        ServedSchema::V5(schema) => router.add_service(
+            tfplugin5::provider_server::ProviderServer::new(ProviderV5::new(fixture, schema))
                 .max_decoding_message_size(MAX_MESSAGE_SIZE)
                 .max_encoding_message_size(MAX_MESSAGE_SIZE),
-        )
-    } else {
-        router.add_service(
-            tfplugin6::provider_server::ProviderServer::new(ProviderV6::new(fixture, config.identity_list.clone()))
-                .max_decoding_message_size(MAX_MESSAGE_SIZE)
-                .max_encoding_message_size(MAX_MESSAGE_SIZE),
-        )
+        ),
+        ServedSchema::V6(schema) => router.add_service(
+            tfplugin6::provider_server::ProviderServer::new(ProviderV6::new(
+                fixture,
+                config.identity_list.clone(),
+                schema,
+            ))
+            .max_decoding_message_size(MAX_MESSAGE_SIZE)
+            .max_encoding_message_size(MAX_MESSAGE_SIZE),
+        ),
     };
 
     let result = tokio::select! {
@@ -157,6 +170,12 @@ pub async fn run(config: LaunchConfig) -> Result<(), ServeError> {
     };
     let _ = std::fs::remove_file(&socket_path);
     result
+}
+
+/// GetProviderSchema's answer in the negotiated protocol.
+enum ServedSchema {
+    V5(tfplugin5::get_provider_schema::Response),
+    V6(tfplugin6::get_provider_schema::Response),
 }
 
 async fn hang_until_killed() -> ! {
