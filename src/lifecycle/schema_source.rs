@@ -161,13 +161,19 @@ impl Client {
         mut lookup: CacheLookup,
     ) -> Result<(LazySchema, ServerCapabilities, Option<CacheWrite>), ParameterizeError> {
         let protocol = self.protocol_number();
+        let started = std::time::Instant::now();
         let found = lookup.finish().await;
+        let read = started.elapsed();
         let (cached, metadata, matches) = match &found {
             None => (Cached::Absent, None, false),
             Some((facts, schema)) => {
                 // A provider that fails GetMetadata is asked for its schema, which reports
                 // the failure properly if it persists.
                 let metadata = self.metadata().await.ok().flatten();
+                tracing::debug!(
+                    "schema cache: entry read {read:?} after the launch, GetMetadata answered {:?} after",
+                    started.elapsed()
+                );
                 let matches = metadata.as_ref().is_some_and(|m| names_match(m, schema));
                 (Cached::Present { same_protocol: facts.protocol == protocol }, metadata, matches)
             }
