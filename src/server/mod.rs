@@ -220,11 +220,19 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
                 parameterized.package_name, parameterized.package_version
             )));
         }
-        let (spec, warnings) = parameterized.package_schema(env!("CARGO_PKG_VERSION"));
+        // Translating a big provider takes hundreds of milliseconds of CPU; off the runtime's
+        // one thread, so Cancel and the other calls are still answered meanwhile.
+        let translated = tokio::task::spawn_blocking(move || {
+            let (spec, warnings) = parameterized.package_schema(env!("CARGO_PKG_VERSION"));
+            (spec.to_json(), warnings)
+        })
+        .await;
+        let (schema, warnings) =
+            translated.map_err(|err| Status::internal(format!("the schema translation did not finish: {err}")))?;
         for warning in &warnings {
             tracing::debug!("schema translation: {warning}");
         }
-        Ok(Response::new(pulumirpc::GetSchemaResponse { schema: spec.to_json() }))
+        Ok(Response::new(pulumirpc::GetSchemaResponse { schema }))
     }
 
     async fn check_config(
