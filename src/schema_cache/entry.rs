@@ -13,6 +13,7 @@
 //! Everything else in the document (the provider block, functions, future sections) is kept
 //! again, small, as the "eager" part, decoded at once.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::ops::Range;
 
@@ -140,23 +141,49 @@ const HASH_CHUNK: usize = 1 << 20;
 /// hashed a chunk at a time and then left where it is.
 pub fn decode<F: DeserializeOwned>(key: &CacheKey, source: impl Into<Source>) -> Result<(F, LazySchema), EntryProblem> {
     let source = source.into();
-    let unreadable = |e: std::io::Error| EntryProblem::Unreadable(e.to_string());
     let total = source.byte_len().map_err(unreadable)?;
-    let read = |range: Range<usize>, what: &'static str| {
-        if range.end > total {
-            return Err(EntryProblem::Truncated(what));
+    let (header, payload_start) = verify(&source, total, key)?;
+    let read = |range: Range<usize>, what: &'static str| read_part(&source, total, range, what);
+    let payload_err = |what: &str, e: serde_json::Error| EntryProblem::Payload(format!("{what}: {e}"));
+    let facts_end = payload_start + header.facts_len;
+    let facts: F =
+        serde_json::from_slice(&read(payload_start..facts_end, "facts")?).map_err(|e| payload_err("facts", e))?;
+    let index_end = facts_end + header.index_len;
+    let index: Index =
+        serde_json::from_slice(&read(facts_end..index_end, "index")?).map_err(|e| payload_err("index", e))?;
+    let eager_end = index_end.checked_add(index.eager_len).filter(|end| *end <= total);
+    let eager_end = eager_end.ok_or(EntryProblem::Payload("eager part out of range".to_owned()))?;
+    let eager: ProviderSchema =
+        serde_json::from_slice(&read(index_end..eager_end, "eager part")?).map_err(|e| payload_err("eager part", e))?;
+    let document_start = eager_end;
+    let document_len = total - document_start;
+    let mut sections: BTreeMap<String, BTreeMap<String, Range<usize>>> = BTreeMap::new();
+    for (section, items) in index.sections {
+        let mut ranges = BTreeMap::new();
+        for (item, (start, end)) in items {
+            if start > end || end > document_len {
+                return Err(EntryProblem::Payload(format!("{section}.{item}: range out of the document")));
+            }
+            ranges.insert(item, start..end);
         }
-        source.read(range).map_err(unreadable)
-    };
-    let prefix = read(0..MAGIC.len().min(total), "magic")?;
-    if *prefix != *MAGIC {
+        sections.insert(section, ranges);
+    }
+    let schema = LazySchema::cached(eager, source, document_start, sections).map_err(EntryProblem::Payload)?;
+    Ok((facts, schema))
+}
+
+/// Checks everything but the payload's meaning: the magic line, the header (format, key,
+/// lengths) and the payload's SHA-256. Answers the header and where the payload starts.
+fn verify(source: &Source, total: usize, key: &CacheKey) -> Result<(Header, usize), EntryProblem> {
+    let read = |range: Range<usize>, what: &'static str| read_part(source, total, range, what);
+    if *read(0..MAGIC.len().min(total), "magic")? != *MAGIC {
         return Err(EntryProblem::BadMagic);
     }
     let len = read(MAGIC.len()..MAGIC.len() + 4, "header length")?;
     let header_len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize;
     let header_start = MAGIC.len() + 4;
-    let header_bytes = read(header_start..header_start + header_len, "header")?;
-    let header: Header = serde_json::from_slice(&header_bytes).map_err(|e| EntryProblem::BadHeader(e.to_string()))?;
+    let header: Header = serde_json::from_slice(&read(header_start..header_start + header_len, "header")?)
+        .map_err(|e| EntryProblem::BadHeader(e.to_string()))?;
     if header.format != FORMAT_VERSION {
         return Err(EntryProblem::OtherFormat { found: header.format });
     }
@@ -183,33 +210,25 @@ pub fn decode<F: DeserializeOwned>(key: &CacheKey, source: impl Into<Source>) ->
     if hex(digest.finish().as_ref()) != header.sha256 {
         return Err(EntryProblem::Checksum);
     }
-    let payload_err = |what: &str, e: serde_json::Error| EntryProblem::Payload(format!("{what}: {e}"));
-    let facts_end = payload_start + header.facts_len;
-    let facts: F =
-        serde_json::from_slice(&read(payload_start..facts_end, "facts")?).map_err(|e| payload_err("facts", e))?;
-    let index_end = facts_end + header.index_len;
-    let index: Index =
-        serde_json::from_slice(&read(facts_end..index_end, "index")?).map_err(|e| payload_err("index", e))?;
-    let eager_end = index_end.checked_add(index.eager_len).filter(|end| *end <= total);
-    let eager_end = eager_end.ok_or(EntryProblem::Payload("eager part out of range".to_owned()))?;
-    let eager: ProviderSchema =
-        serde_json::from_slice(&read(index_end..eager_end, "eager part")?).map_err(|e| payload_err("eager part", e))?;
-    let document_start = eager_end;
-    let document_len = total - document_start;
-    let mut sections: BTreeMap<String, BTreeMap<String, Range<usize>>> = BTreeMap::new();
-    for (section, items) in index.sections {
-        let mut ranges = BTreeMap::new();
-        for (item, (start, end)) in items {
-            if start > end || end > document_len {
-                return Err(EntryProblem::Payload(format!("{section}.{item}: range out of the document")));
-            }
-            ranges.insert(item, start..end);
-        }
-        sections.insert(section, ranges);
+    Ok((header, payload_start))
+}
+
+/// The entry's bytes in `range`; `what` names the part for the error when the entry ends
+/// before it.
+fn read_part<'s>(
+    source: &'s Source,
+    total: usize,
+    range: Range<usize>,
+    what: &'static str,
+) -> Result<Cow<'s, [u8]>, EntryProblem> {
+    if range.end > total {
+        return Err(EntryProblem::Truncated(what));
     }
-    drop((prefix, len, header_bytes));
-    let schema = LazySchema::cached(eager, source, document_start, sections).map_err(EntryProblem::Payload)?;
-    Ok((facts, schema))
+    source.read(range).map_err(unreadable)
+}
+
+fn unreadable(error: std::io::Error) -> EntryProblem {
+    EntryProblem::Unreadable(error.to_string())
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {
