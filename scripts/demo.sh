@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# The main job, end to end: build the provider in release mode, build the real Pulumi CLI, YAML
-# host and Terraform random provider (cached; see scripts/test-tools.sh), then run the
-# Pulumi YAML example examples/pulumi-yaml/random through `pulumi up`, a preview that must
-# show no changes, and `pulumi destroy`, fully offline in a throw-away workspace, and print
-# the stack outputs.
+# The main job, end to end: build the provider (Cargo profile `demo`: release settings at
+# opt-level 1, which compiles in about half the time of a full release build), build the real
+# Pulumi CLI, YAML host and Terraform random provider (cached; see scripts/test-tools.sh;
+# only these three), then run the Pulumi YAML example examples/pulumi-yaml/random through
+# `pulumi up`, a preview that must show no changes, and `pulumi destroy`, fully offline in a
+# throw-away workspace, print the stack outputs, and print the commands to type next.
 #
 #   scripts/demo.sh                           # with our provider
 #   DEMO_IMPLEMENTATION=go scripts/demo.sh    # the same run with the Go implementation
 #   DEMO_KEEP=1 scripts/demo.sh               # keep the workspace (state, logs) afterwards
+#   DEMO_PROFILE=release scripts/demo.sh      # any Cargo profile (dist, release, dev, ...)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -17,16 +19,20 @@ tools=${TFBRIDGE_TOOLS_DIR:-$HOME/.cache/tfbridge-tools}
 
 case "$implementation" in
   ours)
-    cargo build --release --locked --bin pulumi-resource-terraform-provider
-    plugin=${CARGO_TARGET_DIR:-$repo/target}/release/pulumi-resource-terraform-provider
+    profile=${DEMO_PROFILE:-demo}
+    cargo build --profile "$profile" --locked --bin pulumi-resource-terraform-provider
+    # Cargo's dev profile builds into target/debug; every other profile into its own name.
+    [[ "$profile" == dev ]] && profile_dir=debug || profile_dir=$profile
+    plugin=${CARGO_TARGET_DIR:-$repo/target}/$profile_dir/pulumi-resource-terraform-provider
     # The workspace version in Cargo.toml, which the plugin reports.
     version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
-    groups=(providers pulumi)
+    # Only what the demo runs: random, the CLI and the YAML host (not every test peer).
+    groups=(random pulumi-cli pulumi-language-yaml)
     ;;
   go)
     plugin=$tools/anchor/3.136.0/pulumi-resource-terraform-provider
     version=1.1.3
-    groups=(providers pulumi anchor)
+    groups=(random pulumi-cli pulumi-language-yaml anchor)
     ;;
   *)
     echo "DEMO_IMPLEMENTATION must be ours or go, not $implementation" >&2
@@ -76,3 +82,17 @@ pulumi stack output --json --show-secrets
 step "pulumi destroy"
 pulumi destroy --yes --skip-preview --non-interactive --color never
 step "done: $implementation served random 3.9.0 through up, preview and destroy"
+
+cat <<NEXT
+
+Next, in a project of your own (see README.md, Install and Using it with Pulumi):
+
+  export PATH="$tools/pulumi/3.259.0/bin:\$PATH"   # this Pulumi CLI, or your own
+  pulumi plugin install resource terraform-provider $version --file $plugin
+  pulumi package add terraform-provider@$version hashicorp/random 3.9.0
+  pulumi up
+
+To package the plugin for teammates (a release archive for \`pulumi plugin install --server\`):
+
+  scripts/release.sh
+NEXT

@@ -1,5 +1,8 @@
 //! `pulumi-resource-terraform-provider`: the plugin binary the Pulumi engine launches.
 //!
+//! `--version` prints `pulumi-resource-terraform-provider <version>` on stdout and exits;
+//! every other message (help, usage errors, logs) goes to stderr.
+//!
 //! The engine runs `pulumi-resource-terraform-provider [--logtostderr] [-v=N]
 //! [--tracing <endpoint>] <engine-address>` and reads the port to dial from the first line
 //! of stdout. Without an engine address the plugin starts in attach mode
@@ -58,9 +61,16 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
+        // `--version` is the one answer on stdout, so `$(pulumi-resource-terraform-provider
+        // --version)` works in scripts; the engine never passes it. The version is Cargo.toml's
+        // (clap's `version` reads CARGO_PKG_VERSION), the same one GetPluginInfo answers.
+        Err(err) if err.kind() == clap::error::ErrorKind::DisplayVersion => {
+            print!("{}", err.render());
+            return ExitCode::SUCCESS;
+        }
         Err(err) => {
-            // Every message goes to stderr, help included: the engine reads stdout's first
-            // line as the port, so nothing else may ever appear there.
+            // Every other message goes to stderr, help included: the engine reads stdout's
+            // first line as the port, so nothing else may ever appear there.
             eprint!("{}", err.render());
             return ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2));
         }

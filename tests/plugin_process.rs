@@ -191,6 +191,20 @@ fn help_goes_to_stderr_never_stdout() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("ENGINE_ADDRESS"));
 }
 
+#[test]
+fn version_prints_cargo_toml_version_on_stdout() {
+    for flag in ["--version", "-V"] {
+        let output = Command::new(BINARY).arg(flag).stdin(Stdio::null()).output().expect("runs");
+        assert_eq!(output.status.code(), Some(0), "{flag}");
+        assert_eq!(
+            String::from_utf8_lossy(&output.stdout),
+            format!("pulumi-resource-terraform-provider {}\n", env!("CARGO_PKG_VERSION")),
+            "{flag}"
+        );
+        assert!(output.stderr.is_empty(), "{flag}: {}", String::from_utf8_lossy(&output.stderr));
+    }
+}
+
 #[tokio::test]
 async fn engine_log_reaches_the_engine_with_severity_urn_and_ephemeral_flag() {
     let (engine_address, mut logs) = recording_engine().await;
