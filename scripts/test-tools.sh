@@ -518,15 +518,31 @@ b_terraform() {
 
 # Pulumi's Terraform converter plugin. The proxy refuses its module (list and tags), so it is
 # built from the unmodified source in ../shared/peers, whose build.sh stamps CONVERTER_VER.
+# build.sh ends by running `pulumi-converter-terraform --help`, but the converter is a plugin
+# server: it ignores flags, prints its port and serves until killed. So once the binary runs
+# as a child of build.sh, that one process (by pid) is ended and build.sh's own fallback
+# check (`-x`) finishes the build.
 b_converter() {
-  local out=$1 peers
+  local out=$1 peers pid child
   peers=$(peers_dir pulumi-converter-terraform) || {
     no_source converter github.com/pulumi/pulumi-converter-terraform pulumi-converter-terraform
     return 1
   }
   grep -q "Version=v$CONVERTER_VER\"" "$peers/build.sh" || {
     echo "test-tools: converter: $peers/build.sh does not build v$CONVERTER_VER (scripts/peers.env)" >&2; return 1; }
-  run bash "$peers/build.sh" "$out" || return 1
+  echo "+ bash $peers/build.sh $out" >>"$CUR_LOG"
+  bash "$peers/build.sh" "$out" >>"$CUR_LOG" 2>&1 &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    for child in $(pgrep -P "$pid" || true); do
+      if [[ $(readlink "/proc/$child/exe" 2>/dev/null) == "$out/pulumi-converter-terraform" ]]; then
+        kill "$child" 2>/dev/null || true
+      fi
+    done
+    sleep 2
+  done
+  wait "$pid" || { echo "test-tools: FAILED converter $CUR_VER: build.sh failed (log: $CUR_LOG)" >&2; return 1; }
+  [[ -x $out/pulumi-converter-terraform ]]
 }
 
 # --- main ----------------------------------------------------------------------

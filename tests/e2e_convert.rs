@@ -249,7 +249,7 @@ struct Converted {
     convert: common::pulumi::CommandOutput,
 }
 
-fn convert(label: &str, language: Option<Language>) -> anyhow::Result<Converted> {
+fn convert(label: &str, language: Option<Language>, plugin_on_path: bool) -> anyhow::Result<Converted> {
     let mut ws = match language {
         Some(language) => {
             let pw = ProgramWorkspace::new(&format!("convert-{label}"), Implementation::Ours, language)?;
@@ -260,6 +260,19 @@ fn convert(label: &str, language: Option<Language>) -> anyhow::Result<Converted>
     let registry = Registry::start(ws.root())?;
     publish_providers(&registry)?;
     install_converter(&ws)?;
+    if plugin_on_path {
+        // Beside the plugin cache's copy (which the CLI's mapping lookup needs): the program
+        // generator asks for the base plugin version the converter writes (0.8.1) exactly,
+        // and a plugin on PATH answers for any version.
+        let bin = ws.root().join("plugin-bin");
+        std::fs::create_dir_all(&bin)?;
+        std::os::unix::fs::symlink(
+            Implementation::Ours.plugin_binary()?,
+            bin.join("pulumi-resource-terraform-provider"),
+        )?;
+        let path = format!("{}:{}", bin.display(), ws.env_var("PATH").unwrap_or_default());
+        ws.set_env("PATH", &path);
+    }
     ws.set_env("SSL_CERT_FILE", registry.ca_file.to_str().context("a UTF-8 path")?);
     ws.set_env("NO_PROXY", "127.0.0.1,localhost");
 
@@ -279,7 +292,7 @@ fn convert(label: &str, language: Option<Language>) -> anyhow::Result<Converted>
         Some(Language::Python) => "python",
         Some(Language::Go) => "go",
     };
-    let convert = ws.pulumi_ok(&[
+    let mut args = vec![
         "convert",
         "--from",
         "terraform",
@@ -287,28 +300,98 @@ fn convert(label: &str, language: Option<Language>) -> anyhow::Result<Converted>
         language_arg,
         "--out",
         out.to_str().context("a UTF-8 path")?,
-        "--non-interactive",
-    ])?;
+    ];
+    // SDK languages install their dependencies after `pulumi install`, below, once the
+    // project's registry ranges are pinned to what the offline caches hold.
+    if language.is_some() {
+        args.push("--generate-only");
+    }
+    args.push("--non-interactive");
+    let convert = ws.pulumi_ok(&args)?;
     std::fs::rename(&project, ws.root().join("terraform"))?;
     std::fs::rename(&out, &project)?;
+    if language == Some(Language::TypeScript) {
+        pin_node_dependencies(&project)?;
+    }
+    if language.is_some() {
+        ws.pulumi_ok(&["install"])?;
+    }
     Ok(Converted { ws, registry, data, convert })
 }
 
-/// The packages Pulumi.yaml declares, by name: each must be a `terraform-provider` package
-/// parameterized with its registry address.
-fn assert_declares_packages(ws: &Workspace, host: &str) -> anyhow::Result<()> {
-    let text = std::fs::read_to_string(ws.project_dir().join("Pulumi.yaml"))?;
-    for (kind, namespace) in
-        [("tfcoremock", "hashicorp"), ("local", "hashicorp"), ("sdkv2test", "tfbridge"), ("framework6test", "tfbridge")]
-    {
-        let _ = (kind, namespace, host);
+/// The generated package.json asks for ranges (`@pulumi/pulumi` `^3.0.0`, ...); offline, npm
+/// resolves a range against whatever metadata its cache holds, which may name a version whose
+/// tarball it lacks. Pin them to the versions the cache holds, as `examples/` do.
+fn pin_node_dependencies(project: &Path) -> anyhow::Result<()> {
+    let file = project.join("package.json");
+    let mut package: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file)?)?;
+    for section in ["dependencies", "devDependencies"] {
+        let Some(deps) = package[section].as_object_mut() else { continue };
+        for (name, pinned) in
+            [("@pulumi/pulumi", versions::PULUMI), ("typescript", "4.9.5"), ("@types/node", "20.19.43")]
+        {
+            if let Some(range) = deps.get_mut(name) {
+                *range = json!(pinned);
+            }
+        }
     }
-    anyhow::ensure!(text.contains("terraform-provider"), "Pulumi.yaml declares terraform-provider packages:\n{text}");
+    std::fs::write(&file, serde_json::to_string_pretty(&package)?)?;
     Ok(())
+}
+
+/// Each provider of the HCL project is a `terraform-provider` package parameterized with its
+/// address on the registry, as the generated SDK (or, for YAML, the package declaration)
+/// under `sdks/<name>/` records it: `package.json` (TypeScript), `pulumi-plugin.json`
+/// (Python), `<name>-<version>.yaml` (YAML).
+fn assert_declares_packages(ws: &Workspace, host: &str) -> anyhow::Result<()> {
+    use base64::Engine as _;
+    for (kind, namespace, version) in [
+        ("tfcoremock", "hashicorp", versions::TFCOREMOCK),
+        ("local", "hashicorp", versions::LOCAL),
+        ("sdkv2test", "tfbridge", OWN_PROVIDER_VERSION),
+        ("framework6test", "tfbridge", OWN_PROVIDER_VERSION),
+    ] {
+        let value = format!(r#"{{"remote":{{"url":"{host}/{namespace}/{kind}","version":"{version}"}}}}"#);
+        let encoded = base64::engine::general_purpose::STANDARD.encode(&value);
+        let declarations = declaration_files(&ws.project_dir().join("sdks").join(kind));
+        let declared = declarations.iter().any(|file| {
+            let text = std::fs::read_to_string(file).unwrap_or_default();
+            text.contains("terraform-provider") && text.contains(&encoded)
+        });
+        anyhow::ensure!(
+            declared,
+            "{kind} is not declared as a terraform-provider package parameterized with {value}; looked in {declarations:?}"
+        );
+    }
+    Ok(())
+}
+
+/// The files under `dir` that can declare a package, outside installed dependencies.
+fn declaration_files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.filter_map(Result::ok) {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if path.is_dir() {
+                if name != "node_modules" && name != "__pycache__" {
+                    stack.push(path);
+                }
+            } else if name == "package.json" || name == "pulumi-plugin.json" || name.ends_with(".yaml") {
+                found.push(path);
+            }
+        }
+    }
+    found
 }
 
 fn run_lifecycle(mut converted: Converted) -> anyhow::Result<()> {
     let host = converted.registry.host();
+    // The converter found every provider's mapping (else it guesses tokens and warns).
+    let said = converted.convert.all_text();
+    anyhow::ensure!(!said.contains("Failed to get provider info"), "{}", converted.convert);
     assert_declares_packages(&converted.ws, &host)?;
     let ws = &mut converted.ws;
     ws.stack_init()?;
@@ -327,18 +410,23 @@ fn run_lifecycle(mut converted: Converted) -> anyhow::Result<()> {
 
 #[test]
 fn hcl_converts_to_yaml_and_runs() -> anyhow::Result<()> {
-    let converted = convert("yaml", None)?;
+    let converted = convert("yaml", None, false)?;
     run_lifecycle(converted)
 }
 
 #[test]
 fn hcl_converts_to_typescript_and_runs() -> anyhow::Result<()> {
-    let converted = convert("typescript", Some(Language::TypeScript))?;
+    let converted = convert("typescript", Some(Language::TypeScript), true)?;
+    let program = std::fs::read_to_string(converted.ws.project_dir().join("index.ts"))?;
+    anyhow::ensure!(program.contains("new tfcoremock.SimpleResource(\"simple\""), "{program}");
+    let mut pw = ProgramWorkspace { ws: converted.ws, language: Language::TypeScript };
+    pw.compile()?;
+    let converted = Converted { ws: pw.ws, ..converted };
     run_lifecycle(converted)
 }
 
 #[test]
 fn hcl_converts_to_python_and_runs() -> anyhow::Result<()> {
-    let converted = convert("python", Some(Language::Python))?;
+    let converted = convert("python", Some(Language::Python), true)?;
     run_lifecycle(converted)
 }
