@@ -428,5 +428,165 @@ fn hcl_converts_to_typescript_and_runs() -> anyhow::Result<()> {
 #[test]
 fn hcl_converts_to_python_and_runs() -> anyhow::Result<()> {
     let converted = convert("python", Some(Language::Python), true)?;
+    let program = std::fs::read_to_string(converted.ws.project_dir().join("__main__.py"))?;
+    anyhow::ensure!(program.contains("tfcoremock.SimpleResource(\"simple\""), "{program}");
+    let mut pw = ProgramWorkspace { ws: converted.ws, language: Language::Python };
+    pw.compile()?;
+    let converted = Converted { ws: pw.ws, ..converted };
     run_lifecycle(converted)
+}
+
+/// The real Terraform CLI (`scripts/test-tools.sh terraform`).
+fn terraform_cli() -> anyhow::Result<PathBuf> {
+    let path = common::tools_dir().join("terraform").join(versions::TERRAFORM).join("terraform");
+    anyhow::ensure!(
+        path.is_file(),
+        "the Terraform CLI is missing at {}: run scripts/test-tools.sh terraform",
+        path.display()
+    );
+    Ok(path)
+}
+
+/// The HCL project of the migration: the providers that support import (not local).
+fn migration_hcl(host: &str, data: &Path) -> String {
+    let full = hcl(host, data);
+    let without_local = full.replace(
+        &format!(
+            "resource \"local_file\" \"note\" {{\n  filename = \"{}/note.txt\"\n  content  = \"converted\"\n}}\n\n",
+            data.display()
+        ),
+        "",
+    );
+    without_local.replace(
+        &format!(
+            "    local = {{\n      source  = \"{host}/hashicorp/local\"\n      version = \"{}\"\n    }}\n",
+            versions::LOCAL
+        ),
+        "",
+    )
+}
+
+/// Files' identities under `dir` (path → inode and mtime): an object the migration must not
+/// rewrite keeps both.
+fn identities(dir: &Path) -> anyhow::Result<std::collections::BTreeMap<PathBuf, (u64, i64, i64)>> {
+    use std::os::unix::fs::MetadataExt as _;
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir)? {
+            let entry = entry?;
+            let meta = entry.metadata()?;
+            if meta.is_dir() {
+                stack.push(entry.path());
+            } else {
+                out.insert(entry.path(), (meta.ino(), meta.mtime(), meta.mtime_nsec()));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The whole path a Terraform user walks: `terraform apply` with the real Terraform CLI;
+/// `pulumi convert` writes the program; `pulumi import --from terraform` adopts every
+/// resource from terraform.tfstate; the preview has no changes and `up` touches no object;
+/// a later change to the program updates in place.
+#[test]
+fn terraform_state_migrates_with_no_diff() -> anyhow::Result<()> {
+    let terraform = terraform_cli()?;
+    let mut ws = Workspace::new("migrate", Implementation::Ours)?;
+    let registry = Registry::start(ws.root())?;
+    publish_providers(&registry)?;
+    install_converter(&ws)?;
+    let ca_file = registry.ca_file.to_str().context("a UTF-8 path")?.to_owned();
+    ws.set_env("SSL_CERT_FILE", &ca_file);
+    let data = ws.root().join("data");
+    std::fs::create_dir_all(&data)?;
+
+    // Terraform's side, in its own directory and environment.
+    let project = ws.project_dir().to_owned();
+    let tf_dir = ws.root().join("terraform");
+    std::fs::create_dir_all(&tf_dir)?;
+    std::fs::write(tf_dir.join("main.tf"), migration_hcl(&registry.host(), &data))?;
+    let cli_config = ws.root().join("terraformrc");
+    for args in [&["init", "-input=false", "-no-color"][..], &["apply", "-auto-approve", "-input=false", "-no-color"]] {
+        let output = std::process::Command::new(&terraform)
+            .args(args)
+            .current_dir(&tf_dir)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", ws.root().join("home"))
+            .env("SSL_CERT_FILE", &ca_file)
+            .env("TF_CLI_CONFIG_FILE", &cli_config)
+            .env("CHECKPOINT_DISABLE", "1")
+            .output()?;
+        anyhow::ensure!(
+            output.status.success(),
+            "terraform {args:?}:\n{}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let state_file = tf_dir.join("terraform.tfstate");
+    let tf_state: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&state_file)?)?;
+    let before = identities(&data)?;
+    anyhow::ensure!(before.len() >= 3, "the providers wrote their objects: {before:?}");
+
+    // Pulumi's side: convert the project, then adopt its state.
+    let converted = ws.root().join("converted");
+    let tf_dir_arg = tf_dir.to_str().context("a UTF-8 path")?.to_owned();
+    ws.pulumi_ok(&[
+        "--cwd",
+        &tf_dir_arg,
+        "convert",
+        "--from",
+        "terraform",
+        "--language",
+        "yaml",
+        "--out",
+        converted.to_str().context("a UTF-8 path")?,
+        "--non-interactive",
+    ])?;
+    std::fs::remove_dir_all(&project)?;
+    std::fs::rename(&converted, &project)?;
+    ws.stack_init()?;
+    let state_arg = state_file.to_str().context("a UTF-8 path")?.to_owned();
+    let import = ws.pulumi_ok(&[
+        "import",
+        "--from",
+        "terraform",
+        &state_arg,
+        "--yes",
+        "--protect=false",
+        "--generate-code=false",
+        "--non-interactive",
+    ])?;
+    let said = import.all_text();
+    anyhow::ensure!(!said.contains("Failed to get provider info"), "every token came from a mapping: {import}");
+    let imported = ws.managed_resources()?;
+    let types: Vec<&str> = imported.iter().filter_map(|r| r["type"].as_str()).collect();
+    anyhow::ensure!(
+        types.contains(&"tfcoremock:index/simpleResource:SimpleResource")
+            && types.contains(&"sdkv2test:index/thing:Thing")
+            && types.contains(&"framework6test:index/widget:Widget"),
+        "every resource adopted with our tokens: {types:?}\n{import}"
+    );
+    // The sensitive value is a secret in the state, never in the clear.
+    let export = serde_json::to_string(&ws.stack_export()?)?;
+    anyhow::ensure!(!export.contains("s3cret-value"), "the sensitive value is stored as a secret");
+    let resources = tf_state["resources"].as_array().map(Vec::len).unwrap_or_default();
+    anyhow::ensure!(imported.len() == resources, "{} resources imported, Terraform had {resources}", imported.len());
+
+    ws.preview_expect_no_changes()?;
+    let up = ws.up()?;
+    anyhow::ensure!(!up.stdout.contains("updated") && !up.stdout.contains("created"), "{up}");
+    anyhow::ensure!(identities(&data)? == before, "no object was rewritten by the migration");
+
+    // A later change in the program is an update in place.
+    let program = std::fs::read_to_string(project.join("Main.yaml"))?;
+    anyhow::ensure!(program.contains("tier: gold"), "{program}");
+    std::fs::write(project.join("Main.yaml"), program.replacen("tier: gold", "tier: silver", 1))?;
+    let up = ws.up()?;
+    anyhow::ensure!(up.stdout.contains("updated") && !up.stdout.contains("replaced"), "{up}");
+    ws.destroy()?;
+    Ok(())
 }

@@ -368,8 +368,9 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
                 // The exact version, which the installer finds in the cache, offline.
                 let args = parameterize::parse_args(&[package.address.to_string(), package.version.to_string()])
                     .map_err(|err| Status::internal(format!("the cached package {}: {err}", package.address)))?;
-                let progress =
-                    EngineProgress { engine_log: self.engine_log.clone(), runtime: tokio::runtime::Handle::current() };
+                // Straight from the cache: nothing worth a line, and the engine would print
+                // each start on stderr, once per provider of the state.
+                let progress = crate::installer::NoProgress;
                 let working_dir = self.working_dir();
                 let started = tokio::select! {
                     () = self.cancel.cancelled() => return Err(Status::cancelled("GetMapping was cancelled by the Pulumi engine")),
