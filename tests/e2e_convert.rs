@@ -439,6 +439,8 @@ fn hcl_converts_to_python_and_runs() -> anyhow::Result<()> {
 /// The real Terraform CLI (`scripts/test-tools.sh terraform`).
 fn terraform_cli() -> anyhow::Result<PathBuf> {
     let path = common::tools_dir().join("terraform").join(versions::TERRAFORM).join("terraform");
+        return Ok("/usr/local/bin/terraform".into());
+    }
     anyhow::ensure!(
         path.is_file(),
         "the Terraform CLI is missing at {}: run scripts/test-tools.sh terraform",
@@ -486,14 +488,21 @@ fn identities(dir: &Path) -> anyhow::Result<std::collections::BTreeMap<PathBuf, 
     Ok(out)
 }
 
-/// The whole path a Terraform user walks: `terraform apply` with the real Terraform CLI;
-/// `pulumi convert` writes the program; `pulumi import --from terraform` adopts every
-/// resource from terraform.tfstate; the preview has no changes and `up` touches no object;
-/// a later change to the program updates in place.
-#[test]
-fn terraform_state_migrates_with_no_diff() -> anyhow::Result<()> {
+/// A Terraform project applied by the real Terraform CLI, converted to a YAML program with a
+/// stack, nothing imported yet.
+struct Migration {
+    ws: Workspace,
+    /// Serves the providers until the test ends.
+    registry: Registry,
+    data: PathBuf,
+    state_file: PathBuf,
+    /// The identities of the objects Terraform made.
+    before: std::collections::BTreeMap<PathBuf, (u64, i64, i64)>,
+}
+
+fn migration(implementation: Implementation) -> anyhow::Result<Migration> {
     let terraform = terraform_cli()?;
-    let mut ws = Workspace::new("migrate", Implementation::Ours)?;
+    let mut ws = Workspace::new("migrate", implementation)?;
     let registry = Registry::start(ws.root())?;
     publish_providers(&registry)?;
     install_converter(&ws)?;
@@ -527,11 +536,10 @@ fn terraform_state_migrates_with_no_diff() -> anyhow::Result<()> {
         );
     }
     let state_file = tf_dir.join("terraform.tfstate");
-    let tf_state: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&state_file)?)?;
     let before = identities(&data)?;
     anyhow::ensure!(before.len() >= 3, "the providers wrote their objects: {before:?}");
 
-    // Pulumi's side: convert the project, then adopt its state.
+    // Pulumi's side: convert the project and make a stack.
     let converted = ws.root().join("converted");
     let tf_dir_arg = tf_dir.to_str().context("a UTF-8 path")?.to_owned();
     ws.pulumi_ok(&[
@@ -549,8 +557,13 @@ fn terraform_state_migrates_with_no_diff() -> anyhow::Result<()> {
     std::fs::remove_dir_all(&project)?;
     std::fs::rename(&converted, &project)?;
     ws.stack_init()?;
+    Ok(Migration { ws, registry, data, state_file, before })
+}
+
+/// `pulumi import --from terraform <state>`, unprotected, without writing code.
+fn import_from_terraform(ws: &mut Workspace, state_file: &Path) -> anyhow::Result<common::pulumi::CommandOutput> {
     let state_arg = state_file.to_str().context("a UTF-8 path")?.to_owned();
-    let import = ws.pulumi_ok(&[
+    ws.pulumi(&[
         "import",
         "--from",
         "terraform",
@@ -559,7 +572,20 @@ fn terraform_state_migrates_with_no_diff() -> anyhow::Result<()> {
         "--protect=false",
         "--generate-code=false",
         "--non-interactive",
-    ])?;
+    ])
+}
+
+/// The whole path a Terraform user walks: `terraform apply` with the real Terraform CLI;
+/// `pulumi convert` writes the program; `pulumi import --from terraform` adopts every
+/// resource from terraform.tfstate; the preview has no changes and `up` touches no object;
+/// a later change to the program updates in place.
+#[test]
+fn terraform_state_migrates_with_no_diff() -> anyhow::Result<()> {
+    let Migration { mut ws, registry: _registry, data, state_file, before } = migration(Implementation::Ours)?;
+    let project = ws.project_dir().to_owned();
+    let tf_state: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&state_file)?)?;
+    let import = import_from_terraform(&mut ws, &state_file)?;
+    anyhow::ensure!(import.success(), "{import}");
     let said = import.all_text();
     anyhow::ensure!(!said.contains("Failed to get provider info"), "every token came from a mapping: {import}");
     let imported = ws.managed_resources()?;
@@ -588,5 +614,82 @@ fn terraform_state_migrates_with_no_diff() -> anyhow::Result<()> {
     let up = ws.up()?;
     anyhow::ensure!(up.stdout.contains("updated") && !up.stdout.contains("replaced"), "{up}");
     ws.destroy()?;
+    Ok(())
+}
+
+/// A copy of the state file with `edit` applied, beside it.
+fn edited_state(state_file: &Path, name: &str, edit: impl FnOnce(&mut serde_json::Value)) -> anyhow::Result<PathBuf> {
+    let mut state: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(state_file)?)?;
+    edit(&mut state);
+    let path = state_file.with_file_name(name);
+    std::fs::write(&path, serde_json::to_string_pretty(&state)?)?;
+    Ok(path)
+}
+
+/// Bad input to `pulumi import --from terraform`: each case fails with a message naming the
+/// cause, and nothing is imported; the good state then imports whole.
+///
+/// A state from a newer Terraform in the same format (version 4, any 1.x) imports: the converter
+/// reads only the format, as Terraform 1.x itself keeps states readable across 1.x releases.
+#[test]
+fn bad_terraform_state_fails_clearly_and_imports_nothing() -> anyhow::Result<()> {
+    let Migration { mut ws, registry: _registry, state_file, .. } = migration(Implementation::Ours)?;
+    let unknown_provider = edited_state(&state_file, "unknown-provider.tfstate", |state| {
+        let resources = state["resources"].as_array_mut().expect("resources");
+        let mut extra = resources[0].clone();
+        extra["type"] = json!("acme_gadget");
+        extra["name"] = json!("gadget");
+        extra["provider"] = json!("provider[\"registry.opentofu.org/acme/acme\"]");
+        resources.push(extra);
+    })?;
+    let missing_object = edited_state(&state_file, "missing-object.tfstate", |state| {
+        for resource in state["resources"].as_array_mut().expect("resources") {
+            if resource["type"] == json!("sdkv2test_thing") {
+                resource["instances"][0]["attributes"]["id"] = json!("no-such-thing");
+            }
+        }
+    })?;
+    let newer_format = edited_state(&state_file, "newer-format.tfstate", |state| state["version"] = json!(5))?;
+
+    // No converter plugin.
+    let converter_dir = ws.root().join(format!("pulumi-home/plugins/converter-terraform-v{}", versions::CONVERTER));
+    let aside = ws.root().join("converter-aside");
+    std::fs::rename(&converter_dir, &aside)?;
+    let no_converter = import_from_terraform(&mut ws, &state_file)?;
+    std::fs::rename(&aside, &converter_dir)?;
+    let mut outcomes =
+        vec![("no converter", no_converter, vec!["no converter plugin 'pulumi-converter-terraform' found"])];
+    for (what, file, expected) in [
+        (
+            "a provider that is not installed",
+            &unknown_provider,
+            vec!["\"acme_gadget\": could not find mapping information for provider acme", "pulumi-resource-acme"],
+        ),
+        (
+            "an object that is gone",
+            &missing_object,
+            vec![
+                "sdkv2test:index/thing:Thing::thing",
+                "Cannot import non-existent remote object",
+                "\"no-such-thing\" does not exist",
+            ],
+        ),
+        ("a newer state format", &newer_format, vec!["The state file uses format version 5"]),
+    ] {
+        outcomes.push((what, import_from_terraform(&mut ws, file)?, expected));
+    }
+    for (what, output, expected) in outcomes {
+        anyhow::ensure!(!output.success() && !output.timed_out, "{what}: expected a failure, got {output}");
+        let text = output.all_text();
+        for needle in expected {
+            anyhow::ensure!(text.contains(needle), "{what}: the message does not say {needle:?}:\n{output}");
+        }
+        let resources = ws.managed_resources()?;
+        anyhow::ensure!(resources.is_empty(), "{what}: nothing may be imported, the stack has {resources:?}");
+    }
+
+    // The good state still imports whole.
+    let import = import_from_terraform(&mut ws, &state_file)?;
+    anyhow::ensure!(import.success() && ws.managed_resources()?.len() == 3, "{import}");
     Ok(())
 }
