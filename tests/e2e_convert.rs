@@ -439,8 +439,6 @@ fn hcl_converts_to_python_and_runs() -> anyhow::Result<()> {
 /// The real Terraform CLI (`scripts/test-tools.sh terraform`).
 fn terraform_cli() -> anyhow::Result<PathBuf> {
     let path = common::tools_dir().join("terraform").join(versions::TERRAFORM).join("terraform");
-        return Ok("/usr/local/bin/terraform".into());
-    }
     anyhow::ensure!(
         path.is_file(),
         "the Terraform CLI is missing at {}: run scripts/test-tools.sh terraform",

@@ -165,7 +165,7 @@ fn resource_element(fields: Json) -> Json {
 fn attribute(attr: &Attribute) -> Json {
     let mut field = match &attr.ty {
         AttributeType::Type(ty) => type_field(ty),
-        AttributeType::Nested(nested) => nested_field(nested),
+        AttributeType::Nested(nested) => nested_field(nested, attr),
     };
     for (flag, on) in [
         ("optional", attr.optional),
@@ -207,7 +207,7 @@ fn shim_field_order(mut field: Map<String, Json>) -> Map<String, Json> {
     ordered
 }
 
-fn nested_field(nested: &NestedObject) -> Map<String, Json> {
+fn nested_field(nested: &NestedObject, attr: &Attribute) -> Map<String, Json> {
     let block = Block { attributes: nested.attributes.clone(), ..Block::default() };
     let resource = resource_element(block_fields(&block));
     let mut field = Map::new();
@@ -221,8 +221,19 @@ fn nested_field(nested: &NestedObject) -> Map<String, Json> {
             field.insert("element".into(), resource);
         }
         ObjectNesting::Map => {
+            // The map's value schema carries the attribute's own optional and computed flags
+            // (a data source's computed map is `computed` inside too), as the Go shim does.
+            let mut value = Map::new();
+            value.insert("type".into(), MAP.into());
+            if attr.optional || !attr.computed {
+                value.insert("optional".into(), true.into());
+            }
+            if attr.computed {
+                value.insert("computed".into(), true.into());
+            }
+            value.insert("element".into(), resource);
             field.insert("type".into(), MAP.into());
-            field.insert("element".into(), json!({"schema": {"type": MAP, "optional": true, "element": resource}}));
+            field.insert("element".into(), json!({"schema": value}));
         }
     }
     field
@@ -257,14 +268,10 @@ fn type_field(ty: &Type) -> Map<String, Json> {
     field
 }
 
+/// The element of a collection type: a schema of the element's type, objects included (a
+/// `list(object)` is a list of maps of a resource in the shim).
 fn element(ty: &Type) -> Json {
-    match ty {
-        Type::Object(_) => {
-            let field = type_field(ty);
-            field.get("element").cloned().unwrap_or(Json::Null)
-        }
-        other => json!({"schema": type_field(other)}),
-    }
+    json!({"schema": type_field(ty)})
 }
 
 fn function(function: &Function) -> Json {
@@ -348,6 +355,21 @@ mod tests {
                     "name": {"type": "string", "required": true}
                 }}}),
             ),
+            (
+                "a list of objects is a list of maps of a resource (tls_certificate's certificates)",
+                json!({"block": {"attributes": {
+                    "items": {"type": ["list", ["object", {"b": "bool"}]], "computed": true}
+                }}}),
+            ),
+            (
+                "a map-nested attribute's value schema takes the attribute's flags (tfcoremock's data sources)",
+                json!({"block": {"attributes": {
+                    "by_key": {"nested_type": {"nesting_mode": "map", "attributes": {"v": {"type": "string", "computed": true}}},
+                               "computed": true},
+                    "opt": {"nested_type": {"nesting_mode": "map", "attributes": {"v": {"type": "string", "optional": true}}},
+                            "optional": true}
+                }}}),
+            ),
         ];
         let mut actual = String::new();
         for (what, resource) in cases {
@@ -361,6 +383,10 @@ mod tests {
             {"provider":{"resources":{"acme_file_set":{"empty":{"type":5,"optional":true,"element":{}}}}},"name":"acme","version":"1.2.3","resources":{"acme_file_set":{"tok":"acme:index/fileSet:FileSet","fields":{},"idFields":null}}}
             an object attribute is a map of a resource, its attributes optional:
             {"provider":{"resources":{"acme_file_set":{"name":{"type":4,"required":true},"obj":{"type":6,"optional":true,"element":{"resource":{"x":{"type":3,"optional":true},"y":{"type":4,"optional":true}}}}}}},"name":"acme","version":"1.2.3","resources":{"acme_file_set":{"tok":"acme:index/fileSet:FileSet","fields":{"name":{"name":"name","typeomitempty":"","default":{"autonamed":true,"isFunc":true}}},"idFields":null}}}
+            a list of objects is a list of maps of a resource (tls_certificate's certificates):
+            {"provider":{"resources":{"acme_file_set":{"items":{"type":5,"computed":true,"element":{"schema":{"type":6,"element":{"resource":{"b":{"type":1,"optional":true}}}}}}}}},"name":"acme","version":"1.2.3","resources":{"acme_file_set":{"tok":"acme:index/fileSet:FileSet","fields":{},"idFields":null}}}
+            a map-nested attribute's value schema takes the attribute's flags (tfcoremock's data sources):
+            {"provider":{"resources":{"acme_file_set":{"by_key":{"type":6,"computed":true,"element":{"schema":{"type":6,"computed":true,"element":{"resource":{"v":{"type":4,"computed":true}}}}}},"opt":{"type":6,"optional":true,"element":{"schema":{"type":6,"optional":true,"element":{"resource":{"v":{"type":4,"optional":true}}}}}}}}},"name":"acme","version":"1.2.3","resources":{"acme_file_set":{"tok":"acme:index/fileSet:FileSet","fields":{},"idFields":null}}}
         "#]].assert_eq(&actual);
     }
 
