@@ -89,7 +89,9 @@ mod tests {
 
     #[test]
     fn candidates_are_the_newest_version_of_an_unambiguous_type() {
-        let cases: [(&[CachedPackage], &[(&str, &str, &str)]); 4] = [
+        /// (type, address, version) of each candidate.
+        type Expected<'a> = &'a [(&'a str, &'a str, &'a str)];
+        let cases: [(&[CachedPackage], Expected); 4] = [
             (&[], &[]),
             (
                 &[
