@@ -23,6 +23,7 @@
 #   pulumi-yaml/<version>/bin/pulumi-language-yaml
 #   anchor/<bridge-version>/pulumi-resource-terraform-provider
 #   terraform/<version>/terraform                           the Terraform CLI (the fixture's oracle)
+#   converter/<version>/pulumi-converter-terraform          Pulumi's Terraform converter plugin
 #   src/<tool>-<version>/   one throw-away wrapper Go module per tool
 #   logs/<tool>-<version>.log
 #   env.sh                  exports TFBRIDGE_TOOLS_DIR and puts the Pulumi bin dirs on PATH
@@ -112,17 +113,18 @@ declare -A OWN_PROVIDER_SRC=(
 PROVIDERS=(random local null tls http time tfcoremock sdkv2test framework6test)
 PULUMI_TOOLS=(pulumi-cli pulumi-language-yaml)
 LANGUAGE_TOOLS=(language-hosts sdk-python sdk-nodejs sdk-go)
-ALL_TOOLS=("${PROVIDERS[@]}" "${PULUMI_TOOLS[@]}" "${LANGUAGE_TOOLS[@]}" anchor terraform)
+ALL_TOOLS=("${PROVIDERS[@]}" "${PULUMI_TOOLS[@]}" "${LANGUAGE_TOOLS[@]}" anchor terraform converter)
 
 usage() {
   cat >&2 <<EOF
-usage: $0 [all|providers|pulumi|languages|anchor|terraform|<tool>]...   (default: all)
+usage: $0 [all|providers|pulumi|languages|anchor|terraform|converter|<tool>]...   (default: all)
   providers: ${PROVIDERS[*]}
   pulumi:    ${PULUMI_TOOLS[*]}
   languages: ${LANGUAGE_TOOLS[*]}
              (language-hosts: pulumi-language-{python,nodejs,go} and the release's helper scripts)
   anchor:    anchor (pulumi-terraform-bridge/v3/dynamic v$BRIDGE_VER)
   terraform: terraform (the Terraform CLI v$TERRAFORM_VER)
+  converter: converter (pulumi-converter-terraform v$CONVERTER_VER, from ../shared/peers)
 cache root: \$TFBRIDGE_TOOLS_DIR (now: $ROOT)
 EOF
 }
@@ -514,6 +516,35 @@ b_terraform() {
 }
 # --- Terraform CLI (end) ---
 
+# Pulumi's Terraform converter plugin. The proxy refuses its module (list and tags), so it is
+# built from the unmodified source in ../shared/peers, whose build.sh stamps CONVERTER_VER.
+# build.sh ends by running `pulumi-converter-terraform --help`, but the converter is a plugin
+# server: it ignores flags, prints its port and serves until killed. So once the binary runs
+# as a child of build.sh, that one process (by pid) is ended and build.sh's own fallback
+# check (`-x`) finishes the build.
+b_converter() {
+  local out=$1 peers pid child
+  peers=$(peers_dir pulumi-converter-terraform) || {
+    no_source converter github.com/pulumi/pulumi-converter-terraform pulumi-converter-terraform
+    return 1
+  }
+  grep -q "Version=v$CONVERTER_VER\"" "$peers/build.sh" || {
+    echo "test-tools: converter: $peers/build.sh does not build v$CONVERTER_VER (scripts/peers.env)" >&2; return 1; }
+  echo "+ bash $peers/build.sh $out" >>"$CUR_LOG"
+  bash "$peers/build.sh" "$out" >>"$CUR_LOG" 2>&1 &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    for child in $(pgrep -P "$pid" || true); do
+      if [[ $(readlink "/proc/$child/exe" 2>/dev/null) == "$out/pulumi-converter-terraform" ]]; then
+        kill "$child" 2>/dev/null || true
+      fi
+    done
+    sleep 2
+  done
+  wait "$pid" || { echo "test-tools: FAILED converter $CUR_VER: build.sh failed (log: $CUR_LOG)" >&2; return 1; }
+  [[ -x $out/pulumi-converter-terraform ]]
+}
+
 # --- main ----------------------------------------------------------------------
 declare -A done_tools=()
 for tool in "${selected[@]}"; do
@@ -556,6 +587,7 @@ for tool in "${selected[@]}"; do
       install_leaf pulumi-language-yaml "$YAML_VER" "$ROOT/pulumi-yaml/$YAML_VER" b_pulumi-language-yaml ;;
     anchor)     install_leaf anchor     "$BRIDGE_VER"     "$ROOT/anchor/$BRIDGE_VER"                   b_anchor ;;
     terraform)  install_leaf terraform  "$TERRAFORM_VER"  "$ROOT/terraform/$TERRAFORM_VER"             b_terraform ;;
+    converter)  install_leaf converter  "$CONVERTER_VER"  "$ROOT/converter/$CONVERTER_VER"             b_converter ;;
   esac
 done
 

@@ -39,6 +39,7 @@
 mod address;
 mod archive;
 mod cache;
+mod cached;
 pub mod cliconfig;
 mod constraint;
 mod error;
@@ -57,6 +58,7 @@ use std::time::Duration;
 
 pub use address::{DEFAULT_REGISTRY_HOST, Platform, ProviderAddress, TERRAFORM_REGISTRY_HOST};
 pub use archive::ArchiveLimits;
+pub use cached::{CachedPackage, cached_packages, mapping_candidates};
 pub use cliconfig::{CliConfig, Token};
 pub use constraint::VersionConstraints;
 pub use error::Error;

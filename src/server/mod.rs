@@ -361,8 +361,34 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
         request: Request<pulumirpc::GetMappingRequest>,
     ) -> Result<Response<pulumirpc::GetMappingResponse>, Status> {
         let request = request.into_inner();
-        let Some(provider) = self.mapping_source(&request.key).await else {
-            return Ok(Response::new(pulumirpc::GetMappingResponse::default()));
+        let provider = match self.mapping_source(&request.key).await {
+            MappingSource::Parameterized(provider) => provider,
+            MappingSource::None => return Ok(Response::new(pulumirpc::GetMappingResponse::default())),
+            MappingSource::Cache(candidates) => {
+                // Unparameterized, asked for a provider by type (`pulumi import --from
+                // terraform`): start the cached package GetMappings offered for it.
+                let Some(package) = candidates.get(&request.provider) else {
+                    return Ok(Response::new(pulumirpc::GetMappingResponse::default()));
+                };
+                // The exact version, which the installer finds in the cache, offline.
+                let args = parameterize::parse_args(&[package.address.to_string(), package.version.to_string()])
+                    .map_err(|err| Status::internal(format!("the cached package {}: {err}", package.address)))?;
+                // Straight from the cache: nothing worth a line, and the engine would print
+                // each start on stderr, once per provider of the state.
+                let progress = crate::installer::NoProgress;
+                let working_dir = self.working_dir();
+                let started = tokio::select! {
+                    () = self.cancel.cancelled() => return Err(Status::cancelled("GetMapping was cancelled by the Pulumi engine")),
+                    result = lifecycle::start_provider(&args, &working_dir, &progress) => result,
+                };
+                let started = started.map_err(|err| {
+                    Status::failed_precondition(format!(
+                        "the mapping of {} {}: {err}",
+                        package.address, package.version
+                    ))
+                })?;
+                Arc::new(started)
+            }
         };
         let name = provider.names.resource_prefix().to_owned();
         if !request.provider.is_empty() && request.provider != name {
@@ -370,7 +396,8 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
         }
         let mapping =
             schema_gen::mapping::provider_mapping(&provider.schema, &provider.names, &provider.package_version);
-        Ok(Response::new(pulumirpc::GetMappingResponse { provider: name, data: mapping.to_string().into_bytes() }))
+        let data = schema_gen::mapping::to_go_json(&mapping).into_bytes();
+        Ok(Response::new(pulumirpc::GetMappingResponse { provider: name, data }))
     }
 
     async fn get_mappings(
@@ -378,8 +405,9 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
         request: Request<pulumirpc::GetMappingsRequest>,
     ) -> Result<Response<pulumirpc::GetMappingsResponse>, Status> {
         let providers = match self.mapping_source(&request.into_inner().key).await {
-            Some(provider) => vec![provider.names.resource_prefix().to_owned()],
-            None => Vec::new(),
+            MappingSource::Parameterized(provider) => vec![provider.names.resource_prefix().to_owned()],
+            MappingSource::Cache(candidates) => candidates.into_keys().collect(),
+            MappingSource::None => Vec::new(),
         };
         Ok(Response::new(pulumirpc::GetMappingsResponse { providers }))
     }
@@ -413,15 +441,36 @@ impl Provider {
         }
     }
 
-    /// The provider whose mapping a GetMapping(s) key asks for: `terraform` (or the legacy
-    /// `tf`) once parameterized; other converters' keys get nothing, as in the Go
-    /// implementation.
-    async fn mapping_source(&self, key: &str) -> Option<Arc<Parameterized>> {
+    /// Where the mapping a GetMapping(s) key asks for comes from: `terraform` (or the legacy
+    /// `tf`) once parameterized, the provider; unparameterized, the provider packages in our
+    /// cache, by type. Other converters' keys get nothing, as in the Go implementation.
+    ///
+    /// The cache matters to `pulumi import --from terraform`: its converter names a provider
+    /// by type only (`tfcoremock`, no source, no version) and the CLI asks every installed
+    /// plugin, unparameterized, whether it maps it. The packages are there once the program
+    /// (from `pulumi convert`) has run or installed its packages.
+    async fn mapping_source(&self, key: &str) -> MappingSource {
         if key != "terraform" && key != "tf" {
-            return None;
+            return MappingSource::None;
         }
-        self.parameterized.lock().await.clone()
+        if let Some(provider) = self.parameterized.lock().await.clone() {
+            return MappingSource::Parameterized(provider);
+        }
+        let cache = crate::installer::plugin_cache_dir(&std::env::vars().collect());
+        let platform = crate::installer::Platform::current();
+        let listed = tokio::task::spawn_blocking(move || crate::installer::cached_packages(&cache, &platform))
+            .await
+            .unwrap_or_default();
+        MappingSource::Cache(crate::installer::mapping_candidates(&listed))
     }
+}
+
+/// See [`Provider::mapping_source`].
+enum MappingSource {
+    None,
+    Parameterized(Arc<Parameterized>),
+    /// By provider type, the cached package that maps it.
+    Cache(std::collections::BTreeMap<String, crate::installer::CachedPackage>),
 }
 
 /// Everything [`serve`] needs.

@@ -263,6 +263,11 @@ impl Workspace {
         self.env.push((key.to_owned(), value.to_owned()));
     }
 
+    /// The value an environment variable has in later CLI runs, if the workspace sets it.
+    pub fn env_var(&self, key: &str) -> Option<&str> {
+        self.env.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+
     /// Copies the files of `examples/pulumi-yaml/<name>` into the project directory.
     pub fn copy_example(&self, name: &str) -> anyhow::Result<()> {
         let source = example_dir(name);

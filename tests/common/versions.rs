@@ -34,6 +34,8 @@ pub const BRIDGE: &str = peer_version("BRIDGE_VER");
 pub const GO_IMPLEMENTATION: &str = without_v(peer_version("ANCHOR_LDVERSION"));
 /// The Terraform CLI.
 pub const TERRAFORM: &str = peer_version("TERRAFORM_VER");
+/// Pulumi's Terraform converter plugin (`pulumi-converter-terraform`).
+pub const CONVERTER: &str = peer_version("CONVERTER_VER");
 
 /// The value of `key` in peers.env: the text after `KEY=` up to whitespace or the end of
 /// the line. Panics (at compile time, in a `const`) when the key is absent.
