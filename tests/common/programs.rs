@@ -16,7 +16,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 
 use super::languages;
-use super::pulumi::{CommandOutput, Implementation, Workspace};
+use super::pulumi::{Cli, CommandOutput, Implementation, Workspace};
 
 /// The language of a program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -138,14 +138,32 @@ impl ProgramWorkspace {
     /// A workspace with `language`'s example copied in and the environment its toolchain
     /// needs to work offline.
     pub fn new(label: &str, implementation: Implementation, language: Language) -> anyhow::Result<ProgramWorkspace> {
-        let bin = languages::pulumi_bin_dir()?;
-        let mut ws = Workspace::new(&format!("{}-{label}", language.label()), implementation)?;
+        ProgramWorkspace::with_cli(label, implementation, language, Cli::from_env()?)
+    }
+
+    /// `new`, running `cli`.
+    pub fn with_cli(
+        label: &str,
+        implementation: Implementation,
+        language: Language,
+        cli: Cli,
+    ) -> anyhow::Result<ProgramWorkspace> {
+        let bin = languages::pulumi_bin_dir_of(cli)?;
+        let mut ws = Workspace::with_cli(&format!("{}-{label}", language.label()), implementation, cli)?;
         copy_files(&language.example_dir(), ws.project_dir())?;
         let mut path = vec![bin.display().to_string()];
         match language {
             Language::TypeScript => {
+                // The example pins the pinned CLI's @pulumi/pulumi; the newest CLI's generated
+                // SDKs need the newer one its cache holds.
+                let package_json = ws.project_dir().join("package.json");
+                let text = std::fs::read_to_string(&package_json)?;
+                let pin = format!("\"@pulumi/pulumi\": \"{}\"", Cli::PINNED.nodejs_sdk());
+                anyhow::ensure!(text.contains(&pin), "the example's package.json lacks {pin}");
+                let wanted = format!("\"@pulumi/pulumi\": \"{}\"", cli.nodejs_sdk());
+                std::fs::write(&package_json, text.replace(&pin, &wanted))?;
                 // The npm cache holds every package the example and the generated SDKs need.
-                let cache = languages::npm_cache()?;
+                let cache = languages::npm_cache_of(cli)?;
                 for (key, value) in [
                     ("npm_config_cache", cache.to_str().context("a UTF-8 path")?),
                     ("npm_config_offline", "true"),
