@@ -21,7 +21,7 @@
 #   sdk/nodejs/<version>/npm-cache/      npm cache for `npm install --offline --cache …`
 #   sdk/go/<version>/{go.mod,go.sum,gomodcache}  sdk/v3 downloaded into the GOMODCACHE named in gomodcache
 #   pulumi/<newest>/bin/pulumi         the newest CLI; the hosts beside it link to <version>'s
-#   sdk/nodejs/<newest-sdk>/...         the Node.js SDK its generated SDKs need
+#   sdk/python/<newest-sdk>/...         the Python SDK its programs use
 #   pulumi-yaml/<version>/bin/pulumi-language-yaml
 #   anchor/<bridge-version>/pulumi-resource-terraform-provider
 #   terraform/<version>/terraform                           the Terraform CLI (the fixture's oracle)
@@ -118,7 +118,7 @@ declare -A OWN_PROVIDER_SRC=(
 
 PROVIDERS=(random local null tls http time tfcoremock sdkv2test framework6test)
 PULUMI_TOOLS=(pulumi-cli pulumi-cli-newest pulumi-language-yaml)
-LANGUAGE_TOOLS=(language-hosts sdk-python sdk-nodejs sdk-go sdk-nodejs-newest)
+LANGUAGE_TOOLS=(language-hosts sdk-python sdk-nodejs sdk-go sdk-python-newest)
 ALL_TOOLS=("${PROVIDERS[@]}" "${PULUMI_TOOLS[@]}" "${LANGUAGE_TOOLS[@]}" anchor terraform)
 
 usage() {
@@ -582,10 +582,10 @@ for tool in "${selected[@]}"; do
     sdk-nodejs)
       install_leaf sdk-nodejs "$SDK_VER" "$ROOT/sdk/nodejs/$SDK_VER" b_sdk-nodejs dir \
         "@pulumi/pulumi@$SDK_VER ${NODE_DEV_PACKAGES[*]} cache:${NODE_CACHE_ONLY[*]}" ;;
-    sdk-nodejs-newest)
-      SDK_VER=$PULUMI_NEWEST_NODEJS_SDK install_leaf sdk-nodejs "$PULUMI_NEWEST_NODEJS_SDK" \
-        "$ROOT/sdk/nodejs/$PULUMI_NEWEST_NODEJS_SDK" b_sdk-nodejs dir \
-        "@pulumi/pulumi@$PULUMI_NEWEST_NODEJS_SDK ${NODE_DEV_PACKAGES[*]} cache:${NODE_CACHE_ONLY[*]}" ;;
+    sdk-python-newest)
+      SDK_VER=$PULUMI_NEWEST_PYTHON_SDK install_leaf sdk-python "$PULUMI_NEWEST_PYTHON_SDK" \
+        "$ROOT/sdk/python/$PULUMI_NEWEST_PYTHON_SDK" b_sdk-python dir \
+        "pulumi==$PULUMI_NEWEST_PYTHON_SDK ${PYTHON_SDK_DEPS[*]} setuptools wheel" ;;
     sdk-go)
       install_leaf sdk-go "$SDK_VER" "$ROOT/sdk/go/$SDK_VER" b_sdk-go dir \
         "github.com/pulumi/pulumi/sdk/v3@v$SDK_VER github.com/blang/semver" ;;

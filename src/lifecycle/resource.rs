@@ -588,6 +588,9 @@ fn default_autoname(resource_name: &str, random_seed: &[u8]) -> String {
 mod auto_name_tests {
     use super::*;
 
+    /// (case, autonaming, old input, old output, expected name)
+    type Case<'a> = (&'a str, &'a Autonaming, Option<PropertyValue>, Option<PropertyValue>, Option<&'a str>);
+
     #[test]
     fn an_existing_object_keeps_its_name() {
         let s = |v: &str| PropertyValue::String(v.to_owned());
@@ -597,7 +600,7 @@ mod auto_name_tests {
         let enforce = Autonaming::Enforce("enforced".into());
         let secret = PropertyValue::Secret(Box::new(s("hidden")));
         let unknown = PropertyValue::Unknown(crate::property::UnknownKind::String);
-        let table: [(&str, &Autonaming, Option<PropertyValue>, Option<PropertyValue>, Option<&str>); 9] = [
+        let table: [Case<'_>; 9] = [
             ("a create: a fresh name from the seed", &Autonaming::Default, None, None, Some(fresh)),
             ("an update: the name an earlier Check chose", &Autonaming::Default, Some(s("old")), None, Some("old")),
             (

@@ -17,9 +17,9 @@
 //!   `go_offline_env` (`GOMODCACHE`), and a `go.mod`/`go.sum` pair that builds its packages
 //!   (`go_sdk_dir`); builds run with `GOPROXY=off`, `GOFLAGS=-mod=mod` (`go_offline_env`).
 //! - With the newest CLI (`pulumi::Cli`, `TFBRIDGE_TEST_PULUMI_VERSION`), the hosts are the
-//!   same ones, linked beside that CLI, and Node.js programs use the newer `@pulumi/pulumi` its
-//!   generated SDKs require (`Cli::nodejs_sdk`); Python and Go stay at 3.259.0, so only
-//!   TypeScript programs run on it.
+//!   same ones, linked beside that CLI (they also generate the SDKs, so those are 3.259.0's),
+//!   and Python programs use a newer `pulumi` with what that engine offers programs
+//!   (`Cli::python_sdk`); Node.js and Go programs stay at 3.259.0.
 //!
 //! Architecture invariant: this module knows paths and environment variables only; it runs
 //! nothing.
@@ -71,17 +71,21 @@ pub fn python() -> anyhow::Result<PathBuf> {
     Ok(python_venv()?.join("bin/python"))
 }
 
-/// The wheels of `pulumi==3.259.0` and its dependencies, plus setuptools and wheel.
+/// The wheels of `pulumi==3.259.0` (with the newest CLI, `Cli::python_sdk`) and its
+/// dependencies, plus setuptools and wheel.
 pub fn python_wheels() -> anyhow::Result<PathBuf> {
-    cached(&format!("sdk/python/{PULUMI_SDK_VERSION}/wheels"), "the Python SDK's wheels")
+    python_wheels_of(Cli::from_env()?)
 }
 
-/// The `node_modules` tree with `@pulumi/pulumi`, `typescript`, `@types/node` and `ts-node`,
-/// for the CLI `TFBRIDGE_TEST_PULUMI_VERSION` picks.
+/// `python_wheels` for one CLI.
+pub fn python_wheels_of(cli: Cli) -> anyhow::Result<PathBuf> {
+    cached(&format!("sdk/python/{}/wheels", cli.python_sdk()), "the Python SDK's wheels")
+}
+
+/// The `node_modules` tree with `@pulumi/pulumi`, `typescript`, `@types/node` and `ts-node`.
 pub fn node_modules() -> anyhow::Result<PathBuf> {
-    let sdk = Cli::from_env()?.nodejs_sdk();
-    let modules = cached(&format!("sdk/nodejs/{sdk}/node_modules"), "the Node.js SDK's node_modules")?;
-    cached(&format!("sdk/nodejs/{sdk}/node_modules/.bin/tsc"), "tsc")?;
+    let modules = cached(&format!("sdk/nodejs/{PULUMI_SDK_VERSION}/node_modules"), "the Node.js SDK's node_modules")?;
+    cached(&format!("sdk/nodejs/{PULUMI_SDK_VERSION}/node_modules/.bin/tsc"), "tsc")?;
     Ok(modules)
 }
 
@@ -92,12 +96,7 @@ pub fn tsc() -> anyhow::Result<PathBuf> {
 
 /// The npm cache `node_modules` was installed through: `npm install --offline --cache <it>`.
 pub fn npm_cache() -> anyhow::Result<PathBuf> {
-    npm_cache_of(Cli::from_env()?)
-}
-
-/// `npm_cache` for one CLI (its `Cli::nodejs_sdk`).
-pub fn npm_cache_of(cli: Cli) -> anyhow::Result<PathBuf> {
-    cached(&format!("sdk/nodejs/{}/npm-cache", cli.nodejs_sdk()), "the Node.js SDK's npm cache")
+    cached(&format!("sdk/nodejs/{PULUMI_SDK_VERSION}/npm-cache"), "the Node.js SDK's npm cache")
 }
 
 /// The directory with a `go.mod` and `go.sum` that build the packages of

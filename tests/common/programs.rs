@@ -154,16 +154,8 @@ impl ProgramWorkspace {
         let mut path = vec![bin.display().to_string()];
         match language {
             Language::TypeScript => {
-                // The example pins the pinned CLI's @pulumi/pulumi; the newest CLI's generated
-                // SDKs need the newer one its cache holds.
-                let package_json = ws.project_dir().join("package.json");
-                let text = std::fs::read_to_string(&package_json)?;
-                let pin = format!("\"@pulumi/pulumi\": \"{}\"", Cli::PINNED.nodejs_sdk());
-                anyhow::ensure!(text.contains(&pin), "the example's package.json lacks {pin}");
-                let wanted = format!("\"@pulumi/pulumi\": \"{}\"", cli.nodejs_sdk());
-                std::fs::write(&package_json, text.replace(&pin, &wanted))?;
                 // The npm cache holds every package the example and the generated SDKs need.
-                let cache = languages::npm_cache_of(cli)?;
+                let cache = languages::npm_cache()?;
                 for (key, value) in [
                     ("npm_config_cache", cache.to_str().context("a UTF-8 path")?),
                     ("npm_config_offline", "true"),
@@ -177,7 +169,14 @@ impl ProgramWorkspace {
             }
             Language::Python => {
                 path.push(python_bin_dir()?.display().to_string());
-                let wheels = languages::python_wheels()?;
+                // The example pins the pinned CLI's SDK; the newest CLI's programs use a newer
+                // one (`Cli::python_sdk`).
+                let requirements = ws.project_dir().join("requirements.txt");
+                let text = std::fs::read_to_string(&requirements)?;
+                let pin = format!("pulumi=={}", Cli::PINNED.python_sdk());
+                anyhow::ensure!(text.contains(&pin), "the example's requirements.txt lacks {pin}");
+                std::fs::write(&requirements, text.replace(&pin, &format!("pulumi=={}", cli.python_sdk())))?;
+                let wheels = languages::python_wheels_of(cli)?;
                 ws.set_env("PIP_NO_INDEX", "1");
                 ws.set_env("PIP_FIND_LINKS", wheels.to_str().context("a UTF-8 path")?);
                 ws.set_env("PIP_DISABLE_PIP_VERSION_CHECK", "1");

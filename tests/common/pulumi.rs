@@ -97,10 +97,10 @@ impl Cli {
         Ok(bin)
     }
 
-    /// The `@pulumi/pulumi` version TypeScript programs use with this CLI: the SDKs the newest
-    /// CLI generates require a newer one than the pinned CLI's.
-    pub fn nodejs_sdk(self) -> &'static str {
-        if self == Cli::NEWEST { super::versions::PULUMI_NEWEST_NODEJS_SDK } else { PULUMI_VERSION }
+    /// The `pulumi` (PyPI) version Python programs use with this CLI: with the newest, one that
+    /// has what its engine offers programs (`runtime.exists_resource`, 3.269 and later).
+    pub fn python_sdk(self) -> &'static str {
+        if self == Cli::NEWEST { super::versions::PULUMI_NEWEST_PYTHON_SDK } else { PULUMI_VERSION }
     }
 }
 

@@ -29,9 +29,8 @@ pub const PULUMI: &str = peer_version("PULUMI_VER");
 /// The newest Pulumi CLI, which part of the peer tier also runs on (`tests/common/pulumi.rs`,
 /// `TFBRIDGE_TEST_PULUMI_VERSION`); it uses `PULUMI`'s language hosts.
 pub const PULUMI_NEWEST: &str = peer_version("PULUMI_NEWEST_VER");
-/// The `@pulumi/pulumi` TypeScript programs use with `PULUMI_NEWEST`: the SDKs that CLI
-/// generates require at least 3.269.
-pub const PULUMI_NEWEST_NODEJS_SDK: &str = peer_version("PULUMI_NEWEST_NODEJS_SDK");
+/// The `pulumi` Python programs use with `PULUMI_NEWEST`.
+pub const PULUMI_NEWEST_PYTHON_SDK: &str = peer_version("PULUMI_NEWEST_PYTHON_SDK");
 /// The Pulumi YAML language host.
 pub const PULUMI_YAML: &str = peer_version("YAML_VER");
 /// pulumi-terraform-bridge, whose `dynamic` package is the Go implementation; its cache key.
