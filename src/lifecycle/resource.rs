@@ -476,7 +476,8 @@ impl Resource<'_> {
     /// is also how the engine asks whether an object exists (`resourceExists`, the generated
     /// SDKs' `exists` methods, 3.273 and later), where "no" is an answer and not an error;
     /// `pulumi import` reports the empty answer itself ("resource '<id>' does not exist").
-    /// The Go implementation answers the same.
+    /// The Go implementation answers with properties that are present but empty, which that
+    /// engine takes for "unknown" rather than "no".
     async fn import_resource(&self, id: &str) -> Result<Written, LifecycleError> {
         let mut warnings = Warnings::default();
         let key = identity::import_key(id, self.identity_schema).map_err(|err| LifecycleError::Invalid {
