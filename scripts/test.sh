@@ -45,17 +45,17 @@ cargo test --workspace --locked --no-fail-fast --features peer-tests "${peer_tar
   tee "$logs/peer" || status=$?
 
 # The newest CLI. Each pass: a pattern over the peer-tier target names (so a target that
-# arrives later, e.g. e2e_mysql_*, joins by its name) and an optional test-name filter. One
-# SDK language (TypeScript), to keep the added time down.
+# arrives later, e.g. e2e_mysql_*, joins by its name), a space, and a test-name filter (may be
+# empty). One SDK language (TypeScript), to keep the added time down.
 NEWEST_CLI_PASSES=(
-  '^(e2e_yaml|e2e_mysql.*)$|'
-  '^e2e_lang$|typescript::'
+  '^(e2e_yaml|e2e_mysql.*)$ '
+  '^e2e_lang$ typescript::'
 )
 newest=$(bash -c '. scripts/peers.env && echo "$PULUMI_NEWEST_VER"')
 newest_start=$SECONDS
 : >"$logs/newest"
 for pass in "${NEWEST_CLI_PASSES[@]}"; do
-  pattern=${pass%%|*} filter=${pass#*|} targets=()
+  pattern=${pass%% *} filter=${pass#* } targets=()
   for target in "${peer_targets[@]}"; do
     [[ $target =~ $pattern ]] && targets+=("--test=$target")
   done
