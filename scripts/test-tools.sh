@@ -20,6 +20,8 @@
 #   sdk/nodejs/<version>/node_modules/   @pulumi/pulumi, typescript, @types/node, ts-node (pinned)
 #   sdk/nodejs/<version>/npm-cache/      npm cache for `npm install --offline --cache …`
 #   sdk/go/<version>/{go.mod,go.sum,gomodcache}  sdk/v3 downloaded into the GOMODCACHE named in gomodcache
+#   pulumi/<newest>/bin/pulumi         the newest CLI; the hosts beside it link to <version>'s
+#   sdk/python/<newest-sdk>/...         the Python SDK its programs use
 #   pulumi-yaml/<version>/bin/pulumi-language-yaml
 #   anchor/<bridge-version>/pulumi-resource-terraform-provider
 #   terraform/<version>/terraform                           the Terraform CLI (the fixture's oracle)
@@ -78,6 +80,11 @@ PULUMI_REPLACES=(
   github.com/atotto/clipboard=github.com/tgummerer/clipboard@v0.0.0-20241001131231-d02d263e614e
   golang.org/x/text=golang.org/x/text@v0.39.0
 )
+# The newest CLI: pkg/v3's go.mod at that version replaces only clipboard (and sdk, locally);
+# the golang.org/x/text it requires is served, so it needs no pin.
+PULUMI_NEWEST_REPLACES=(
+  github.com/atotto/clipboard=github.com/tgummerer/clipboard@v0.0.0-20241001131231-d02d263e614e
+)
 # The SDKs programs use, from the ordinary registries, pinned. @pulumi/pulumi
 # takes typescript < 7 and ts-node < 12 as optional peers.
 SDK_VER=$PULUMI_VER   # pulumi (PyPI), @pulumi/pulumi (npm), github.com/pulumi/pulumi/sdk/v3 (Go)
@@ -111,8 +118,8 @@ declare -A OWN_PROVIDER_SRC=(
 )
 
 PROVIDERS=(random local null tls http time tfcoremock sdkv2test framework6test)
-PULUMI_TOOLS=(pulumi-cli pulumi-language-yaml)
-LANGUAGE_TOOLS=(language-hosts sdk-python sdk-nodejs sdk-go)
+PULUMI_TOOLS=(pulumi-cli pulumi-cli-newest pulumi-language-yaml)
+LANGUAGE_TOOLS=(language-hosts sdk-python sdk-nodejs sdk-go sdk-python-newest)
 ALL_TOOLS=("${PROVIDERS[@]}" "${PULUMI_TOOLS[@]}" "${LANGUAGE_TOOLS[@]}" anchor terraform converter)
 
 usage() {
@@ -361,6 +368,7 @@ PULUMI_LDFLAGS="-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Versi
 # replaces upstream), and sdk must match pkg.
 # `go get` is given the main package itself so that go.sum gets every module
 # the package imports (getting only the module path is not enough).
+# PULUMI_VER and PULUMI_REPLACES may be overridden by the caller (the newest CLI).
 build_pulumi_bin() { # BINARY PKG PKG-VERSION OUT
   local bin=$1 pkg=$2 pkgver=$3 out=$4
   wrapper "$CUR_TOOL-$PULUMI_VER" "${PULUMI_REPLACES[@]}" || return 1
@@ -368,9 +376,30 @@ build_pulumi_bin() { # BINARY PKG PKG-VERSION OUT
     "github.com/pulumi/pulumi/sdk/v3@v$PULUMI_VER" || return 1
   check_version github.com/pulumi/pulumi/pkg/v3 "v$PULUMI_VER" || return 1
   check_version github.com/pulumi/pulumi/sdk/v3 "v$PULUMI_VER" || return 1
-  run go build -trimpath -tags osusergo,grpcnotrace -ldflags "$PULUMI_LDFLAGS" -o "$out/$bin" "$pkg" || return 1
+  run go build -trimpath -tags osusergo,grpcnotrace \
+    -ldflags "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$PULUMI_VER" -o "$out/$bin" "$pkg" ||
+    return 1
 }
 b_pulumi-cli() { build_pulumi_bin pulumi github.com/pulumi/pulumi/pkg/v3/cmd/pulumi "v$PULUMI_VER" "$1"; }
+# The builder runs in a subshell, so the overrides stay in it.
+b_pulumi-cli-newest() {
+  PULUMI_VER=$PULUMI_NEWEST_VER
+  PULUMI_REPLACES=("${PULUMI_NEWEST_REPLACES[@]}")
+  build_pulumi_bin pulumi github.com/pulumi/pulumi/pkg/v3/cmd/pulumi "v$PULUMI_VER" "$1"
+}
+
+# The newest CLI runs PULUMI_VER's language hosts. It looks for them beside its own
+# executable (the CLI warns about a host found only on PATH), so its bin/ gets relative
+# links to them, re-pointed on every run (cheap, and right after a PULUMI_VER bump).
+HOST_FILES=(pulumi-language-python pulumi-language-nodejs pulumi-language-go pulumi-language-python-exec
+  pulumi-resource-pulumi-python pulumi-resource-pulumi-nodejs)
+link_newest_hosts() {
+  local bin=$ROOT/pulumi/$PULUMI_NEWEST_VER/bin f
+  [[ -d $bin ]] || return 0
+  for f in "${HOST_FILES[@]}"; do
+    ln -sfn "../../$PULUMI_VER/bin/$f" "$bin/.$f.$$" && mv -T "$bin/.$f.$$" "$bin/$f" || return 1
+  done
+}
 
 # The Python, Node.js and Go language hosts (untagged modules, at the pseudo-
 # version of the v3.259.0 commit) and the helper scripts the release ships
@@ -569,6 +598,10 @@ for tool in "${selected[@]}"; do
     pulumi-cli)
       # bin/ is shared, so each binary is its own atomically renamed leaf.
       install_leaf pulumi-cli "$PULUMI_VER" "$ROOT/pulumi/$PULUMI_VER/bin/pulumi" b_pulumi-cli file ;;
+    pulumi-cli-newest)
+      install_leaf pulumi-cli "$PULUMI_NEWEST_VER" "$ROOT/pulumi/$PULUMI_NEWEST_VER/bin/pulumi" \
+        b_pulumi-cli-newest file
+      link_newest_hosts || failures+=("pulumi-cli $PULUMI_NEWEST_VER (linking the language hosts)") ;;
     language-hosts)
       # Into the CLI's own bin/, where it looks for them; the set is complete once the
       # python host (moved last) is there.
@@ -580,6 +613,10 @@ for tool in "${selected[@]}"; do
     sdk-nodejs)
       install_leaf sdk-nodejs "$SDK_VER" "$ROOT/sdk/nodejs/$SDK_VER" b_sdk-nodejs dir \
         "@pulumi/pulumi@$SDK_VER ${NODE_DEV_PACKAGES[*]} cache:${NODE_CACHE_ONLY[*]}" ;;
+    sdk-python-newest)
+      SDK_VER=$PULUMI_NEWEST_PYTHON_SDK install_leaf sdk-python "$PULUMI_NEWEST_PYTHON_SDK" \
+        "$ROOT/sdk/python/$PULUMI_NEWEST_PYTHON_SDK" b_sdk-python dir \
+        "pulumi==$PULUMI_NEWEST_PYTHON_SDK ${PYTHON_SDK_DEPS[*]} setuptools wheel" ;;
     sdk-go)
       install_leaf sdk-go "$SDK_VER" "$ROOT/sdk/go/$SDK_VER" b_sdk-go dir \
         "github.com/pulumi/pulumi/sdk/v3@v$SDK_VER github.com/blang/semver" ;;

@@ -305,6 +305,18 @@ async fn name_is_autonamed_unless_the_engine_says_otherwise() {
     // The program's own name wins.
     let own = s.check(&thing, &json!({}), &json!({"name": "mine"})).await;
     assert_eq!(name_of(&own), "mine");
+    // Engines of 3.261 and later send the stored outputs on an update's Check too. Stored
+    // inputs without the name (the object was made while autonaming was off) keep the name
+    // the object has, rather than a fresh one that would replace it.
+    let old_outputs = json!({"id": "made-earlier", "name": "made-earlier", "description": "d"});
+    let kept = s.try_check_with_old_outputs(&thing, &json!({}), &json!({}), Some(&old_outputs)).await.unwrap();
+    assert_eq!(name_of(&kept), "made-earlier", "{:?}", kept.failures);
+    // The name the old inputs hold still comes first, and the program's own name wins.
+    let olds = json!({"name": "auto-1234567"});
+    let both = s.try_check_with_old_outputs(&thing, &olds, &json!({}), Some(&old_outputs)).await.unwrap();
+    assert_eq!(name_of(&both), "auto-1234567");
+    let own = s.try_check_with_old_outputs(&thing, &olds, &json!({"name": "mine"}), Some(&old_outputs)).await.unwrap();
+    assert_eq!(name_of(&own), "mine");
 
     let with_options = |mode: Mode, proposed: &str| tfbridge_proto::pulumirpc::CheckRequest {
         urn: thing.clone(),
@@ -314,6 +326,7 @@ async fn name_is_autonamed_unless_the_engine_says_otherwise() {
         name: "auto".into(),
         r#type: "sdkv2test:index/thing:Thing".into(),
         autonaming: Some(AutonamingOptions { proposed_name: proposed.into(), mode: mode as i32 }),
+        old_outputs: None,
     };
     let proposed = s.client.check(with_options(Mode::Propose, "team-auto")).await.unwrap().into_inner();
     assert_eq!(name_of(&proposed), "team-auto");
@@ -335,4 +348,54 @@ async fn secrets_inside_a_dynamic_value_stay_secret() {
     let (_, _, outputs) = s.create(&widget, json!({"name": "dyn", "extra": extra})).await;
     assert_eq!(outputs["extra"]["plain"], "p", "{outputs}");
     assert_eq!(outputs["extra"]["hidden"], secret(json!("h")), "{outputs}");
+}
+
+/// Read as the engine's `resourceExists` sends it (3.273 and later; generated SDKs' `exists`
+/// methods): an ID, empty properties, no inputs, a made-up URN. An object that is there comes
+/// back with its outputs; a missing one as an empty answer (no ID, no properties at all: the
+/// engine takes empty-but-present properties for "unknown"), never an error. On an SDKv2
+/// provider and a plugin-framework one; the Go implementation beside ours answers a missing
+/// object with empty properties and inputs, so the engine says "unknown" for it.
+#[tokio::test]
+async fn read_by_id_alone_answers_empty_for_a_missing_object() {
+    for implementation in [Implementation::Ours, Implementation::Go] {
+        for (provider, token, news) in [
+            ("sdkv2test", "sdkv2test:index/thing:Thing", json!({"name": "present"})),
+            ("framework6test", "framework6test:index/widget:Widget", json!({"name": "present", "replicas": 1})),
+        ] {
+            let case = format!("{provider} with {implementation:?}");
+            let dir = common::scratch_dir("exists");
+            let path = common::real_provider(provider, "current").unwrap_or_else(|err| panic!("{err}"));
+            let mut s = Session::start(implementation, &path).await;
+            s.configure(json!({"dir": dir.to_str().unwrap()})).await.expect("Configure");
+            let (_, id, outputs) = s.create(&urn(token, "made"), news).await;
+            assert_eq!(id, "present", "{case}");
+
+            let exists = |id: &str| tfbridge_proto::pulumirpc::ReadRequest {
+                id: id.to_owned(),
+                urn: urn(token, "__exists__1"),
+                properties: Some(common::engine::to_struct(&json!({}))),
+                name: "__exists__1".into(),
+                r#type: token.into(),
+                ..Default::default()
+            };
+            let present = s.client.read(exists("present")).await.unwrap_or_else(|e| panic!("{case}: {e}")).into_inner();
+            assert_eq!(present.id, "present", "{case}");
+            let read = common::engine::from_struct(present.properties.as_ref().expect("properties"));
+            assert_eq!(read["name"], outputs["name"], "{case}: {read}");
+
+            let missing = s.client.read(exists("absent")).await.unwrap_or_else(|e| panic!("{case}: {e}")).into_inner();
+            assert_eq!(missing.id, "", "{case}: {missing:?}");
+            match implementation {
+                Implementation::Ours => {
+                    assert!(missing.properties.is_none(), "{case}: no properties at all, not empty ones: {missing:?}");
+                    assert!(missing.inputs.is_none(), "{case}: {missing:?}");
+                }
+                Implementation::Go => {
+                    let empty = Some(common::engine::to_struct(&json!({})));
+                    assert_eq!((&missing.properties, &missing.inputs), (&empty, &empty), "{case}");
+                }
+            }
+        }
+    }
 }

@@ -12,18 +12,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::versions;
-/// The Pulumi CLI version scripts/test-tools.sh builds.
-const PULUMI_VERSION: &str = versions::PULUMI;
 
+/// The Pulumi CLI `TFBRIDGE_TEST_PULUMI_VERSION` picks (tests/common/pulumi.rs).
 fn pulumi_cli() -> anyhow::Result<PathBuf> {
-    let path = common::tools_dir().join("pulumi").join(PULUMI_VERSION).join("bin").join("pulumi");
-    if !path.is_file() {
-        anyhow::bail!(
-            "the Pulumi CLI {PULUMI_VERSION} is missing at {}: run scripts/test-tools.sh pulumi",
-            path.display()
-        );
-    }
-    Ok(path)
+    Ok(common::pulumi::Cli::from_env()?.bin_dir()?.join("pulumi"))
 }
 
 /// Runs `pulumi <command> <our plugin> -- <provider>`.

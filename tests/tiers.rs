@@ -103,6 +103,8 @@ fn the_tests_read_the_peer_versions_as_bash_does() {
         ("HTTP_VER", versions::HTTP),
         ("TIME_VER", versions::TIME),
         ("PULUMI_VER", versions::PULUMI),
+        ("PULUMI_NEWEST_VER", versions::PULUMI_NEWEST),
+        ("PULUMI_NEWEST_PYTHON_SDK", versions::PULUMI_NEWEST_PYTHON_SDK),
         ("YAML_VER", versions::PULUMI_YAML),
         ("BRIDGE_VER", versions::BRIDGE),
         ("ANCHOR_LDVERSION", versions::peer_version("ANCHOR_LDVERSION")),

@@ -172,11 +172,17 @@ impl Resource<'_> {
 
     /// Check: auto-names `name`, validates the configuration, and marks sensitive inputs
     /// secret. The inputs otherwise stay exactly as the program wrote them.
+    ///
+    /// `old_outputs` are the stored outputs an engine of 3.261 or later sends on an update's
+    /// Check (`None` from older engines, and on a create or replace). Terraform validates a
+    /// configuration without any prior state, and so does this Check; the outputs only keep
+    /// an existing object's name ([`auto_name`]).
     pub async fn check(
         &self,
         resource_name: &str,
         olds: &PropertyMap,
         news: &PropertyMap,
+        old_outputs: Option<&PropertyMap>,
         random_seed: &[u8],
         autonaming: &Autonaming,
     ) -> Result<Checked, LifecycleError> {
@@ -185,16 +191,8 @@ impl Resource<'_> {
         if let Some(key) = self.name_property()
             && !inputs.contains_key(&key)
         {
-            let name = match autonaming {
-                Autonaming::Disable => None,
-                Autonaming::Propose(name) | Autonaming::Enforce(name) => Some(name.clone()),
-                // Keep the name an earlier Check chose, or every update would rename.
-                Autonaming::Default => match olds.get(&key) {
-                    Some(PropertyValue::String(old)) => Some(old.clone()),
-                    _ => Some(default_autoname(resource_name, random_seed)),
-                },
-            };
-            if let Some(name) = name {
+            let old_output = old_outputs.and_then(|outputs| outputs.get(&key));
+            if let Some(name) = auto_name(autonaming, olds.get(&key), old_output, resource_name, random_seed) {
                 inputs.insert(key.clone(), PropertyValue::String(name));
                 autonamed = Some(key);
             }
@@ -473,6 +471,14 @@ impl Resource<'_> {
 
     /// Import by an ID string, or by an identity written as JSON (see
     /// [`identity::import_key`]); then a read, as Terraform does.
+    ///
+    /// An object the read finds gone is answered as a refresh answers it (an empty ID, no
+    /// outputs), not with Terraform's "Cannot import non-existent remote object": this Read
+    /// is also how the engine asks whether an object exists (`resourceExists`, the generated
+    /// SDKs' `exists` methods, 3.273 and later), where "no" is an answer and not an error;
+    /// `pulumi import` reports the empty answer itself ("resource '<id>' does not exist").
+    /// The Go implementation answers with properties that are present but empty, which that
+    /// engine takes for "unknown" rather than "no".
     async fn import_resource(&self, id: &str) -> Result<Written, LifecycleError> {
         let mut warnings = Warnings::default();
         let key = identity::import_key(id, self.identity_schema).map_err(|err| LifecycleError::Invalid {
@@ -492,9 +498,12 @@ impl Resource<'_> {
         let Some(read) =
             warnings.keep(self.read(&imported.state, &imported.private, imported.identity.as_ref()).await?)
         else {
-            return Err(LifecycleError::Invalid {
-                subject: self.subject().clone(),
-                message: format!("Cannot import non-existent remote object: {} {id:?} does not exist", self.tf_name),
+            tracing::debug!(resource = self.tf_name, id, "the object to import does not exist");
+            return Ok(Written {
+                id: String::new(),
+                outputs: PropertyMap::new(),
+                inputs: None,
+                warnings: warnings.into_vec(),
             });
         };
         let identity = read.identity.or(imported.identity);
@@ -530,6 +539,35 @@ fn limit(seconds: f64) -> Option<Duration> {
     (seconds > 0.0 && seconds.is_finite()).then(|| Duration::from_secs_f64(seconds))
 }
 
+/// The name Check gives an auto-named resource whose program sets none, or `None` to leave it
+/// unset. An existing object keeps its name under the default autonaming, or every update
+/// would rename (and, `name` being usually ForceNew, replace) it: the name an earlier Check
+/// chose (the old inputs), else the name the object has (the old outputs), which is what an
+/// object whose stored inputs lack the name (one created while autonaming was disabled,
+/// the provider choosing the name) still has. Only a plain string is kept; a secret or
+/// unknown old value is not a name to reuse.
+pub(crate) fn auto_name(
+    autonaming: &Autonaming,
+    old_input: Option<&PropertyValue>,
+    old_output: Option<&PropertyValue>,
+    resource_name: &str,
+    random_seed: &[u8],
+) -> Option<String> {
+    match autonaming {
+        Autonaming::Disable => None,
+        Autonaming::Propose(name) | Autonaming::Enforce(name) => Some(name.clone()),
+        Autonaming::Default => {
+            let reusable = |value: Option<&PropertyValue>| match value {
+                Some(PropertyValue::String(old)) => Some(old.clone()),
+                _ => None,
+            };
+            reusable(old_input)
+                .or_else(|| reusable(old_output))
+                .or_else(|| Some(default_autoname(resource_name, random_seed)))
+        }
+    }
+}
+
 /// `<name>-<7 hex digits>`, the digits from the engine's random seed (so a retried Check
 /// picks the same name), as Pulumi's own auto-naming does.
 fn default_autoname(resource_name: &str, random_seed: &[u8]) -> String {
@@ -546,6 +584,52 @@ fn default_autoname(resource_name: &str, random_seed: &[u8]) -> String {
     let mut name = format!("{resource_name}-{}", &hex[..7]);
     name.truncate(255);
     name
+}
+
+#[cfg(test)]
+mod auto_name_tests {
+    use super::*;
+
+    /// (case, autonaming, old input, old output, expected name)
+    type Case<'a> = (&'a str, &'a Autonaming, Option<PropertyValue>, Option<PropertyValue>, Option<&'a str>);
+
+    #[test]
+    fn an_existing_object_keeps_its_name() {
+        let s = |v: &str| PropertyValue::String(v.to_owned());
+        let seed = [0xab, 0xcd, 0xef, 0x12, 0x34];
+        let fresh = "thing-abcdef1";
+        let propose = Autonaming::Propose("proposed".into());
+        let enforce = Autonaming::Enforce("enforced".into());
+        let secret = PropertyValue::Secret(Box::new(s("hidden")));
+        let unknown = PropertyValue::Unknown(crate::property::UnknownKind::String);
+        let table: [Case<'_>; 9] = [
+            ("a create: a fresh name from the seed", &Autonaming::Default, None, None, Some(fresh)),
+            ("an update: the name an earlier Check chose", &Autonaming::Default, Some(s("old")), None, Some("old")),
+            (
+                "the old inputs win over the old outputs",
+                &Autonaming::Default,
+                Some(s("in")),
+                Some(s("out")),
+                Some("in"),
+            ),
+            (
+                "stored inputs without the name: the object's own",
+                &Autonaming::Default,
+                None,
+                Some(s("out")),
+                Some("out"),
+            ),
+            ("a secret old output is not reused", &Autonaming::Default, None, Some(secret), Some(fresh)),
+            ("an unknown old output is not reused", &Autonaming::Default, None, Some(unknown), Some(fresh)),
+            ("autonaming off: no name, old ones ignored", &Autonaming::Disable, Some(s("old")), Some(s("out")), None),
+            ("a proposed name wins over the old ones", &propose, Some(s("old")), Some(s("out")), Some("proposed")),
+            ("an enforced name wins over the old ones", &enforce, None, Some(s("out")), Some("enforced")),
+        ];
+        for (case, autonaming, old_input, old_output, expected) in table {
+            let got = auto_name(autonaming, old_input.as_ref(), old_output.as_ref(), "thing", &seed);
+            assert_eq!(got.as_deref(), expected, "{case}");
+        }
+    }
 }
 
 #[cfg(test)]

@@ -138,6 +138,14 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
         request: Request<pulumirpc::ProviderHandshakeRequest>,
     ) -> Result<Response<pulumirpc::ProviderHandshakeResponse>, Status> {
         let request = request.into_inner();
+        // What the engine offers. `sends_old_outputs_to_check` needs no answer: Check uses
+        // `old_outputs` when they come. The output-value capabilities stay off (we accept no
+        // output values anywhere), so the engine sends plain values.
+        tracing::debug!(
+            sends_old_outputs_to_check = request.sends_old_outputs_to_check,
+            accepts_outputs_in_check = request.accepts_outputs_in_check,
+            "engine handshake"
+        );
         if let Err(err) = self.engine_log.connect(&request.engine_address) {
             return Err(Status::invalid_argument(err.to_string()));
         }
@@ -152,6 +160,9 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
             accept_outputs: false,
             supports_autonaming_configuration: true,
             accepts_byte_string: false,
+            accepts_outputs_in_invoke: false,
+            accepts_outputs_in_call: false,
+            accepts_outputs_in_check: false,
         }))
     }
 

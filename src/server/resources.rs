@@ -217,6 +217,9 @@ impl Provider {
         let resource = resource(&provider, &request.r#type, &request.urn)?;
         let olds = properties(request.olds.as_ref(), "olds")?;
         let news = properties(request.news.as_ref(), "news")?;
+        // Sent by engines of 3.261 and later on an update's Check only (Handshake's
+        // `sends_old_outputs_to_check`); absent, there are none.
+        let old_outputs = request.old_outputs.as_ref().map(|o| properties(Some(o), "old_outputs")).transpose()?;
         let name = if request.name.is_empty() { urn_name(&request.urn) } else { &request.name };
         let autonaming = match &request.autonaming {
             None => Autonaming::Default,
@@ -230,8 +233,10 @@ impl Provider {
                 }
             }
         };
-        let mut checked =
-            resource.check(name, &olds, &news, &request.random_seed, &autonaming).await.map_err(status)?;
+        let mut checked = resource
+            .check(name, &olds, &news, old_outputs.as_ref(), &request.random_seed, &autonaming)
+            .await
+            .map_err(status)?;
         checked.failures.extend(resource.ephemeral_values_misplaced(&news));
         resource.hold_write_only(&mut checked.inputs, &self.write_only);
         self.warn_all(&request.urn, &checked.warnings).await;

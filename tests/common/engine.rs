@@ -180,6 +180,17 @@ impl Session {
         olds: &Json,
         news: &Json,
     ) -> Result<pulumirpc::CheckResponse, tonic::Status> {
+        self.try_check_with_old_outputs(urn, olds, news, None).await
+    }
+
+    /// Check as an engine of 3.261 or later sends it on an update: with the stored outputs.
+    pub async fn try_check_with_old_outputs(
+        &mut self,
+        urn: &str,
+        olds: &Json,
+        news: &Json,
+        old_outputs: Option<&Json>,
+    ) -> Result<pulumirpc::CheckResponse, tonic::Status> {
         let (token, name) = split_urn(urn);
         let request = pulumirpc::CheckRequest {
             urn: urn.to_owned(),
@@ -189,6 +200,7 @@ impl Session {
             name: name.to_owned(),
             r#type: token.to_owned(),
             autonaming: None,
+            old_outputs: old_outputs.map(to_struct),
         };
         Ok(self.client.check(request).await?.into_inner())
     }

@@ -16,11 +16,17 @@
 //! - Go: `github.com/pulumi/pulumi/sdk/v3` v3.259.0 in the Go module cache named by
 //!   `go_offline_env` (`GOMODCACHE`), and a `go.mod`/`go.sum` pair that builds its packages
 //!   (`go_sdk_dir`); builds run with `GOPROXY=off`, `GOFLAGS=-mod=mod` (`go_offline_env`).
+//! - With the newest CLI (`pulumi::Cli`, `TFBRIDGE_TEST_PULUMI_VERSION`), the hosts are the
+//!   same ones, linked beside that CLI (they also generate the SDKs, so those are 3.259.0's),
+//!   and Python programs use a newer `pulumi` with what that engine offers programs
+//!   (`Cli::python_sdk`); Node.js and Go programs stay at 3.259.0.
 //!
 //! Architecture invariant: this module knows paths and environment variables only; it runs
 //! nothing.
 
 use std::path::PathBuf;
+
+use super::pulumi::Cli;
 
 /// The Pulumi version of the CLI, the hosts and the three SDKs.
 pub const PULUMI_SDK_VERSION: &str = super::versions::PULUMI;
@@ -34,22 +40,21 @@ fn cached(relative: &str, what: &str) -> anyhow::Result<PathBuf> {
     Ok(path)
 }
 
-/// The directory holding the `pulumi` CLI and the Python, Node.js and Go language hosts
-/// (with `pulumi-language-python-exec` and the `pulumi-resource-pulumi-*` shims).
+/// The directory holding the `pulumi` CLI `TFBRIDGE_TEST_PULUMI_VERSION` picks and the Python,
+/// Node.js and Go language hosts (with `pulumi-language-python-exec` and the
+/// `pulumi-resource-pulumi-*` shims).
 pub fn pulumi_bin_dir() -> anyhow::Result<PathBuf> {
-    let bin = super::tools_dir().join("pulumi").join(PULUMI_SDK_VERSION).join("bin");
-    anyhow::ensure!(
-        bin.join("pulumi").is_file(),
-        "the Pulumi CLI is missing at {}: run scripts/test-tools.sh pulumi",
-        bin.join("pulumi").display()
-    );
+    pulumi_bin_dir_of(Cli::from_env()?)
+}
+
+/// `pulumi_bin_dir` for one CLI.
+pub fn pulumi_bin_dir_of(cli: Cli) -> anyhow::Result<PathBuf> {
+    let bin = cli.bin_dir()?;
+    let version = cli.version;
     for language in LANGUAGES {
-        cached(
-            &format!("pulumi/{PULUMI_SDK_VERSION}/bin/pulumi-language-{language}"),
-            &format!("the {language} language host"),
-        )?;
+        cached(&format!("pulumi/{version}/bin/pulumi-language-{language}"), &format!("the {language} language host"))?;
     }
-    cached(&format!("pulumi/{PULUMI_SDK_VERSION}/bin/pulumi-language-python-exec"), "pulumi-language-python-exec")?;
+    cached(&format!("pulumi/{version}/bin/pulumi-language-python-exec"), "pulumi-language-python-exec")?;
     Ok(bin)
 }
 
@@ -66,9 +71,15 @@ pub fn python() -> anyhow::Result<PathBuf> {
     Ok(python_venv()?.join("bin/python"))
 }
 
-/// The wheels of `pulumi==3.259.0` and its dependencies, plus setuptools and wheel.
+/// The wheels of `pulumi==3.259.0` (with the newest CLI, `Cli::python_sdk`) and its
+/// dependencies, plus setuptools and wheel.
 pub fn python_wheels() -> anyhow::Result<PathBuf> {
-    cached(&format!("sdk/python/{PULUMI_SDK_VERSION}/wheels"), "the Python SDK's wheels")
+    python_wheels_of(Cli::from_env()?)
+}
+
+/// `python_wheels` for one CLI.
+pub fn python_wheels_of(cli: Cli) -> anyhow::Result<PathBuf> {
+    cached(&format!("sdk/python/{}/wheels", cli.python_sdk()), "the Python SDK's wheels")
 }
 
 /// The `node_modules` tree with `@pulumi/pulumi`, `typescript`, `@types/node` and `ts-node`.

@@ -16,7 +16,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 
 use super::languages;
-use super::pulumi::{CommandOutput, Implementation, Workspace};
+use super::pulumi::{Cli, CommandOutput, Implementation, Workspace};
 
 /// The language of a program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -138,8 +138,18 @@ impl ProgramWorkspace {
     /// A workspace with `language`'s example copied in and the environment its toolchain
     /// needs to work offline.
     pub fn new(label: &str, implementation: Implementation, language: Language) -> anyhow::Result<ProgramWorkspace> {
-        let bin = languages::pulumi_bin_dir()?;
-        let mut ws = Workspace::new(&format!("{}-{label}", language.label()), implementation)?;
+        ProgramWorkspace::with_cli(label, implementation, language, Cli::from_env()?)
+    }
+
+    /// `new`, running `cli`.
+    pub fn with_cli(
+        label: &str,
+        implementation: Implementation,
+        language: Language,
+        cli: Cli,
+    ) -> anyhow::Result<ProgramWorkspace> {
+        let bin = languages::pulumi_bin_dir_of(cli)?;
+        let mut ws = Workspace::with_cli(&format!("{}-{label}", language.label()), implementation, cli)?;
         copy_files(&language.example_dir(), ws.project_dir())?;
         let mut path = vec![bin.display().to_string()];
         match language {
@@ -159,7 +169,14 @@ impl ProgramWorkspace {
             }
             Language::Python => {
                 path.push(python_bin_dir()?.display().to_string());
-                let wheels = languages::python_wheels()?;
+                // The example pins the pinned CLI's SDK; the newest CLI's programs use a newer
+                // one (`Cli::python_sdk`).
+                let requirements = ws.project_dir().join("requirements.txt");
+                let text = std::fs::read_to_string(&requirements)?;
+                let pin = format!("pulumi=={}", Cli::PINNED.python_sdk());
+                anyhow::ensure!(text.contains(&pin), "the example's requirements.txt lacks {pin}");
+                std::fs::write(&requirements, text.replace(&pin, &format!("pulumi=={}", cli.python_sdk())))?;
+                let wheels = languages::python_wheels_of(cli)?;
                 ws.set_env("PIP_NO_INDEX", "1");
                 ws.set_env("PIP_FIND_LINKS", wheels.to_str().context("a UTF-8 path")?);
                 ws.set_env("PIP_DISABLE_PIP_VERSION_CHECK", "1");

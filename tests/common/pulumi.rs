@@ -4,9 +4,10 @@
 //! acquisition. The `terraform-provider` plugin is either our binary or the Go
 //! implementation (`Implementation`), so the same scenario runs against both.
 //!
-//! Main types: `Implementation` (which plugin serves `terraform-provider`), `Workspace`
-//! (one project, one stack, one `PULUMI_HOME`) and `CommandOutput` (what one CLI run printed,
-//! with everything needed for a clear assertion message).
+//! Main types: `Implementation` (which plugin serves `terraform-provider`), `Cli` (which
+//! Pulumi CLI runs: the pinned one, or the newest with `TFBRIDGE_TEST_PULUMI_VERSION`),
+//! `Workspace` (one project, one stack, one `PULUMI_HOME`) and `CommandOutput` (what one CLI
+//! run printed, with everything needed for a clear assertion message).
 //!
 //! Every CLI run has a timeout and its own log files. When it exits or times out, its process
 //! group and every process carrying the workspace's marker (`TFBRIDGE_E2E_WORKSPACE`, which
@@ -37,6 +38,71 @@ const WORKSPACE_MARKER: &str = "TFBRIDGE_E2E_WORKSPACE";
 const GO_IMPLEMENTATION_VERSION: &str = super::versions::GO_IMPLEMENTATION;
 const PULUMI_VERSION: &str = super::versions::PULUMI;
 const PULUMI_YAML_VERSION: &str = super::versions::PULUMI_YAML;
+
+/// The environment variable that picks the Pulumi CLI every workspace runs: a version
+/// scripts/peers.env pins, `PULUMI_VER` (the default) or `PULUMI_NEWEST_VER`. scripts/test.sh
+/// runs part of the peer tier a second time with the newest.
+pub const CLI_VERSION_VAR: &str = "TFBRIDGE_TEST_PULUMI_VERSION";
+
+/// A Pulumi CLI built by `scripts/test-tools.sh pulumi`. Both run `PULUMI_VER`'s language
+/// hosts and YAML host; the newest one's `bin/` links to them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cli {
+    pub version: &'static str,
+}
+
+impl Cli {
+    pub const PINNED: Cli = Cli { version: PULUMI_VERSION };
+    pub const NEWEST: Cli = Cli { version: super::versions::PULUMI_NEWEST };
+
+    /// The CLI `TFBRIDGE_TEST_PULUMI_VERSION` names, `PINNED` when it is unset or empty; an
+    /// error for a version peers.env does not pin.
+    pub fn from_env() -> anyhow::Result<Cli> {
+        let wanted = std::env::var(CLI_VERSION_VAR).unwrap_or_default();
+        Cli::named(&wanted)
+    }
+
+    /// The pinned CLI with this version ("" is the default, `PINNED`).
+    pub fn named(version: &str) -> anyhow::Result<Cli> {
+        match version {
+            "" => Ok(Cli::PINNED),
+            v if v == Cli::PINNED.version => Ok(Cli::PINNED),
+            v if v == Cli::NEWEST.version => Ok(Cli::NEWEST),
+            other => anyhow::bail!(
+                "{CLI_VERSION_VAR}={other}: scripts/peers.env pins the Pulumi CLIs {} and {}",
+                Cli::PINNED.version,
+                Cli::NEWEST.version
+            ),
+        }
+    }
+
+    /// Whether this CLI's engine is at least `major.minor.patch` (both pinned versions are
+    /// plain `3.N.P`).
+    pub fn at_least(self, wanted: (u64, u64, u64)) -> bool {
+        let mut parts = self.version.split('.').map(|p| p.parse::<u64>().unwrap_or(0));
+        let got = (parts.next().unwrap_or(0), parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+        got >= wanted
+    }
+
+    /// The directory with this CLI's `pulumi` and, beside it, the Python, Node.js and Go
+    /// language hosts (when `scripts/test-tools.sh languages` built them).
+    pub fn bin_dir(self) -> anyhow::Result<PathBuf> {
+        let bin = super::tools_dir().join("pulumi").join(self.version).join("bin");
+        anyhow::ensure!(
+            bin.join("pulumi").is_file(),
+            "the Pulumi CLI {} is missing at {}: run scripts/test-tools.sh pulumi",
+            self.version,
+            bin.join("pulumi").display()
+        );
+        Ok(bin)
+    }
+
+    /// The `pulumi` (PyPI) version Python programs use with this CLI: with the newest, one that
+    /// has what its engine offers programs (`runtime.exists_resource`, 3.269 and later).
+    pub fn python_sdk(self) -> &'static str {
+        if self == Cli::NEWEST { super::versions::PULUMI_NEWEST_PYTHON_SDK } else { PULUMI_VERSION }
+    }
+}
 
 /// The default time one CLI command may take before it is killed. Generous: two shared cores
 /// and several engineers building at once make a one-second `pulumi up` take much longer.
@@ -87,15 +153,15 @@ impl Implementation {
 }
 
 /// The Pulumi CLI and the YAML language host, or an error naming the script that builds them.
-fn pulumi_tools() -> anyhow::Result<(PathBuf, PathBuf)> {
-    let tools = super::tools_dir();
-    let cli_dir = tools.join("pulumi").join(PULUMI_VERSION).join("bin");
-    let yaml_dir = tools.join("pulumi-yaml").join(PULUMI_YAML_VERSION).join("bin");
-    for (path, what) in
-        [(cli_dir.join("pulumi"), "the Pulumi CLI"), (yaml_dir.join("pulumi-language-yaml"), "pulumi-language-yaml")]
-    {
-        anyhow::ensure!(path.is_file(), "{what} is missing at {}: run scripts/test-tools.sh pulumi", path.display());
-    }
+fn pulumi_tools(cli: Cli) -> anyhow::Result<(PathBuf, PathBuf)> {
+    let cli_dir = cli.bin_dir()?;
+    let yaml_dir = super::tools_dir().join("pulumi-yaml").join(PULUMI_YAML_VERSION).join("bin");
+    let yaml = yaml_dir.join("pulumi-language-yaml");
+    anyhow::ensure!(
+        yaml.is_file(),
+        "pulumi-language-yaml is missing at {}: run scripts/test-tools.sh pulumi",
+        yaml.display()
+    );
     Ok((cli_dir, yaml_dir))
 }
 
@@ -136,6 +202,8 @@ impl std::fmt::Display for CommandOutput {
 /// One Pulumi project with one stack, in its own temp directory.
 pub struct Workspace {
     pub implementation: Implementation,
+    /// The Pulumi CLI every command of this workspace runs.
+    pub cli: Cli,
     root: PathBuf,
     project: PathBuf,
     env: Vec<(String, String)>,
@@ -143,9 +211,15 @@ pub struct Workspace {
 }
 
 impl Workspace {
-    /// A fresh workspace with the implementation's plugin installed as `terraform-provider`.
+    /// A fresh workspace with the implementation's plugin installed as `terraform-provider`,
+    /// running the CLI `TFBRIDGE_TEST_PULUMI_VERSION` picks ([`Cli::from_env`]).
     pub fn new(label: &str, implementation: Implementation) -> anyhow::Result<Workspace> {
-        let (cli_dir, yaml_dir) = pulumi_tools()?;
+        Workspace::with_cli(label, implementation, Cli::from_env()?)
+    }
+
+    /// A fresh workspace running `cli`, for a test about one CLI version's engine.
+    pub fn with_cli(label: &str, implementation: Implementation, cli: Cli) -> anyhow::Result<Workspace> {
+        let (cli_dir, yaml_dir) = pulumi_tools(cli)?;
         let plugin = implementation.plugin_binary()?;
         let root = super::scratch_dir(&format!("e2e-{label}-{}", implementation.label()));
         let project = root.join("project");
@@ -190,7 +264,7 @@ impl Workspace {
             yaml_dir.join("pulumi-language-yaml"),
             yaml_plugin_dir.join("pulumi-language-yaml"),
         )?;
-        Ok(Workspace { implementation, root, project, env, commands_run: 0 })
+        Ok(Workspace { implementation, cli, root, project, env, commands_run: 0 })
     }
 
     pub fn root(&self) -> &Path {

@@ -26,6 +26,11 @@ pub const TIME: &str = peer_version("TIME_VER");
 pub const TFCOREMOCK: &str = peer_version("TFCOREMOCK_VER");
 /// The Pulumi CLI.
 pub const PULUMI: &str = peer_version("PULUMI_VER");
+/// The newest Pulumi CLI, which part of the peer tier also runs on (`tests/common/pulumi.rs`,
+/// `TFBRIDGE_TEST_PULUMI_VERSION`); it uses `PULUMI`'s language hosts.
+pub const PULUMI_NEWEST: &str = peer_version("PULUMI_NEWEST_VER");
+/// The `pulumi` Python programs use with `PULUMI_NEWEST`.
+pub const PULUMI_NEWEST_PYTHON_SDK: &str = peer_version("PULUMI_NEWEST_PYTHON_SDK");
 /// The Pulumi YAML language host.
 pub const PULUMI_YAML: &str = peer_version("YAML_VER");
 /// pulumi-terraform-bridge, whose `dynamic` package is the Go implementation; its cache key.
