@@ -19,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [[ -f scripts/test-tools.sh ]]; then
-  bash scripts/test-tools.sh providers pulumi languages anchor terraform
+  bash scripts/test-tools.sh providers pulumi languages anchor terraform converter
 fi
 
 # Every process this run starts inherits the marker (tests/common/pulumi.rs passes it to the
