@@ -242,7 +242,8 @@ fn compile_java(sdk: &Path) -> anyhow::Result<()> {
         .arg(sdk)
         .arg("-o")
         .arg(format!("-Dmaven.repo.local={}", m2.display()))
-        .env("MAVEN_GOAL", "package"))?;
+        .env("MAVEN_GOAL", "package")
+        .env("MAVEN_OPTS", common::programs::JAVA_JVM_OPTIONS))?;
     let jars: Vec<PathBuf> = std::fs::read_dir(sdk.join("target"))?
         .filter_map(|entry| entry.ok().map(|entry| entry.path()))
         .filter(|path| path.extension().is_some_and(|ext| ext == "jar"))

@@ -138,6 +138,9 @@ pub fn copy_files(from: &Path, to: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// JVM options for short Maven runs (`.mvn/jvm.config`, or `MAVEN_OPTS`).
+pub const JAVA_JVM_OPTIONS: &str = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC";
+
 /// Copies the tree `from` into `to` (regular files and directories).
 pub fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(to)?;
@@ -206,6 +209,10 @@ impl ProgramWorkspace {
                     dot_mvn.join("maven.config"),
                     format!("-o\n-Dmaven.repo.local={}\n-Dstyle.color=never\n", m2.display()),
                 )?;
+                // Maven and the program (exec:java runs it in Maven's JVM) are short-lived:
+                // the JIT's top tier and a parallel collector only cost start-up time. This
+                // halves each `pulumi` command (about 30 s to 13 s for a preview here).
+                std::fs::write(dot_mvn.join("jvm.config"), JAVA_JVM_OPTIONS)?;
             }
             Language::Go => {
                 for (key, value) in languages::go_offline_env()? {
