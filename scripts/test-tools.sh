@@ -498,7 +498,7 @@ b_language-java() {
 # A Maven repository holding everything the Java example (examples/pulumi-java/pom.xml) and a
 # generated SDK's Maven build (sdk-pom.xml, through install-sdk.sh) need, so every later Maven
 # run is offline (`mvn -o -Dmaven.repo.local=<m2>`). Filled by building both for real: a
-# stand-in SDK shaped like gen-sdk's output is installed, and a program on it runs through
+# stand-in SDK shaped like package add's output is installed, and a program on it runs through
 # `compile exec:java`, as the Java host runs programs, and through the host's own bootstrap
 # (com.pulumi.bootstrap.internal.Main packages), which reads the SDK's plugin.json.
 JAVA_EXAMPLE=$REPO/examples/pulumi-java
@@ -507,16 +507,16 @@ b_sdk-java() {
   command -v mvn >/dev/null || { echo "test-tools: sdk-java: mvn not found on PATH" >&2; return 1; }
   command -v java >/dev/null || { echo "test-tools: sdk-java: java not found on PATH" >&2; return 1; }
   local mvn=(mvn --batch-mode --no-transfer-progress "-Dmaven.repo.local=$m2")
-  mkdir -p "$work/sdk/src/main/java/com/pulumi/bootstrapsdk" "$work/program/src/main/java/boot" || return 1
-  printf 'rootProject.name = "com.pulumi.bootstrapsdk"\n' >"$work/sdk/settings.gradle"
-  printf '    (project.version == "unspecified"\n         ? "0.0.1"\n         : project.version)\n            name "bootstrapsdk"\n' \
-    >"$work/sdk/build.gradle"
-  cat >"$work/sdk/src/main/java/com/pulumi/bootstrapsdk/Hello.java" <<'JAVA'
+  mkdir -p "$work/sdk/src/main/java/com/pulumi/bootstrapsdk" "$work/sdk/src/main/resources/com/pulumi/bootstrapsdk" \
+    "$work/program/src/main/java/boot" || return 1
+  # As `pulumi package add` lays out a Java SDK: sources with a Utilities class, and version.txt.
+  printf '0.0.1' >"$work/sdk/src/main/resources/com/pulumi/bootstrapsdk/version.txt"
+  cat >"$work/sdk/src/main/java/com/pulumi/bootstrapsdk/Utilities.java" <<'JAVA'
 package com.pulumi.bootstrapsdk;
 
 import com.pulumi.core.Output;
 
-public final class Hello {
+public final class Utilities {
     public static Output<String> greeting() { return Output.of("hello"); }
 }
 JAVA
@@ -529,7 +529,7 @@ package boot;
 
 public final class App {
     public static void main(String[] args) {
-        com.pulumi.bootstrapsdk.Hello.greeting();
+        com.pulumi.bootstrapsdk.Utilities.greeting();
         System.out.println("bootstrap program ran");
     }
 }
