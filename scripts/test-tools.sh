@@ -23,6 +23,8 @@
 #   pulumi/<newest>/bin/pulumi         the newest CLI; the hosts beside it link to <version>'s
 #   sdk/python/<newest-sdk>/...         the Python SDK its programs use
 #   pulumi-yaml/<version>/bin/pulumi-language-yaml
+#   pulumi-java/<version>/bin/pulumi-language-java   the Java language host (pulumi-java/pkg)
+#   sdk/java/<version>/m2/               Maven repository: com.pulumi:pulumi and the plugins, for `mvn -o`
 #   anchor/<bridge-version>/pulumi-resource-terraform-provider
 #   terraform/<version>/terraform                           the Terraform CLI (the fixture's oracle)
 #   converter/<version>/pulumi-converter-terraform          Pulumi's Terraform converter plugin
@@ -119,7 +121,7 @@ declare -A OWN_PROVIDER_SRC=(
 
 PROVIDERS=(random local null tls http time tfcoremock sdkv2test framework6test)
 PULUMI_TOOLS=(pulumi-cli pulumi-cli-newest pulumi-language-yaml)
-LANGUAGE_TOOLS=(language-hosts sdk-python sdk-nodejs sdk-go sdk-python-newest)
+LANGUAGE_TOOLS=(language-hosts sdk-python sdk-nodejs sdk-go sdk-python-newest language-java sdk-java)
 ALL_TOOLS=("${PROVIDERS[@]}" "${PULUMI_TOOLS[@]}" "${LANGUAGE_TOOLS[@]}" anchor terraform converter)
 
 usage() {
@@ -128,7 +130,8 @@ usage: $0 [all|providers|pulumi|languages|anchor|terraform|converter|<tool>]... 
   providers: ${PROVIDERS[*]}
   pulumi:    ${PULUMI_TOOLS[*]}
   languages: ${LANGUAGE_TOOLS[*]}
-             (language-hosts: pulumi-language-{python,nodejs,go} and the release's helper scripts)
+             (language-hosts: pulumi-language-{python,nodejs,go} and the release's helper scripts;
+              language-java: pulumi-language-java v$JAVA_HOST_VER; sdk-java: a Maven repository)
   anchor:    anchor (pulumi-terraform-bridge/v3/dynamic v$BRIDGE_VER)
   terraform: terraform (the Terraform CLI v$TERRAFORM_VER)
   converter: converter (pulumi-converter-terraform v$CONVERTER_VER, from ../shared/peers)
@@ -147,6 +150,7 @@ for arg in "$@"; do
     languages) selected+=("${LANGUAGE_TOOLS[@]}") ;;
     # The three hosts are built together.
     pulumi-language-go|pulumi-language-python|pulumi-language-nodejs) selected+=(language-hosts) ;;
+    pulumi-language-java) selected+=(language-java) ;;
     -h|--help) usage; exit 0 ;;
     *)
       found=
@@ -507,6 +511,74 @@ b_pulumi-language-yaml() {
     -o "$out/bin/pulumi-language-yaml" github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml || return 1
 }
 
+# --- Java (begin) ---
+# The Java language host: pulumi-java's pkg module, which the proxy serves at this exact
+# version. `go install` refuses a module with `replace` lines, so it is built as the main
+# module from a writable copy of the downloaded source (its go.sum applies).
+JAVA_HOST_MOD=github.com/pulumi/pulumi-java/pkg
+b_language-java() {
+  local out=$1 src=$ROOT/src/pulumi-language-java-$JAVA_HOST_VER dir
+  run go mod download "$JAVA_HOST_MOD@v$JAVA_HOST_VER" || return 1
+  dir=$(go env GOMODCACHE)/$JAVA_HOST_MOD@v$JAVA_HOST_VER
+  rm -rf "$src" && cp -R "$dir" "$src" && chmod -R u+w "$src" && cd "$src" || return 1
+  mkdir -p "$out/bin"
+  run go build -trimpath -ldflags "-s -w -X $JAVA_HOST_MOD/version.Version=$JAVA_HOST_VER" \
+    -o "$out/bin/pulumi-language-java" ./cmd/pulumi-language-java || return 1
+}
+
+# A Maven repository holding everything the Java example (examples/pulumi-java/pom.xml) and a
+# generated SDK's Maven build (sdk-pom.xml, through install-sdk.sh) need, so every later Maven
+# run is offline (`mvn -o -Dmaven.repo.local=<m2>`). Filled by building both for real: a
+# stand-in SDK shaped like package add's output is installed, and a program on it runs through
+# `compile exec:java`, as the Java host runs programs, and through the host's own bootstrap
+# (com.pulumi.bootstrap.internal.Main packages), which reads the SDK's plugin.json.
+JAVA_EXAMPLE=$REPO/examples/pulumi-java
+b_sdk-java() {
+  local out=$1 work=$1/bootstrap m2=$1/m2
+  command -v mvn >/dev/null || { echo "test-tools: sdk-java: mvn not found on PATH" >&2; return 1; }
+  command -v java >/dev/null || { echo "test-tools: sdk-java: java not found on PATH" >&2; return 1; }
+  local mvn=(mvn --batch-mode --no-transfer-progress "-Dmaven.repo.local=$m2")
+  mkdir -p "$work/sdk/src/main/java/com/pulumi/bootstrapsdk" "$work/sdk/src/main/resources/com/pulumi/bootstrapsdk" \
+    "$work/program/src/main/java/boot" || return 1
+  # As `pulumi package add` lays out a Java SDK: sources with a Utilities class, and version.txt.
+  printf '0.0.1' >"$work/sdk/src/main/resources/com/pulumi/bootstrapsdk/version.txt"
+  cat >"$work/sdk/src/main/java/com/pulumi/bootstrapsdk/Utilities.java" <<'JAVA'
+package com.pulumi.bootstrapsdk;
+
+import com.pulumi.core.Output;
+
+public final class Utilities {
+    public static Output<String> greeting() { return Output.of("hello"); }
+}
+JAVA
+  run env MAVEN_GOAL=install bash "$JAVA_EXAMPLE/install-sdk.sh" "$work/sdk" "-Dmaven.repo.local=$m2" || return 1
+  sed -e '/<!-- SDKS/,/<!-- \/SDKS -->/c\        <dependency><groupId>com.pulumi</groupId><artifactId>bootstrapsdk</artifactId><version>[0,)</version></dependency>' \
+    -e 's#<mainClass>e2e.App</mainClass>#<mainClass>boot.App</mainClass>#' \
+    "$JAVA_EXAMPLE/pom.xml" >"$work/program/pom.xml" || return 1
+  cat >"$work/program/src/main/java/boot/App.java" <<'JAVA'
+package boot;
+
+public final class App {
+    public static void main(String[] args) {
+        com.pulumi.bootstrapsdk.Utilities.greeting();
+        System.out.println("bootstrap program ran");
+    }
+}
+JAVA
+  cd "$work/program" || return 1
+  run "${mvn[@]}" compile exec:java || return 1
+  grep -q '^bootstrap program ran$' "$CUR_LOG" || { echo "test-tools: sdk-java: the program did not run" >>"$CUR_LOG"; return 1; }
+  run "${mvn[@]}" -Dorg.slf4j.simpleLogger.logFile=System.err compile exec:java \
+    -DmainClass=com.pulumi.bootstrap.internal.Main -DmainArgs=packages || return 1
+  grep -q '"name":"bootstrapsdk"' "$CUR_LOG" || {
+    echo "test-tools: sdk-java: the host's bootstrap did not find the SDK's plugin.json" >>"$CUR_LOG"; return 1; }
+  # Offline from here on: the same builds must need nothing more.
+  rm -rf target && run "${mvn[@]}" -o compile exec:java || return 1
+  # The stand-in SDK is not part of the repository the tests use.
+  rm -rf "$m2/com/pulumi/bootstrapsdk" "$work"
+}
+# --- Java (end) ---
+
 b_anchor() {
   local out=$1
   wrapper "anchor-$BRIDGE_VER" "${ANCHOR_REPLACES[@]}" || return 1
@@ -620,6 +692,13 @@ for tool in "${selected[@]}"; do
     sdk-go)
       install_leaf sdk-go "$SDK_VER" "$ROOT/sdk/go/$SDK_VER" b_sdk-go dir \
         "github.com/pulumi/pulumi/sdk/v3@v$SDK_VER github.com/blang/semver" ;;
+    language-java)
+      install_leaf language-java "$JAVA_HOST_VER" "$ROOT/pulumi-java/$JAVA_HOST_VER" b_language-java ;;
+    sdk-java)
+      # The leaf is named by the Java SDK version; the stamp is a hash of the two poms, whose
+      # pinned plugins it holds.
+      install_leaf sdk-java "$JAVA_SDK_VER" "$ROOT/sdk/java/$JAVA_SDK_VER" b_sdk-java dir \
+        "$(cat "$JAVA_EXAMPLE/pom.xml" "$JAVA_EXAMPLE/sdk-pom.xml" | sha256sum | cut -c1-12)" ;;
     pulumi-language-yaml)
       install_leaf pulumi-language-yaml "$YAML_VER" "$ROOT/pulumi-yaml/$YAML_VER" b_pulumi-language-yaml ;;
     anchor)     install_leaf anchor     "$BRIDGE_VER"     "$ROOT/anchor/$BRIDGE_VER"                   b_anchor ;;
@@ -632,12 +711,13 @@ env_tmp=$(mktemp "$ROOT/.env.sh.XXXXXX")
 cat >"$env_tmp" <<EOF
 # generated by scripts/test-tools.sh; source it: . "$ROOT/env.sh"
 export TFBRIDGE_TOOLS_DIR='$ROOT'
-export PATH='$ROOT/pulumi/$PULUMI_VER/bin:$ROOT/pulumi-yaml/$YAML_VER/bin':"\$PATH"
+export PATH='$ROOT/pulumi/$PULUMI_VER/bin:$ROOT/pulumi-yaml/$YAML_VER/bin:$ROOT/pulumi-java/$JAVA_HOST_VER/bin':"\$PATH"
 # The SDKs (scripts/test-tools.sh languages); see scripts/README.md.
 export TFBRIDGE_PYTHON_VENV='$ROOT/sdk/python/$SDK_VER/venv'
 export TFBRIDGE_PYTHON_WHEELS='$ROOT/sdk/python/$SDK_VER/wheels'
 export TFBRIDGE_NODE_MODULES='$ROOT/sdk/nodejs/$SDK_VER/node_modules'
 export TFBRIDGE_NPM_CACHE='$ROOT/sdk/nodejs/$SDK_VER/npm-cache'
+export TFBRIDGE_MAVEN_REPO='$ROOT/sdk/java/$JAVA_SDK_VER/m2'
 EOF
 mv -f "$env_tmp" "$ROOT/env.sh"
 

@@ -1,4 +1,4 @@
-//! The TypeScript, Python and Go examples (`examples/pulumi-{typescript,python,go}`) through
+//! The TypeScript, Python, Go and Java examples (`examples/pulumi-{typescript,python,go,java}`) through
 //! their whole lifecycle with the real Pulumi CLI and language hosts, on the SDKs `pulumi
 //! package add` generates, once with our provider and once with the Go implementation:
 //!
@@ -40,7 +40,7 @@ macro_rules! for_every_language_and_implementation {
     )*};
 }
 
-for_every_language_and_implementation!(typescript => TypeScript, python => Python, go => Go);
+for_every_language_and_implementation!(typescript => TypeScript, python => Python, go => Go, java => Java);
 
 /// What the store of our sdkv2test provider holds for one thing: `<dir>/sdkv2test_thing/<name>.json`.
 fn stored_thing(store: &std::path::Path, name: &str) -> anyhow::Result<serde_json::Value> {
@@ -58,7 +58,11 @@ fn lifecycle(language: Language, implementation: Implementation) -> anyhow::Resu
     // examples/pulumi-go/main.go), and nothing else.
     let local_sdk = ws.sdk_files("local")?.join("\n").to_lowercase().replace(['_', '-'], "");
     assert!(local_sdk.contains("getfile") || local_sdk.contains("lookupfile"), "{local_sdk}");
-    assert_eq!(local_sdk.contains("direxists"), language != Language::Go, "{local_sdk}");
+    assert_eq!(
+        local_sdk.contains("direxists"),
+        matches!(language, Language::TypeScript | Language::Python),
+        "{local_sdk}"
+    );
     assert!(!local_sdk.contains("sensitivefile") && !local_sdk.contains("command"), "{local_sdk}");
 
     let dir = ws.root().join("files");
@@ -84,7 +88,7 @@ fn lifecycle(language: Language, implementation: Implementation) -> anyhow::Resu
             assert_eq!(outputs["dirExistsResult"], json!(true), "{outputs:#}")
         }
         // 2026-01-02T00:00:00Z
-        Language::Go => assert_eq!(outputs["parsedUnix"], json!(1767312000), "{outputs:#}"),
+        Language::Go | Language::Java => assert_eq!(outputs["parsedUnix"], json!(1767312000), "{outputs:#}"),
     }
     // The thing went through the explicit provider, into its configured directory.
     let stored = stored_thing(&store, "alpha")?;
@@ -236,8 +240,8 @@ fn import_through_the_explicit_provider(ws: &mut ProgramWorkspace, store: &std::
 
 /// `pulumi import` of a random_string by its value, with the code the CLI generates: added
 /// to the program, it compiles, and the program then previews with no changes (the
-/// generated inputs match the imported state). Go's generated code is a whole program, so it
-/// goes into a package of its own and is only compiled.
+/// generated inputs match the imported state). Go's and Java's generated code is a whole
+/// program, so it goes into a package of its own and is only compiled.
 fn import_with_generated_code(ws: &mut ProgramWorkspace) -> anyhow::Result<()> {
     let language = ws.language;
     let generated = ws.root().join(format!("imported.{}", language.label()));
@@ -274,9 +278,19 @@ fn import_with_generated_code(ws: &mut ProgramWorkspace) -> anyhow::Result<()> {
             std::fs::create_dir_all(&package)?;
             std::fs::write(package.join("main.go"), &code)?;
         }
+        Language::Java => {
+            // `package generated_program;` ... `public class App`.
+            let package = code
+                .lines()
+                .find_map(|line| line.strip_prefix("package ")?.strip_suffix(';'))
+                .ok_or_else(|| anyhow::anyhow!("no package line in the generated Java:\n{code}"))?;
+            let dir = ws.project_dir().join("src/main/java").join(package.replace('.', "/"));
+            std::fs::create_dir_all(&dir)?;
+            std::fs::write(dir.join("App.java"), &code)?;
+        }
     }
     ws.compile()?;
-    if language != Language::Go {
+    if matches!(language, Language::TypeScript | Language::Python) {
         ws.preview_expect_no_changes()?;
     }
     Ok(())

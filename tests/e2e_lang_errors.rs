@@ -8,6 +8,8 @@
 //!   error from the generated SDK), and a failing create (a replacement whose new thing
 //!   cannot be created, so the old one must stay).
 //! - Python: a value the Terraform provider's validation rejects.
+//! - Java: a wrong type (a compile error from javac, through the host's `mvn compile`), and a
+//!   value the Terraform provider's validation rejects.
 //!
 //! Needs `scripts/test-tools.sh providers pulumi languages anchor`.
 
@@ -197,6 +199,50 @@ fn python(implementation: Implementation) -> anyhow::Result<()> {
     refresh_and_destroy(&mut ws)
 }
 
+fn java(implementation: Implementation) -> anyhow::Result<()> {
+    let language = Language::Java;
+    let mut ws = stack_up(language, implementation)?;
+    let program = ws.program()?;
+    let file = ws.project_dir().join(language.program_file());
+    let restore = |ws: &ProgramWorkspace| std::fs::write(ws.project_dir().join(language.program_file()), &program);
+
+    // A wrong type: javac rejects the program, so nothing runs. Maven's report gives the file,
+    // line and column, the builder method (the property's Java name) and the types.
+    ws.edit_program(".length(20.0).special(false)", ".length(20.0).special(false).minLower(\"two\")")?;
+    let line = 1 + ws.program()?.lines().position(|l| l.contains("minLower(\"two\")")).expect("the edited line");
+    let needles = [
+        format!("{}:[{line},", file.display()),
+        format!("{}(java.lang.String)", language.property_name("minLower")),
+        "COMPILATION ERROR".to_owned(),
+    ];
+    fails_with(&mut ws, &needles)?;
+    restore(&ws)?;
+    ws.preview_expect_no_changes()?;
+
+    // Well-typed, so only the Terraform provider's own validation catches it (as in Python).
+    ws.edit_program(
+        "        var input = ",
+        "        new com.pulumi.local.File(\"bad_file\", com.pulumi.local.FileArgs.builder()\
+         .filename(dir + \"/bad.txt\").content(\"x\").filePermission(\"999\").build());\n        var input = ",
+    )?;
+    let needles: Vec<String> = match implementation {
+        Implementation::Ours => vec![
+            "local:index/file:File resource 'bad_file': property filePermission".to_owned(),
+            "bad mode permission: string must be expressed in octal numeric notation: 999".to_owned(),
+        ],
+        Implementation::Go => vec![
+            "local:index/file:File resource 'bad_file' has a problem".to_owned(),
+            "bad mode permission: string must be expressed in octal numeric notation: 999".to_owned(),
+            "Examine values at 'bad_file.filePermission'".to_owned(),
+        ],
+    };
+    fails_with(&mut ws, &needles)?;
+    assert!(!ws.root().join("files/bad.txt").exists(), "nothing was created");
+    restore(&ws)?;
+    ws.preview_expect_no_changes()?;
+    refresh_and_destroy(&mut ws)
+}
+
 /// One `#[test]` per implementation for each language's cases.
 macro_rules! for_both_implementations {
     ($($scenario:ident),* $(,)?) => {$(
@@ -213,4 +259,4 @@ macro_rules! for_both_implementations {
     )*};
 }
 
-for_both_implementations!(typescript, python);
+for_both_implementations!(typescript, python, java);

@@ -1,11 +1,13 @@
-//! `pulumi package gen-sdk` for TypeScript (nodejs), Python and Go, through the real Pulumi
+//! `pulumi package gen-sdk` for TypeScript (nodejs), Python, Go and Java, through the real Pulumi
 //! CLI and language hosts, on real providers: random, tls and time (plugin framework,
 //! protocol 5) and HashiCorp's tfcoremock (protocol 6). Each SDK is generated once with our
 //! plugin and once with the Go implementation, from the same local provider binary; then
 //!
 //! - ours must compile: `tsc --noEmit` against the cached `@pulumi/pulumi`; `pip install`
 //!   and then every module imported with the cached Python SDK; `go build ./...` and
-//!   `go vet ./...`; all offline;
+//!   `go vet ./...`; for Java, `mvn package` through the Java example's install-sdk.sh (gen-sdk
+//!   writes Gradle files only; the script adds the pom and the resources Gradle would
+//!   generate); all offline;
 //! - the two SDKs must be the same, except for the differences recorded in
 //!   `tests/golden/sdk-diff/<provider>-<language>.diff`: a unified diff from the Go
 //!   implementation's SDK (`go/`) to ours (`ours/`), with machine-specific text replaced (see
@@ -37,6 +39,15 @@ struct Generated {
 /// implementation's plugin; the SDK is in the returned `dir`.
 fn generate(implementation: Implementation, provider: &Path, language: &str) -> anyhow::Result<Generated> {
     let mut workspace = Workspace::new(&format!("gen-sdk-{language}"), implementation)?;
+    if language == "java" {
+        // The Java host is built apart from the CLI's (test-tools.sh language-java).
+        let path = format!(
+            "{}:{}:/usr/local/bin:/usr/bin:/bin",
+            languages::pulumi_bin_dir()?.display(),
+            languages::java_host_dir()?.display()
+        );
+        workspace.set_env("PATH", &path);
+    }
     let out = workspace.root().join("sdk");
     let source = format!("terraform-provider@{}", implementation.plugin_version());
     workspace.pulumi_ok(&[
@@ -151,6 +162,7 @@ fn compile(language: &str, sdk: &Path) -> anyhow::Result<()> {
         "nodejs" => compile_nodejs(sdk),
         "python" => compile_python(sdk),
         "go" => compile_go(sdk),
+        "java" => compile_java(sdk),
         other => anyhow::bail!("no compile check for {other}"),
     }
 }
@@ -218,6 +230,36 @@ fn compile_go(sdk: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The SDK built with Maven as a user of examples/pulumi-java would (its install-sdk.sh, here
+/// `mvn -o package` against a copy of the cached Maven repository), then the jar checked for
+/// the resources the SDK reads at run time.
+fn compile_java(sdk: &Path) -> anyhow::Result<()> {
+    let m2 = sdk.with_file_name("m2");
+    common::programs::copy_tree(&languages::maven_repo()?, &m2)?;
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/pulumi-java/install-sdk.sh");
+    run(Command::new("bash")
+        .arg(&script)
+        .arg(sdk)
+        .arg("-o")
+        .arg(format!("-Dmaven.repo.local={}", m2.display()))
+        .env("MAVEN_GOAL", "package")
+        .env("MAVEN_OPTS", common::programs::JAVA_JVM_OPTIONS))?;
+    let jars: Vec<PathBuf> = std::fs::read_dir(sdk.join("target"))?
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "jar"))
+        .collect();
+    anyhow::ensure!(jars.len() == 1, "expected one jar in {}/target, found {jars:?}", sdk.display());
+    let listing = run(Command::new("jar").arg("tf").arg(&jars[0]))?;
+    for resource in ["/version.txt", "/plugin.json", "/Utilities.class"] {
+        anyhow::ensure!(
+            listing.lines().any(|line| line.starts_with("com/pulumi/") && line.ends_with(resource)),
+            "{} lacks com/pulumi/<package>{resource}:\n{listing}",
+            jars[0].display()
+        );
+    }
+    Ok(())
+}
+
 /// Generates the SDK for `language` with both implementations, compiles ours and checks the
 /// differences against the golden file.
 fn check(name: &str, version: &str, language: &str, golden: ExpectFile) -> anyhow::Result<()> {
@@ -254,4 +296,8 @@ sdk_tests! {
     tfcoremock_nodejs: "tfcoremock" versions::TFCOREMOCK, "nodejs";
     tfcoremock_python: "tfcoremock" versions::TFCOREMOCK, "python";
     tfcoremock_go: "tfcoremock" versions::TFCOREMOCK, "go";
+    random_java: "random" versions::RANDOM, "java";
+    tls_java: "tls" versions::TLS, "java";
+    time_java: "time" versions::TIME, "java";
+    tfcoremock_java: "tfcoremock" versions::TFCOREMOCK, "java";
 }

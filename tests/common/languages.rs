@@ -20,6 +20,10 @@
 //!   same ones, linked beside that CLI (they also generate the SDKs, so those are 3.259.0's),
 //!   and Python programs use a newer `pulumi` with what that engine offers programs
 //!   (`Cli::python_sdk`); Node.js and Go programs stay at 3.259.0.
+//! - Java: the host `pulumi-language-java` in its own directory (`java_host_dir`, built from
+//!   pulumi-java's `pkg` module, a version of its own) and a Maven repository with
+//!   `com.pulumi:pulumi` and every plugin the Java example and a generated SDK's Maven build
+//!   use (`maven_repo`), for `mvn -o -Dmaven.repo.local=<a copy of it>`.
 //!
 //! Architecture invariant: this module knows paths and environment variables only; it runs
 //! nothing.
@@ -56,6 +60,27 @@ pub fn pulumi_bin_dir_of(cli: Cli) -> anyhow::Result<PathBuf> {
     }
     cached(&format!("pulumi/{version}/bin/pulumi-language-python-exec"), "pulumi-language-python-exec")?;
     Ok(bin)
+}
+
+/// The Java language host's version (pulumi-java's `pkg` module).
+pub const JAVA_HOST_VERSION: &str = super::versions::JAVA_HOST;
+/// The Pulumi Java SDK (`com.pulumi:pulumi`) in the Maven repository.
+pub const JAVA_SDK_VERSION: &str = super::versions::JAVA_SDK;
+
+/// The directory holding `pulumi-language-java`; put it on `PATH` beside the CLI's.
+pub fn java_host_dir() -> anyhow::Result<PathBuf> {
+    let dir = cached(&format!("pulumi-java/{JAVA_HOST_VERSION}/bin"), "the Java language host's directory")?;
+    cached(&format!("pulumi-java/{JAVA_HOST_VERSION}/bin/pulumi-language-java"), "the Java language host")?;
+    Ok(dir)
+}
+
+/// The Maven repository with `com.pulumi:pulumi` and the plugins, filled once by
+/// test-tools.sh. Builds that install into a repository (an SDK) use a copy of it, so the
+/// shared one never changes.
+pub fn maven_repo() -> anyhow::Result<PathBuf> {
+    let repo = cached(&format!("sdk/java/{JAVA_SDK_VERSION}/m2"), "the Java SDK's Maven repository")?;
+    cached(&format!("sdk/java/{JAVA_SDK_VERSION}/m2/com/pulumi/pulumi/{JAVA_SDK_VERSION}"), "com.pulumi:pulumi")?;
+    Ok(repo)
 }
 
 /// The virtualenv with `pulumi==3.259.0`. Run its `bin/python` (also for `-m pip`): the

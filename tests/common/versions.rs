@@ -37,6 +37,10 @@ pub const PULUMI_YAML: &str = peer_version("YAML_VER");
 pub const BRIDGE: &str = peer_version("BRIDGE_VER");
 /// The pulumi-terraform-provider release the Go implementation is stamped as, without the `v`.
 pub const GO_IMPLEMENTATION: &str = without_v(peer_version("ANCHOR_LDVERSION"));
+/// The Java language host (github.com/pulumi/pulumi-java/pkg).
+pub const JAVA_HOST: &str = peer_version("JAVA_HOST_VER");
+/// The Pulumi Java SDK (`com.pulumi:pulumi`).
+pub const JAVA_SDK: &str = peer_version("JAVA_SDK_VER");
 /// The Terraform CLI.
 pub const TERRAFORM: &str = peer_version("TERRAFORM_VER");
 /// Pulumi's Terraform converter plugin (`pulumi-converter-terraform`).
