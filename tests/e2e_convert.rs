@@ -291,6 +291,7 @@ fn convert(label: &str, language: Option<Language>, plugin_on_path: bool) -> any
         None => "yaml",
         Some(Language::TypeScript) => "typescript",
         Some(Language::Python) => "python",
+        Some(Language::Java) => "java",
         Some(Language::Go) => "go",
     };
     let mut args = vec![
