@@ -214,8 +214,18 @@ fn import_through_the_explicit_provider(ws: &mut ProgramWorkspace, store: &std::
     let imported = ws.resource_state("gamma")?;
     assert_eq!(imported["outputs"]["name"], json!("gamma"), "{imported:#}");
     assert!(imported["provider"].as_str().is_some_and(|p| p.starts_with(&urn)), "{imported:#}");
-    match ws.implementation {
-        Implementation::Ours => {
+    // The Go and Java hosts (3.259.0, pulumi-java 1.22.0) cannot write a program for a
+    // resource of a parameterized package under an explicit provider: their program
+    // generator stops at the package block it is given ("package block label is
+    // deprecated"), whichever implementation answered. The object is adopted all the same.
+    let host_cannot = "package block label is deprecated";
+    let version_mismatch = "unexpected parameterization response: 0.0.0 != ";
+    match (ws.implementation, language) {
+        (Implementation::Ours, Language::Go | Language::Java) => {
+            let text = import.all_text();
+            assert!(!import.success() && text.contains(host_cannot) && !text.contains(version_mismatch), "{import}");
+        }
+        (Implementation::Ours, _) => {
             assert!(import.success(), "{import}");
             let code = std::fs::read_to_string(&generated)?;
             assert!(code.contains("gamma") && code.contains("store"), "the code names the provider: {code}");
@@ -228,9 +238,12 @@ fn import_through_the_explicit_provider(ws: &mut ProgramWorkspace, store: &std::
                 compiled?;
             }
         }
-        Implementation::Go => {
+        (Implementation::Go, Language::Java) => {
+            assert!(!import.success() && import.all_text().contains(host_cannot), "{import}");
+        }
+        (Implementation::Go, _) => {
             assert!(
-                !import.success() && import.all_text().contains("unexpected parameterization response: 0.0.0 != "),
+                !import.success() && import.all_text().contains(version_mismatch),
                 "the Go implementation's import fails writing the code: {import}"
             );
         }
