@@ -90,6 +90,8 @@ fn can_log_in(server: &MariaDb, user: &str, password: &str) -> bool {
 /// Every command the lifecycle ran, in order, for the output comparison.
 struct Lifecycle {
     outputs: Vec<CommandOutput>,
+    /// Fixed behaviour the lifecycle did not show (checked after both lifecycles ran).
+    problems: Vec<String>,
 }
 
 /// The whole lifecycle for one implementation, checked on the server at each step.
@@ -103,6 +105,7 @@ fn lifecycle(
         ws.set_env(key, value);
     }
     let mut outputs = Vec::new();
+    let mut problems = Vec::new();
 
     // Up: the objects are on the server.
     let up = ws.up()?;
@@ -129,11 +132,10 @@ fn lifecycle(
     ws.edit_program("      defaultCollation: utf8mb4_general_ci\n", "      defaultCollation: utf8mb4_unicode_ci\n")?;
     ws.pulumi_ok(&["config", "set", "--secret", "appPassword", APP_PASSWORD_2, "--non-interactive"])?;
     let preview = ws.preview()?;
-    let unchanged_element = preview.stdout.lines().find(|l| l.contains(r#""SELECT" => "SELECT""#));
-    assert!(
-        unchanged_element.is_none(),
-        "an unchanged set element is shown as an update: {unchanged_element:?}\n{preview}"
-    );
+    // Checked at the end (output discipline), so that the lifecycle runs through first.
+    if let Some(line) = preview.stdout.lines().find(|l| l.contains(r#""SELECT" => "SELECT""#)) {
+        problems.push(format!("preview --diff shows an unchanged set element as an update: {}", line.trim()));
+    }
     assert!(preview.stdout.contains("INSERT"), "the added privilege is shown: {preview}");
     outputs.push(preview);
     let update = ws.up()?;
@@ -190,7 +192,19 @@ fn lifecycle(
     let imported = ws.resource_state("legacy")?;
     assert_eq!(imported["id"], "legacy", "{imported:#}\n{explicit}");
     assert_eq!(imported["outputs"]["defaultCollation"], "utf8mb4_general_ci", "{imported:#}");
-    assert!(explicit.success(), "import through an explicit provider exits 0 (issue 20 item 4): {explicit}");
+    match implementation {
+        // Issue 20 item 4; checked at the end, so that the lifecycle runs through first.
+        Implementation::Ours if !explicit.success() => {
+            problems.push(format!("import through an explicit provider exits non-zero: {explicit}"))
+        }
+        Implementation::Ours => {}
+        // Go's behaviour, asserted beside ours: the resource lands in the state, then the CLI's
+        // code generation fails on the local provider's package version.
+        Implementation::Go => assert!(
+            !explicit.success() && explicit.stderr.contains("unexpected parameterization response: 0.0.0 !="),
+            "{explicit}"
+        ),
+    }
     outputs.push(explicit);
     outputs.push(ws.import("mysql:index/database:Database", "archive", "archive")?);
     assert_eq!(ws.resource_state("archive")?["id"], "archive");
@@ -209,7 +223,7 @@ fn lifecycle(
         assert!(!server.has_database(database)?, "{database} is left on the server");
     }
     assert!(!server.has_user("app", "localhost")?, "the user is left on the server");
-    Ok((Lifecycle { outputs }, ws, server))
+    Ok((Lifecycle { outputs, problems }, ws, server))
 }
 
 /// Lines a lifecycle printed, with what differs between any two runs (ids of temp dirs,
@@ -222,6 +236,15 @@ fn normalized_lines(lifecycle: &Lifecycle, server: &MariaDb) -> BTreeSet<String>
             let mut line = line.replace(&endpoint, "<endpoint>").replace(&server.port().to_string(), "<port>");
             // Durations: "(0.52s)", "Duration: 3s", "(1m2s)".
             line = regex_lite_durations(&line);
+            // A provider reference ends in the provider's id, a fresh UUID.
+            if let Some(at) = line.find("pulumi:providers:mysql::server::") {
+                line.truncate(at + "pulumi:providers:mysql::server::".len());
+                line.push_str("<uuid>]");
+            }
+            // Progress lines ("@ updating....") grow a dot a second.
+            if line.starts_with('@') {
+                line = line.trim_end_matches('.').to_owned();
+            }
             let trimmed = line.trim_end().to_owned();
             if !trimmed.trim().is_empty() {
                 lines.insert(trimmed);
@@ -262,35 +285,40 @@ fn regex_lite_durations(line: &str) -> String {
 const ALLOWED_ONLY_OURS: &[(&str, &str)] = &[];
 
 /// Issue 20 items 1 and 2: the lifecycle with both implementations; ours prints no line that
-/// Go does not, apart from `ALLOWED_ONLY_OURS`.
+/// Go does not, apart from `ALLOWED_ONLY_OURS`: in particular no legacy-SDK tolerance warning
+/// and no unchanged set element shown as an update.
 #[test]
 fn yaml_lifecycle_with_both_and_no_line_go_does_not_print() -> anyhow::Result<()> {
     let started = std::time::Instant::now();
     let (ours, _ours_ws, ours_server) = lifecycle(Implementation::Ours, &[])?;
+    eprintln!("the lifecycle with ours took {:?}", started.elapsed());
     let (go, _go_ws, go_server) = lifecycle(Implementation::Go, &[])?;
-    let ours_lines = normalized_lines(&ours, &ours_server);
-    let go_lines = normalized_lines(&go, &go_server);
-    let all_ours: Vec<&CommandOutput> = ours.outputs.iter().collect();
-    let tolerating: Vec<&str> = all_ours
+    eprintln!("both lifecycles took {:?}", started.elapsed());
+
+    let mut problems = ours.problems.clone();
+    let tolerating = ours
+        .outputs
         .iter()
         .flat_map(|o| o.stdout.lines().chain(o.stderr.lines()))
-        .filter(|l| l.contains("legacy plugin SDK"))
-        .collect();
-    assert!(
-        tolerating.is_empty(),
-        "legacy-SDK tolerance shown to the user {} times: {tolerating:#?}",
-        tolerating.len()
-    );
+        .filter(|l| l.contains("using the legacy plugin SDK"))
+        .count();
+    if tolerating > 0 {
+        problems.push(format!("the legacy-SDK tolerance is shown to the user {tolerating} times"));
+    }
+    let ours_lines = normalized_lines(&ours, &ours_server);
+    let go_lines = normalized_lines(&go, &go_server);
     let only_ours: Vec<&String> = ours_lines
         .difference(&go_lines)
         .filter(|line| !ALLOWED_ONLY_OURS.iter().any(|(allowed, _)| line.contains(allowed)))
         .collect();
-    assert!(
-        only_ours.is_empty(),
-        "lines only ours prints:\n{}",
-        only_ours.iter().map(|l| format!("  {l}\n")).collect::<String>()
-    );
-    eprintln!("both lifecycles took {:?}", started.elapsed());
+    if !only_ours.is_empty() {
+        problems.push(format!(
+            "{} lines only ours prints:\n{}",
+            only_ours.len(),
+            only_ours.iter().map(|l| format!("  {l}\n")).collect::<String>()
+        ));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
     Ok(())
 }
 
@@ -448,7 +476,11 @@ fn bad_input_is_a_clear_error_and_loses_nothing() -> anyhow::Result<()> {
          database: appdb\n      roles:\n        - ghost_role\n    options:\n      provider: ${server}\noutputs:\n",
     )?;
     let failed = ws.up_fails()?;
-    assert_clear_error(&failed, &["ghostGrant", "mysql:index/grant:Grant", "ghost_role", "Invalid role specification"], &server)?;
+    assert_clear_error(
+        &failed,
+        &["ghostGrant", "mysql:index/grant:Grant", "ghost_role", "Invalid role specification"],
+        &server,
+    )?;
     std::fs::write(ws.project_dir().join("Pulumi.yaml"), &base)?;
 
     // Wrong credentials on the explicit provider.
