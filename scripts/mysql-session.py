@@ -155,7 +155,11 @@ def normalize(text, ws):
     text = text.replace(ws.root, "<workspace>").replace(str(ws.server.port), "<port>")
     text = text.replace(os.environ["MYSQL_PROVIDER"], "<terraform-provider-mysql>")
     text = re.sub(r"(?<![\w.])\d+(\.\d+)?(ms|s|m\d+(\.\d+)?s)\b", "<d>", text)
-    return text.rstrip() + "\n"
+    text = re.sub(r"(pulumi:providers:mysql::\w+::)[0-9a-f-]{36}", r"\1<uuid>", text)
+    lines = [line.rstrip() for line in text.splitlines()]
+    # Progress lines ("@ updating....") grow a dot a second.
+    lines = [line.rstrip(".") if line.startswith("@") else line for line in lines]
+    return "\n".join(lines).rstrip() + "\n"
 
 
 # The steps of the transcript: (title, command shown, function(ws) -> output).

@@ -12,14 +12,18 @@
 //! - output discipline (issue 20 item 2): the same lifecycle prints no line with ours that it
 //!   does not print with Go, apart from `ALLOWED_ONLY_OURS`; in particular no legacy-SDK
 //!   tolerance warning and no unchanged set element shown as an update;
-//! - secrets: the lifecycle with `TFBRIDGE_LOG=trace` and `PULUMI_TF_DEBUG_GRPC`: no password in
-//!   any log line of our plugin, in the gRPC debug file or in the state files;
+//! - secrets: up, an update of a password, refresh and destroy with `TFBRIDGE_LOG=trace`, the
+//!   CLI's `-v=11` and `PULUMI_TF_DEBUG_GRPC`: no password in any log line of our plugin, in
+//!   what the CLI shows, in the gRPC debug file or in the state files;
 //! - bad input, each a clear error naming the resource, the cause and the value at fault
 //!   (the provider's own errors carry no attribute path, with Terraform too), nothing lost on
 //!   the server: the server down, wrong credentials, a grant of a missing role (a grant to a
-//!   missing user is no error on MariaDB, see the test), a name the server rejects.
+//!   missing user is no error on MariaDB, see the test), a name the server rejects;
+//! - interop (issue 20 item 3): a stack made by Go moves to ours and back with no changes at
+//!   either switch, the provider's number and bool set in the program and from stack config;
+//!   an update through ours in between happens in place.
 //!
-//! The TypeScript lifecycle and the Go → ours → Go interop are in `e2e_mysql_lang.rs`.
+//! The TypeScript lifecycle is in `e2e_mysql_lang.rs`.
 //!
 //! Needs `scripts/test-tools.sh mysql pulumi anchor services`.
 
