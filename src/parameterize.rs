@@ -320,6 +320,25 @@ impl ParameterValue {
     }
 }
 
+/// The package version to answer a Parameterize call that carries a parameter value:
+/// the version the engine asked for (`requested`, the value's `version` field) when it is a
+/// version, else the provider's own (`ours`).
+///
+/// The engine names a package by the version its provider resource recorded, which for an
+/// explicit provider is the plugin's version, not the package's. The schema loader (used
+/// after `pulumi import` to write the program's code) then insists that the answer carries
+/// the version it asked for: with a local provider (`0.0.0`) the import failed with
+/// "unexpected parameterization response: 0.0.0 != 1.2.0", with both implementations.
+/// The parameter value alone identifies the provider, so answering with the caller's label
+/// loses nothing. `pulumi package add` sends arguments, never a value, so the SDKs it
+/// writes keep the provider's own version.
+pub fn announced_version(requested: &str, ours: &str) -> String {
+    match semver::Version::parse(requested.trim_start_matches('v')) {
+        Ok(version) => version.to_string(),
+        Err(_) => ours.to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -476,5 +495,20 @@ mod tests {
             r#"{"remote":{"url":"a","version":"1"},"fromTheFuture":1}"#,
             expect![[r#"{"remote":{"url":"a","version":"1"}} => Registry { address: "a", constraint: Some("1") }"#]],
         );
+    }
+
+    #[test]
+    fn parameterize_answers_the_version_the_engine_asked_for() {
+        // (requested, ours, answered)
+        let cases = [
+            ("1.2.0", "0.0.0", "1.2.0"),
+            ("v1.2.0", "0.0.0", "1.2.0"),
+            ("3.9.0", "3.9.0", "3.9.0"),
+            ("", "3.9.0", "3.9.0"),
+            ("not-a-version", "0.0.0", "0.0.0"),
+        ];
+        for (requested, ours, answered) in cases {
+            assert_eq!(super::announced_version(requested, ours), answered, "{requested:?} / {ours:?}");
+        }
     }
 }

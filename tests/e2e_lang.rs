@@ -7,7 +7,8 @@
 //! - up, then a preview with no changes; an update in place, then a replacement;
 //! - refresh after an out-of-band change;
 //! - import, with the code the CLI generates added to the program, compiled by the language's
-//!   own compiler and previewed with no changes;
+//!   own compiler and previewed with no changes; import through the explicit provider of a
+//!   local-binary package, which only ours finishes;
 //! - a data source, a provider function, an explicit provider with configuration and its
 //!   `terraformConfig` method; secrets shown as `[secret]`;
 //! - destroy, leaving nothing behind.
@@ -152,6 +153,7 @@ fn lifecycle(language: Language, implementation: Implementation) -> anyhow::Resu
     ws.preview_expect_no_changes()?;
 
     import_with_generated_code(&mut ws)?;
+    import_through_the_explicit_provider(&mut ws, &store)?;
 
     ws.destroy()?;
     assert_eq!(ws.managed_resources()?, Vec::<serde_json::Value>::new());
@@ -165,6 +167,68 @@ fn lifecycle(language: Language, implementation: Implementation) -> anyhow::Resu
         implementation.label(),
         started.elapsed().as_secs_f64()
     );
+    Ok(())
+}
+
+/// `pulumi import` through the program's explicit provider (`store`), of a thing made out of
+/// band. The provider is a local binary, so its package is version 0.0.0, while the provider
+/// resource records the plugin's version; after the import the CLI loads the package by the
+/// recorded version to write the code. Ours answers the version asked for, so the import
+/// finishes and the TypeScript it writes compiles; the Go implementation answers 0.0.0 and
+/// the CLI fails after the resource is already in the state.
+fn import_through_the_explicit_provider(ws: &mut ProgramWorkspace, store: &std::path::Path) -> anyhow::Result<()> {
+    let language = ws.language;
+    let mut record = stored_thing(store, "beta")?;
+    record["attributes"]["name"] = json!("gamma");
+    std::fs::write(store.join("sdkv2test_thing/gamma.json"), serde_json::to_string(&record)?)?;
+    let urn = ws
+        .managed_resources()?
+        .iter()
+        .find(|r| r["type"] == json!("pulumi:providers:sdkv2test"))
+        .and_then(|r| r["urn"].as_str().map(str::to_owned))
+        .ok_or_else(|| anyhow::anyhow!("no provider resource for sdkv2test"))?;
+    let generated = ws.root().join(format!("imported-thing.{}", language.label()));
+    let generated_arg = generated.to_str().expect("a UTF-8 path").to_owned();
+    let provider = format!("store={urn}");
+    let import = ws.pulumi(&[
+        "import",
+        "sdkv2test:index/thing:Thing",
+        "gamma",
+        "gamma",
+        "--provider",
+        &provider,
+        "--yes",
+        "--skip-preview",
+        "--protect=false",
+        "--non-interactive",
+        "--out",
+        &generated_arg,
+    ])?;
+    // Either way the object is adopted, through the explicit provider.
+    let imported = ws.resource_state("gamma")?;
+    assert_eq!(imported["outputs"]["name"], json!("gamma"), "{imported:#}");
+    assert!(imported["provider"].as_str().is_some_and(|p| p.starts_with(&urn)), "{imported:#}");
+    match ws.implementation {
+        Implementation::Ours => {
+            assert!(import.success(), "{import}");
+            let code = std::fs::read_to_string(&generated)?;
+            assert!(code.contains("gamma") && code.contains("store"), "the code names the provider: {code}");
+            if language == Language::TypeScript {
+                let before = ws.program()?;
+                let body: Vec<&str> = code.lines().filter(|line| !line.starts_with("import ")).collect();
+                std::fs::write(ws.project_dir().join("index.ts"), format!("{before}\n{}\n", body.join("\n")))?;
+                let compiled = ws.compile();
+                std::fs::write(ws.project_dir().join("index.ts"), before)?;
+                compiled?;
+            }
+        }
+        Implementation::Go => {
+            assert!(
+                !import.success() && import.all_text().contains("unexpected parameterization response: 0.0.0 != "),
+                "the Go implementation's import fails writing the code: {import}"
+            );
+        }
+    }
     Ok(())
 }
 

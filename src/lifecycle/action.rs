@@ -117,7 +117,7 @@ impl Parameterized {
         match mode {
             ActionMode::Plan => {
                 if let Some(reason) = warnings.keep(self.plan_action(&subject, tf_name, &names, &config).await?) {
-                    warnings.push(format!(
+                    warnings.note(checks::Message::Deferred, format!(
                         "the action {tf_name} was deferred by the provider ({}); it will be planned again in the next run",
                         super::deferral::reason_text(reason)
                     ));

@@ -212,6 +212,42 @@ pub fn check_apply(block: &Block, planned: &Value, new_state: Value, outcome: Ap
     verdict
 }
 
+/// A message a provider call gives rise to that is not a failure of the call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Message {
+    /// A warning diagnostic the provider returned.
+    ProviderWarning,
+    /// A change the provider deferred (protocol 6.9 deferred actions).
+    Deferred,
+    /// A plan that breaks Terraform's plan-valid rules, from a provider on the legacy SDK type
+    /// system (`legacy_type_system`), which Terraform tolerates.
+    LegacyInvalidPlan,
+    /// An apply result that breaks its plan, from a legacy-SDK provider, which Terraform
+    /// tolerates.
+    LegacyUnexpectedNewValue,
+}
+
+/// Who gets to read a [`Message`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Audience {
+    /// The user: Terraform prints it in its UI, so we send it to the engine as a warning.
+    User,
+    /// The log only: Terraform writes it to its log (`TF_LOG`) and never to the user, so we
+    /// write it to ours (`TFBRIDGE_LOG`) and never to the engine.
+    Log,
+}
+
+/// Where a message goes: where Terraform core sends the same message (the table in
+/// `checks/tests.rs` cites where Terraform decides each).
+pub fn audience(message: Message) -> Audience {
+    match message {
+        Message::ProviderWarning | Message::Deferred => Audience::User,
+        // Every SDKv2 provider with a `Default` on a non-computed attribute plans such values;
+        // shown, they were a dozen warnings on every preview of a small program.
+        Message::LegacyInvalidPlan | Message::LegacyUnexpectedNewValue => Audience::Log,
+    }
+}
+
 /// A plan Diff made, kept for the final-plan check of the Update that follows, with the
 /// prior state and configuration it was planned from.
 #[derive(Clone, Debug, PartialEq)]

@@ -41,14 +41,29 @@ pub struct PropertyDiff {
     pub kind: DiffKind,
 }
 
+/// Which arrays are Terraform sets, whose elements have no position: an element is added or
+/// removed, never updated in place.
+pub struct Sets<'a> {
+    /// The paths of the sets (not inside another set's element, which is compared whole).
+    pub paths: Vec<PropertyPath>,
+    /// The new inputs. Pulumi shows an added element's new value from the inputs at the
+    /// diff's index, so an addition is reported at the element's index there.
+    pub inputs: Option<&'a PropertyMap>,
+}
+
 /// The changes from `prior` to `planned` (keys starting with `__` are the bridge's own
 /// and ignored), with the kinds under `replace_paths` turned into replacements. A replace
 /// path no change covers (the value was not known) is added as an update-replace, so the
 /// user always sees what forces the replacement.
-pub fn detailed_diff(prior: &PropertyMap, planned: &PropertyMap, replace_paths: &[PropertyPath]) -> Vec<PropertyDiff> {
+pub fn detailed_diff(
+    prior: &PropertyMap,
+    planned: &PropertyMap,
+    replace_paths: &[PropertyPath],
+    sets: &Sets<'_>,
+) -> Vec<PropertyDiff> {
     let mut out = Vec::new();
     let mut path = PropertyPath::default();
-    objects(prior, planned, &mut path, &mut out);
+    objects(prior, planned, &mut path, sets, &mut out);
     for diff in &mut out {
         if replace_paths.iter().any(|replace| is_prefix(replace, &diff.path) || is_prefix(&diff.path, replace)) {
             diff.kind = diff.kind.replacing();
@@ -112,12 +127,89 @@ fn is_prefix(prefix: &PropertyPath, path: &PropertyPath) -> bool {
     path.steps.len() >= prefix.steps.len() && path.steps[..prefix.steps.len()] == prefix.steps[..]
 }
 
-fn objects(prior: &PropertyMap, planned: &PropertyMap, path: &mut PropertyPath, out: &mut Vec<PropertyDiff>) {
+fn objects(
+    prior: &PropertyMap,
+    planned: &PropertyMap,
+    path: &mut PropertyPath,
+    sets: &Sets<'_>,
+    out: &mut Vec<PropertyDiff>,
+) {
     let keys: BTreeSet<&String> = prior.keys().chain(planned.keys()).filter(|key| !key.starts_with("__")).collect();
     for key in keys {
         path.steps.push(PropertyPathStep::Key(key.clone()));
-        value(prior.get(key.as_str()), planned.get(key.as_str()), path, out);
+        value(prior.get(key.as_str()), planned.get(key.as_str()), path, sets, out);
         path.steps.pop();
+    }
+}
+
+/// A set's changes: elements only in `after` are additions (at their index in the new
+/// inputs, where Pulumi reads the value it shows), elements only in `before` deletions (at
+/// their index in the prior outputs), and elements in both no change, wherever the
+/// provider's ordering put them. A set with an unknown element is one update: which
+/// elements it holds is not known yet.
+fn set_elements(
+    before: &[PropertyValue],
+    after: &[PropertyValue],
+    path: &mut PropertyPath,
+    sets: &Sets<'_>,
+    out: &mut Vec<PropertyDiff>,
+) {
+    if after.iter().any(has_unknown) {
+        out.push(PropertyDiff { path: path.clone(), kind: DiffKind::Update });
+        return;
+    }
+    let same = |a: &PropertyValue, b: &PropertyValue| bare(a) == bare(b);
+    let inputs = sets.inputs.and_then(|inputs| match plain(lookup(inputs, path)) {
+        Some(PropertyValue::Array(items)) => Some(items),
+        _ => None,
+    });
+    let mut diffs = Vec::new();
+    for (idx, element) in before.iter().enumerate() {
+        if !after.iter().any(|other| same(element, other)) {
+            diffs.push((idx, DiffKind::Delete));
+        }
+    }
+    for (idx, element) in after.iter().enumerate() {
+        if !before.iter().any(|other| same(element, other)) {
+            let shown = inputs.and_then(|items| items.iter().position(|item| same(element, item)));
+            diffs.push((shown.unwrap_or(idx), DiffKind::Add));
+        }
+    }
+    // An index both deleted and added is a changed element at the position Pulumi shows.
+    diffs.sort_by_key(|(idx, _)| *idx);
+    let mut idx_seen = None;
+    for (idx, kind) in diffs {
+        if idx_seen == Some(idx) {
+            if let Some(last) = out.last_mut() {
+                last.kind = DiffKind::Update;
+            }
+            continue;
+        }
+        idx_seen = Some(idx);
+        path.steps.push(PropertyPathStep::Index(idx));
+        out.push(PropertyDiff { path: path.clone(), kind });
+        path.steps.pop();
+    }
+}
+
+/// The value without secret or output wrappers anywhere in it, for comparing elements.
+fn bare(value: &PropertyValue) -> PropertyValue {
+    match plain(Some(value)) {
+        None => PropertyValue::Null,
+        Some(PropertyValue::Array(items)) => PropertyValue::Array(items.iter().map(bare).collect()),
+        Some(PropertyValue::Object(map)) => {
+            PropertyValue::Object(map.iter().map(|(key, item)| (key.clone(), bare(item))).collect())
+        }
+        Some(other) => other.clone(),
+    }
+}
+
+fn has_unknown(value: &PropertyValue) -> bool {
+    match plain(Some(value)) {
+        Some(PropertyValue::Unknown(_)) => true,
+        Some(PropertyValue::Array(items)) => items.iter().any(has_unknown),
+        Some(PropertyValue::Object(map)) => map.values().any(has_unknown),
+        _ => false,
     }
 }
 
@@ -137,6 +229,7 @@ fn value(
     prior: Option<&PropertyValue>,
     planned: Option<&PropertyValue>,
     path: &mut PropertyPath,
+    sets: &Sets<'_>,
     out: &mut Vec<PropertyDiff>,
 ) {
     let push =
@@ -146,11 +239,16 @@ fn value(
         (None, Some(_)) => push(out, path, DiffKind::Add),
         (Some(_), None) => push(out, path, DiffKind::Delete),
         (Some(_), Some(PropertyValue::Unknown(_))) => push(out, path, DiffKind::Update),
-        (Some(PropertyValue::Object(before)), Some(PropertyValue::Object(after))) => objects(before, after, path, out),
+        (Some(PropertyValue::Object(before)), Some(PropertyValue::Object(after))) => {
+            objects(before, after, path, sets, out)
+        }
+        (Some(PropertyValue::Array(before)), Some(PropertyValue::Array(after))) if sets.paths.contains(path) => {
+            set_elements(before, after, path, sets, out)
+        }
         (Some(PropertyValue::Array(before)), Some(PropertyValue::Array(after))) => {
             for idx in 0..before.len().max(after.len()) {
                 path.steps.push(PropertyPathStep::Index(idx));
-                value(before.get(idx), after.get(idx), path, out);
+                value(before.get(idx), after.get(idx), path, sets, out);
                 path.steps.pop();
             }
         }
@@ -212,7 +310,8 @@ mod tests {
         ];
         for (prior, planned, replace, expected) in cases {
             let replace: Vec<PropertyPath> = replace.iter().map(|p| path(p)).collect();
-            let diffs = detailed_diff(&properties(prior), &properties(planned), &replace);
+            let no_sets = Sets { paths: Vec::new(), inputs: None };
+            let diffs = detailed_diff(&properties(prior), &properties(planned), &replace, &no_sets);
             let got: Vec<String> = diffs.iter().map(|d| format!("{} {:?}", d.path, d.kind)).collect();
             assert_eq!(got, *expected, "{prior} -> {planned} (replace {replace:?})");
         }
@@ -285,10 +384,70 @@ mod tests {
         ];
         for (prior, planned, inputs, replace, expected) in &cases {
             let replace: Vec<PropertyPath> = replace.iter().map(|p| path(p)).collect();
-            let diffs = detailed_diff(&properties(prior), &properties(planned), &replace);
+            let no_sets = Sets { paths: Vec::new(), inputs: None };
+            let diffs = detailed_diff(&properties(prior), &properties(planned), &replace, &no_sets);
             let diffs = without_recomputed(diffs, &properties(inputs));
             let got: Vec<String> = diffs.iter().map(|d| format!("{} {:?}", d.path, d.kind)).collect();
             assert_eq!(got, *expected, "{prior} -> {planned} (inputs {inputs})");
         }
+    }
+
+    #[test]
+    fn set_elements_are_added_or_removed_never_updated() {
+        // (prior, planned, new inputs, expected "path kind" lines); `privileges` is a set.
+        let u = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+        let unknown_element = format!(r#"{{"privileges": ["SELECT", "{u}"]}}"#);
+        let cases: &[(&str, &str, &str, &[&str])] = &[
+            // The MySQL provider's grant: SELECT kept, INSERT added, the planned set sorted
+            // before it. Compared by position this was `[0] Update` ("SELECT" => "SELECT" on
+            // screen) and `[1] Add`.
+            (
+                r#"{"privileges": ["SELECT"]}"#,
+                r#"{"privileges": ["INSERT", "SELECT"]}"#,
+                r#"{"privileges": ["SELECT", "INSERT"]}"#,
+                &["privileges[1] Add"],
+            ),
+            // The same set in another order is no change.
+            (r#"{"privileges": ["A", "B"]}"#, r#"{"privileges": ["B", "A"]}"#, r#"{"privileges": ["A", "B"]}"#, &[]),
+            // A removed element is deleted at its index in the prior outputs.
+            (
+                r#"{"privileges": ["A", "B", "C"]}"#,
+                r#"{"privileges": ["A", "C"]}"#,
+                r#"{"privileges": ["A", "C"]}"#,
+                &["privileges[1] Delete"],
+            ),
+            // Removed and added at the same shown index: one changed element.
+            (
+                r#"{"privileges": ["A", "B"]}"#,
+                r#"{"privileges": ["A", "C"]}"#,
+                r#"{"privileges": ["A", "C"]}"#,
+                &["privileges[1] Update"],
+            ),
+            // An element not known yet: the set as a whole is an update.
+            (r#"{"privileges": ["SELECT"]}"#, &unknown_element, &unknown_element, &["privileges Update"]),
+            // Objects are compared whole.
+            (
+                r#"{"privileges": [{"a": 1}, {"a": 2}]}"#,
+                r#"{"privileges": [{"a": 2}, {"a": 3}]}"#,
+                r#"{"privileges": [{"a": 2}, {"a": 3}]}"#,
+                &["privileges[0] Delete", "privileges[1] Add"],
+            ),
+        ];
+        for (prior, planned, inputs, expected) in cases {
+            let inputs = properties(inputs);
+            let sets = Sets { paths: vec![path("privileges")], inputs: Some(&inputs) };
+            let diffs = detailed_diff(&properties(prior), &properties(planned), &[], &sets);
+            let got: Vec<String> = diffs.iter().map(|d| format!("{} {:?}", d.path, d.kind)).collect();
+            assert_eq!(got, *expected, "{prior} -> {planned}");
+        }
+        // Without the set's path, the same arrays are compared by position, as lists are.
+        let sets = Sets { paths: Vec::new(), inputs: None };
+        let diffs = detailed_diff(
+            &properties(r#"{"l": ["SELECT"]}"#),
+            &properties(r#"{"l": ["INSERT", "SELECT"]}"#),
+            &[],
+            &sets,
+        );
+        assert_eq!(diffs.len(), 2);
     }
 }

@@ -25,6 +25,7 @@
 mod action;
 mod calls;
 mod checks;
+mod config_encoding;
 mod deferral;
 mod detailed_diff;
 mod ephemeral;

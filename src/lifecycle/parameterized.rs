@@ -29,6 +29,10 @@ pub struct Parameterized {
     pub package_name: String,
     /// The exact provider version (`0.0.0` for a local binary), without a leading `v`.
     pub package_version: String,
+    /// The package version Parameterize answers and GetSchema writes: `package_version`,
+    /// unless the engine asked for the package by another version (see
+    /// [`crate::parameterize::announced_version`]).
+    pub announced_version: String,
     /// The provider's own name (its registry type, or the name in a local binary's file name).
     pub terraform_name: String,
     /// The canonical source address, for registry providers.
@@ -200,6 +204,7 @@ pub async fn start_provider_with_cache(
     };
     Ok(Parameterized {
         package_name,
+        announced_version: package_version.clone(),
         package_version,
         terraform_name,
         source_address,

@@ -7,15 +7,19 @@
 //!
 //! Architecture invariant: no gRPC types.
 
+use std::collections::BTreeMap;
+
 use schema_gen::translate::PropertyNames;
 
 use super::calls::Warnings;
 use super::checks::{self, CheckFailure};
-use super::detailed_diff::{PropertyDiff, detailed_diff, top_level_keys};
+use super::config_encoding::{self, Kind};
+use super::detailed_diff::{PropertyDiff, Sets, detailed_diff, top_level_keys};
 use super::error::{LifecycleError, Subject};
 use super::parameterized::Parameterized;
 use super::resource::Diffed;
 use crate::convert::values::{self as convert, UnknownKeys};
+use crate::cty;
 use crate::property::{PropertyMap, PropertyValue};
 
 /// Keys the engine and SDKs put into provider configuration for themselves.
@@ -45,12 +49,34 @@ impl Parameterized {
         PropertyNames::of_block(&self.schema.provider().block)
     }
 
-    /// The configuration without the engine's own keys.
+    /// The configuration without the engine's own keys, with settings stored JSON-encoded
+    /// (by the Go implementation, or by us: see [`config_encoding`]) decoded.
     pub(super) fn terraform_settings(&self, names: &PropertyNames, config: &PropertyMap) -> PropertyMap {
-        config
+        let settings: PropertyMap = config
             .iter()
             .filter(|(key, _)| !(ENGINE_KEYS.contains(&key.as_str()) && names.by_pulumi_name(key).is_none()))
             .map(|(key, value)| (key.clone(), value.clone()))
+            .collect();
+        config_encoding::unfold(&settings, &self.config_kinds(names))
+    }
+
+    /// The encoding kind of each top-level setting, by Pulumi name.
+    fn config_kinds(&self, names: &PropertyNames) -> BTreeMap<String, Kind> {
+        let cty::Type::Object(object) = self.schema.provider().block.implied_type() else { return BTreeMap::new() };
+        object
+            .attrs
+            .iter()
+            .map(|(tf_name, ty)| {
+                let name = names.by_tf_name(tf_name).map_or_else(|| tf_name.clone(), |n| n.pulumi_name.clone());
+                let kind = match ty {
+                    cty::Type::String => Kind::String,
+                    cty::Type::Bool => Kind::Bool,
+                    cty::Type::Number => Kind::Number,
+                    cty::Type::List(_) | cty::Type::Set(_) | cty::Type::Tuple(_) => Kind::List,
+                    cty::Type::Map(_) | cty::Type::Object(_) | cty::Type::Dynamic => Kind::Object,
+                };
+                (name, kind)
+            })
             .collect()
     }
 
@@ -80,8 +106,12 @@ impl Parameterized {
         let names = self.config_names();
         let block = &self.schema.provider().block;
         let settings = self.terraform_settings(&names, news);
-        let mut checked = ConfigChecked { inputs: news.clone(), ..ConfigChecked::default() };
-        super::inputs::mark_sensitive_inputs(block, &names, &mut checked.inputs);
+        let mut inputs = news.clone();
+        super::inputs::mark_sensitive_inputs(block, &names, &mut inputs);
+        // Stored as the Go implementation stores them, so a stack moves between the two
+        // without a provider update either way.
+        let inputs = config_encoding::fold(&inputs, &self.config_kinds(&names));
+        let mut checked = ConfigChecked { inputs, ..ConfigChecked::default() };
         let config = match convert::to_cty(block, &names, &settings, UnknownKeys::Reject) {
             Ok((config, secrets)) => {
                 self.note_secrets(&secrets);
@@ -112,8 +142,12 @@ impl Parameterized {
     /// here forces a replacement.
     pub fn diff_config(&self, olds: &PropertyMap, news: &PropertyMap) -> Diffed {
         let names = self.config_names();
-        let detailed: Vec<PropertyDiff> =
-            detailed_diff(&self.terraform_settings(&names, olds), &self.terraform_settings(&names, news), &[]);
+        let detailed: Vec<PropertyDiff> = detailed_diff(
+            &self.terraform_settings(&names, olds),
+            &self.terraform_settings(&names, news),
+            &[],
+            &Sets { paths: Vec::new(), inputs: None },
+        );
         Diffed {
             changes: !detailed.is_empty(),
             diffs: top_level_keys(detailed.iter().map(|d| &d.path)),

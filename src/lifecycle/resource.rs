@@ -22,7 +22,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::calls::{Applied, Resource, Warnings};
 use super::checks::{self, CheckFailure, EarlierPlan};
-use super::detailed_diff::{PropertyDiff, detailed_diff, top_level_keys, without_recomputed};
+use super::detailed_diff::{PropertyDiff, Sets, detailed_diff, top_level_keys, without_recomputed};
 use super::error::{Change, LifecycleError, PartialFailure};
 use super::identity::{self, ImportKey};
 use super::inputs::{
@@ -258,7 +258,8 @@ impl Resource<'_> {
             let before = self.outputs(&prior, no_secrets, &Meta::default())?;
             let after = self.outputs(&planned.value, no_secrets, &Meta::default())?;
             let replace: Vec<PropertyPath> = planned.replace_paths.iter().map(|p| self.pulumi_path(p)).collect();
-            let detailed = without_recomputed(detailed_diff(&before, &after, &replace), news);
+            let sets = Sets { paths: self.set_paths(&[&prior, &planned.value]), inputs: Some(news) };
+            let detailed = without_recomputed(detailed_diff(&before, &after, &replace, &sets), news);
             let replaces = top_level_keys(replace.iter());
             let diffs = top_level_keys(detailed.iter().map(|d| &d.path));
             Diffed { changes: true, replaces, diffs, detailed, warnings }

@@ -183,10 +183,14 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
         // Args come from `pulumi package add` (or gen-sdk); a program's SDK sends its value.
         let by_args = matches!(parameters, Parameters::Args(_));
         let work = lifecycle::start_provider(&args, &working_dir, &progress);
-        let parameterized = tokio::select! {
+        let mut parameterized = tokio::select! {
             () = self.cancel.cancelled() => return Err(Status::cancelled("Parameterize was cancelled by the Pulumi engine")),
             result = work => result.map_err(|err| Status::failed_precondition(err.to_string()))?,
         };
+        if let Parameters::Value(value) = &parameters {
+            parameterized.announced_version =
+                parameterize::announced_version(&value.version, &parameterized.package_version);
+        }
         let severity = origin_severity(by_args, parameterized.downloaded);
         self.engine_log.log(severity, None, format!("Using {}", parameterized.origin)).await;
         for warning in &parameterized.warnings {
@@ -194,7 +198,7 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
         }
         let response = pulumirpc::ParameterizeResponse {
             name: parameterized.package_name.clone(),
-            version: parameterized.package_version.clone(),
+            version: parameterized.announced_version.clone(),
         };
         *slot = Some(Arc::new(parameterized));
         Ok(Response::new(response))
@@ -213,17 +217,18 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
         let wanted_name = &request.subpackage_name;
         let wanted_version = &request.subpackage_version;
         if (!wanted_name.is_empty() && *wanted_name != parameterized.package_name)
-            || (!wanted_version.is_empty() && *wanted_version != parameterized.package_version)
+            || (!wanted_version.is_empty() && *wanted_version != parameterized.announced_version)
         {
             return Err(Status::invalid_argument(format!(
                 "GetSchema asked for {wanted_name} {wanted_version}, but this provider is parameterized to ({}, {})",
-                parameterized.package_name, parameterized.package_version
+                parameterized.package_name, parameterized.announced_version
             )));
         }
         // Translating a big provider takes hundreds of milliseconds of CPU; off the runtime's
         // one thread, so Cancel and the other calls are still answered meanwhile.
         let translated = tokio::task::spawn_blocking(move || {
-            let (spec, warnings) = parameterized.package_schema(env!("CARGO_PKG_VERSION"));
+            let (mut spec, warnings) = parameterized.package_schema(env!("CARGO_PKG_VERSION"));
+            spec.version.clone_from(&parameterized.announced_version);
             (spec.to_json(), warnings)
         })
         .await;

@@ -11,7 +11,7 @@ use super::resource::{Applied, Planned, Resource, STOP_GRACE};
 use super::{Warned, Warnings, call_error, debug_log, decode};
 use crate::cty::{self, Path, Value};
 use crate::invariants::Violation;
-use crate::lifecycle::checks::{self, ApplyOutcome, ApplyProblem, DestroyPlanProblem, PlanProblem};
+use crate::lifecycle::checks::{self, ApplyOutcome, ApplyProblem, DestroyPlanProblem, Message, PlanProblem};
 use crate::lifecycle::error::{Interruption, LifecycleError, Operation, PROVIDER_BUG_SUFFIX};
 use crate::tfplugin::CallError;
 use crate::tfplugin::types::{
@@ -91,7 +91,7 @@ impl Resource<'_> {
             // Terraform shows a deferred change in the plan and applies it in a later run. A
             // Pulumi deployment has no later run to carry it to: a preview shows the resource
             // with unknown outputs and this warning; Create and Update refuse to apply it.
-            warnings.push(format!(
+            warnings.note(Message::Deferred, format!(
                 "{}: the provider deferred this change ({}); `pulumi up` will not apply it until the provider can plan it",
                 self.urn,
                 crate::lifecycle::deferral::reason_text(reason)
@@ -125,7 +125,10 @@ impl Resource<'_> {
             checks::check_plan(&self.schema.block, prior, config, &planned, &requested, response.legacy_type_system);
         if !verdict.tolerated.is_empty() {
             let texts = self.invalid_planned_values(&verdict.tolerated);
-            warnings.push(legacy_warning(provider, "produced an invalid plan", &self.urn, &texts));
+            warnings.note(
+                Message::LegacyInvalidPlan,
+                legacy_warning(provider, "produced an invalid plan", &self.urn, &texts),
+            );
         }
         if !verdict.problems.is_empty() {
             let problems = verdict.problems.iter().map(|problem| self.plan_problem(problem)).collect();
@@ -281,7 +284,10 @@ impl Resource<'_> {
         errors.extend(verdict.problems.iter().map(|problem| self.apply_problem(problem)));
         if !verdict.tolerated.is_empty() {
             let texts = self.unexpected_new_values(&verdict.tolerated);
-            warnings.push(legacy_warning(provider, "produced an unexpected new value", &self.urn, &texts));
+            warnings.note(
+                Message::LegacyUnexpectedNewValue,
+                legacy_warning(provider, "produced an unexpected new value", &self.urn, &texts),
+            );
         }
         // A broken identity must not lose the object the apply made: it becomes one more
         // error beside the state, which is still recorded.

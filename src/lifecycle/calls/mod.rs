@@ -44,6 +44,7 @@ pub use list::{Listed, Listing};
 pub use provider::FunctionResult;
 pub use resource::{Applied, Resource};
 
+use super::checks::{self, Audience, Message};
 use super::error::{LifecycleError, Operation, Reported, Subject};
 use super::parameterized::Parameterized;
 use crate::convert::paths::pulumi_path;
@@ -90,8 +91,13 @@ impl Warnings {
         warned.value
     }
 
-    pub(super) fn push(&mut self, warning: String) {
-        self.0.push(warning);
+    /// Sends a message where Terraform core sends it ([`checks::audience`]): to the warnings
+    /// the engine shows, or to our log only.
+    pub(super) fn note(&mut self, message: Message, text: String) {
+        match checks::audience(message) {
+            Audience::User => self.0.push(text),
+            Audience::Log => tracing::warn!(target: "tfbridge::terraform", "{text}"),
+        }
     }
 
     pub(super) fn extend(&mut self, warnings: impl IntoIterator<Item = String>) {
@@ -99,7 +105,9 @@ impl Warnings {
     }
 
     fn reported(&mut self, reported: &[Reported]) {
-        self.0.extend(reported.iter().map(ToString::to_string));
+        for warning in reported {
+            self.note(Message::ProviderWarning, warning.to_string());
+        }
     }
 
     pub fn into_vec(self) -> Vec<String> {

@@ -129,6 +129,23 @@ impl Resource<'_> {
         pulumi_path(&self.schema.block, &self.props.names, path)
     }
 
+    /// The Pulumi paths of the sets in these values, leaving out sets inside a set's
+    /// element (a detailed diff compares those elements whole).
+    pub fn set_paths(&self, values: &[&Value]) -> Vec<PropertyPath> {
+        let mut sets: Vec<Path> = Vec::new();
+        for value in values {
+            value.walk(&mut |path, part| {
+                let inside_set = sets.iter().any(|set| path.steps.starts_with(&set.steps));
+                if matches!(part.ty(), cty::Type::Set(_)) && !inside_set {
+                    sets.push(path.clone());
+                }
+            });
+        }
+        let mut paths: Vec<PropertyPath> = sets.iter().map(|path| self.pulumi_path(path)).collect();
+        paths.dedup();
+        paths
+    }
+
     pub(in crate::lifecycle) fn subject(&self) -> &Subject {
         &self.subject
     }
@@ -388,7 +405,7 @@ impl Resource<'_> {
             Err(IdentityProblem::Mismatch(err)) => Err(self.bug(
                 "Provider produced an identity that doesn't match the schema",
                 vec![format!(
-                    "Provider {provider:?} returned an identity for {} that doesn't match the identity schema: {err}                      ({rpc})",
+                    "Provider {provider:?} returned an identity for {} that doesn't match the identity schema: {err} ({rpc})",
                     self.urn
                 )],
             )),

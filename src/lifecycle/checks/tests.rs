@@ -4,8 +4,8 @@
 use expect_test::{Expect, expect};
 
 use super::{
-    ApplyOutcome, ApplyProblem, EarlierPlan, PlanProblem, check_apply, check_failures, check_plan,
-    destroy_plan_problem, final_plan_violations, requires_replace, saved_plan_private,
+    ApplyOutcome, ApplyProblem, Audience, EarlierPlan, Message, PlanProblem, audience, check_apply, check_failures,
+    check_plan, destroy_plan_problem, final_plan_violations, requires_replace, saved_plan_private,
 };
 use crate::cty::{self, Path, Value};
 use crate::lifecycle::error::Reported;
@@ -404,4 +404,28 @@ fn the_saved_plans_private_bytes_go_back_only_with_the_same_request() {
     // Diff planned another configuration or prior state: its bytes are not this plan's.
     check_saved_private(Some([prior, r#"{"name":"c"}"#]), prior, config, expect![""]);
     check_saved_private(Some([r#"{"id":"i-1","name":"z"}"#, config]), prior, config, expect![""]);
+}
+
+#[test]
+fn each_message_goes_where_terraform_sends_it() {
+    // (message, where Terraform core sends it, and where in Terraform that is decided)
+    let table = [
+        // internal/terraform/node_resource_abstract_instance.go, plan(): the provider's
+        // diagnostics are appended to the plan's, which the UI prints.
+        (Message::ProviderWarning, Audience::User),
+        // The same plan(): a deferred change is recorded in the plan and rendered by the UI
+        // ("... was deferred").
+        (Message::Deferred, Audience::User),
+        // The same plan(): for `LegacyTypeSystem` providers, `log.Printf("[WARN] Provider %q
+        // produced an invalid plan for %s, but we are tolerating it because it is using the
+        // legacy plugin SDK. ...")` instead of the "Provider produced invalid plan" error.
+        (Message::LegacyInvalidPlan, Audience::Log),
+        // apply(): `log.Printf("[WARN] Provider %q produced an unexpected new value for %s,
+        // but we are tolerating it because it is using the legacy plugin SDK. ...")` instead
+        // of "Provider produced inconsistent result after apply".
+        (Message::LegacyUnexpectedNewValue, Audience::Log),
+    ];
+    for (message, expected) in table {
+        assert_eq!(audience(message), expected, "{message:?}");
+    }
 }
