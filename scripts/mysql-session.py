@@ -45,13 +45,18 @@ class MariaDb:
         if self.as_mysql:
             shutil.chown(self.dir, "mysql", "mysql")
         sbin = shutil.which("mariadbd") or "/usr/sbin/mariadbd"
+        # Its own temp dir: bootstrap servers started at once in /tmp trip over each other.
+        os.makedirs(f"{self.dir}/tmp")
+        if self.as_mysql:
+            shutil.chown(f"{self.dir}/tmp", "mysql", "mysql")
         subprocess.run(self.as_mysql + ["mariadb-install-db", "--no-defaults", f"--datadir={self.dir}/data",
-                                        "--auth-root-authentication-method=normal", "--skip-test-db"],
+                                        f"--tmpdir={self.dir}/tmp", "--auth-root-authentication-method=normal",
+                                        "--skip-test-db"],
                        check=True, capture_output=True)
         self.proc = subprocess.Popen(
             self.as_mysql + [sbin, "--no-defaults", f"--datadir={self.dir}/data", f"--port={self.port}",
                              "--bind-address=127.0.0.1", f"--socket={self.dir}/sock",
-                             f"--pid-file={self.dir}/mariadbd.pid", f"--log-error={self.dir}/err.log",
+                             f"--pid-file={self.dir}/mariadbd.pid", f"--log-error={self.dir}/err.log", f"--tmpdir={self.dir}/tmp",
                              "--innodb-buffer-pool-size=64M"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         deadline = time.time() + 60

@@ -74,10 +74,18 @@ impl MariaDb {
         if let Some((uid, gid)) = owner {
             std::os::unix::fs::chown(&server.dir, Some(uid), Some(gid))?;
         }
+        // Its own temp dir: bootstrap servers started at once in a shared /tmp trip over each
+        // other's temporary tables.
+        let tmp = server.dir.join("tmp");
+        std::fs::create_dir_all(&tmp)?;
+        if let Some((uid, gid)) = owner {
+            std::os::unix::fs::chown(&tmp, Some(uid), Some(gid))?;
+        }
         let install = server
             .command(&program("mariadb-install-db")?)
             .args(["--no-defaults", "--auth-root-authentication-method=normal", "--skip-test-db"])
             .arg(format!("--datadir={}", server.dir.join("data").display()))
+            .arg(format!("--tmpdir={}", tmp.display()))
             .output()
             .context("run mariadb-install-db")?;
         anyhow::ensure!(
@@ -107,6 +115,7 @@ impl MariaDb {
         if let Some((uid, gid)) = self.owner {
             command.uid(uid).gid(gid).env("HOME", &self.dir);
         }
+        command.env("TMPDIR", self.dir.join("tmp"));
         if let Ok(run) = std::env::var("TFBRIDGE_TEST_RUN") {
             command.env("TFBRIDGE_TEST_RUN", run);
         }
@@ -130,6 +139,7 @@ impl MariaDb {
             .command(&program("mariadbd")?)
             .args(["--no-defaults", "--bind-address=127.0.0.1", "--innodb-buffer-pool-size=64M"])
             .arg(format!("--datadir={}", self.dir.join("data").display()))
+            .arg(format!("--tmpdir={}", self.dir.join("tmp").display()))
             .arg(format!("--port={}", self.port))
             .arg(format!("--socket={}", socket.display()))
             .arg(format!("--pid-file={}", self.dir.join("mariadbd.pid").display()))
