@@ -6,7 +6,7 @@
 # Pulumi SDKs programs need (PyPI, npm, Go module proxy), pinned. See
 # scripts/README.md.
 #
-# Usage: scripts/test-tools.sh [all|providers|pulumi|languages|anchor|terraform|<tool>...]
+# Usage: scripts/test-tools.sh [all|providers|pulumi|languages|anchor|terraform|services|<tool>...]
 #   default: all.  <tool> is one of the names in the table printed by -h.
 #
 # Cache root: ${TFBRIDGE_TOOLS_DIR:-$HOME/.cache/tfbridge-tools}
@@ -28,6 +28,7 @@
 #   anchor/<bridge-version>/pulumi-resource-terraform-provider
 #   terraform/<version>/terraform                           the Terraform CLI (the fixture's oracle)
 #   converter/<version>/pulumi-converter-terraform          Pulumi's Terraform converter plugin
+#   (services: mariadb is Debian's mariadb-server/-client, installed system-wide with apt-get when missing)
 #   src/<tool>-<version>/   one throw-away wrapper Go module per tool
 #   logs/<tool>-<version>.log
 #   env.sh                  exports TFBRIDGE_TOOLS_DIR and puts the Pulumi bin dirs on PATH
@@ -119,14 +120,16 @@ declare -A OWN_PROVIDER_SRC=(
   [framework6test]=$REPO/tests/go-providers/framework6
 )
 
-PROVIDERS=(random local null tls http time tfcoremock sdkv2test framework6test)
+PROVIDERS=(random local null tls http time tfcoremock sdkv2test framework6test mysql)
 PULUMI_TOOLS=(pulumi-cli pulumi-cli-newest pulumi-language-yaml)
 LANGUAGE_TOOLS=(language-hosts sdk-python sdk-nodejs sdk-go sdk-python-newest language-java sdk-java)
-ALL_TOOLS=("${PROVIDERS[@]}" "${PULUMI_TOOLS[@]}" "${LANGUAGE_TOOLS[@]}" anchor terraform converter)
+# Real services the tests start throw-away instances of (tests/common/mariadb.rs).
+SERVICE_TOOLS=(mariadb)
+ALL_TOOLS=("${PROVIDERS[@]}" "${PULUMI_TOOLS[@]}" "${LANGUAGE_TOOLS[@]}" anchor terraform converter "${SERVICE_TOOLS[@]}")
 
 usage() {
   cat >&2 <<EOF
-usage: $0 [all|providers|pulumi|languages|anchor|terraform|converter|<tool>]...   (default: all)
+usage: $0 [all|providers|pulumi|languages|anchor|terraform|converter|services|<tool>]...   (default: all)
   providers: ${PROVIDERS[*]}
   pulumi:    ${PULUMI_TOOLS[*]}
   languages: ${LANGUAGE_TOOLS[*]}
@@ -135,6 +138,7 @@ usage: $0 [all|providers|pulumi|languages|anchor|terraform|converter|<tool>]... 
   anchor:    anchor (pulumi-terraform-bridge/v3/dynamic v$BRIDGE_VER)
   terraform: terraform (the Terraform CLI v$TERRAFORM_VER)
   converter: converter (pulumi-converter-terraform v$CONVERTER_VER, from ../shared/peers)
+  services:  ${SERVICE_TOOLS[*]} (Debian's packages, apt-get install when missing)
 cache root: \$TFBRIDGE_TOOLS_DIR (now: $ROOT)
 EOF
 }
@@ -148,6 +152,7 @@ for arg in "$@"; do
     providers) selected+=("${PROVIDERS[@]}") ;;
     pulumi) selected+=("${PULUMI_TOOLS[@]}") ;;
     languages) selected+=("${LANGUAGE_TOOLS[@]}") ;;
+    services) selected+=("${SERVICE_TOOLS[@]}") ;;
     # The three hosts are built together.
     pulumi-language-go|pulumi-language-python|pulumi-language-nodejs) selected+=(language-hosts) ;;
     pulumi-language-java) selected+=(language-java) ;;
@@ -334,6 +339,49 @@ b_tfcoremock() {
     run bash "$peers/build.sh" "$out"
   else
     no_source tfcoremock "$TFCOREMOCK_MOD@$TFCOREMOCK_GOVER" tfcoremock
+  fi
+}
+
+# mysql: the proxy refuses petoju's module (and one of its dependencies), so it is always
+# built from the unmodified source in shared/peers (its README says what is kept there).
+b_mysql() {
+  local out=$1 peers
+  if peers=$(peers_dir terraform-provider-mysql); then
+    run bash "$peers/build.sh" "$out"
+  else
+    no_source mysql "github.com/petoju/terraform-provider-mysql/v3@v$MYSQL_VER" terraform-provider-mysql
+  fi
+}
+
+# mariadb: Debian's MariaDB server and client, for the tests' throw-away servers (never
+# started as a system service). Installed only when a program is missing; the package lists
+# are fetched first when apt does not know the package yet. Needs root.
+install_mariadb() {
+  local missing=() p
+  for p in mariadbd mariadb mariadb-install-db; do
+    command -v "$p" >/dev/null || [[ -x /usr/sbin/$p ]] || missing+=("$p")
+  done
+  if ((${#missing[@]} == 0)); then
+    log "cached mariadb $( (mariadbd --version 2>/dev/null || /usr/sbin/mariadbd --version) | awk '{print $3}')"
+    return 0
+  fi
+  CUR_TOOL=mariadb CUR_VER=debian CUR_LOG=$ROOT/logs/mariadb.log
+  : >"$CUR_LOG"
+  local start=$SECONDS
+  log "installing mariadb from Debian's packages (log: $CUR_LOG; missing: ${missing[*]})"
+  if ((EUID != 0)); then
+    echo "test-tools: FAILED mariadb: ${missing[*]} missing and not root: run" \
+      "'apt-get install -y mariadb-server mariadb-client' as root" >&2
+    failures+=("mariadb (not installed, needs root)")
+    return 0
+  fi
+  if ! apt-cache show mariadb-server >/dev/null 2>&1; then
+    run apt-get update || { failures+=("mariadb (log: $CUR_LOG)"); return 0; }
+  fi
+  if DEBIAN_FRONTEND=noninteractive run apt-get install -y mariadb-server mariadb-client; then
+    log "built mariadb debian in $((SECONDS - start))s"
+  else
+    failures+=("mariadb (log: $CUR_LOG)")
   fi
 }
 
@@ -659,6 +707,8 @@ for tool in "${selected[@]}"; do
     http)       install_leaf http       "$HTTP_VER"       "$ROOT/providers/http/$HTTP_VER"             b_http ;;
     time)       install_leaf time       "$TIME_VER"       "$ROOT/providers/time/$TIME_VER"             b_time ;;
     tfcoremock) install_leaf tfcoremock "$TFCOREMOCK_VER" "$ROOT/providers/tfcoremock/$TFCOREMOCK_VER" b_tfcoremock ;;
+    mysql)      install_leaf mysql      "$MYSQL_VER"      "$ROOT/providers/mysql/$MYSQL_VER"           b_mysql ;;
+    mariadb)    install_mariadb ;;
     sdkv2test|framework6test)
       if ! own_hash=$(source_hash "${OWN_PROVIDER_SRC[$tool]}"); then
         echo "test-tools: FAILED $tool: cannot hash ${OWN_PROVIDER_SRC[$tool]}" >&2

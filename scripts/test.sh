@@ -13,13 +13,13 @@
 #    language hosts; tests/common/pulumi.rs picks the CLI).
 #
 # Then it checks that the run left no process behind: any terraform-provider-*,
-# pulumi-resource-terraform-provider or pulumi-language-* process carrying this run's
-# TFBRIDGE_TEST_RUN marker fails the run, is listed, and is killed.
+# pulumi-resource-terraform-provider, pulumi-language-* or mariadbd (tests/common/mariadb.rs)
+# process carrying this run's TFBRIDGE_TEST_RUN marker fails the run, is listed, and is killed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [[ -f scripts/test-tools.sh ]]; then
-  bash scripts/test-tools.sh providers pulumi languages anchor terraform converter
+  bash scripts/test-tools.sh providers pulumi languages anchor terraform converter services
 fi
 
 # Every process this run starts inherits the marker (tests/common/pulumi.rs passes it to the
@@ -71,7 +71,7 @@ leftovers() {
   local pid
   # Anchored at a path component, so that no shell whose command line merely mentions
   # these names (this one included) matches.
-  for pid in $(pgrep -f '(^|/)(terraform-provider-|pulumi-resource-terraform-provider|pulumi-language-)' || true); do
+  for pid in $(pgrep -f '(^|/)(terraform-provider-|pulumi-resource-terraform-provider|pulumi-language-|mariadbd )' || true); do
     [[ $pid == "$$" ]] && continue
     if tr '\0' '\n' 2>/dev/null <"/proc/$pid/environ" | grep -qxF "TFBRIDGE_TEST_RUN=$TFBRIDGE_TEST_RUN"; then
       echo "$pid"

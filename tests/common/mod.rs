@@ -6,6 +6,7 @@
 pub mod engine;
 pub mod fixture;
 pub mod languages;
+pub mod mariadb;
 pub mod msgpack;
 pub mod plugin;
 pub mod programs;

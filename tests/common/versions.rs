@@ -24,6 +24,8 @@ pub const HTTP: &str = peer_version("HTTP_VER");
 pub const TIME: &str = peer_version("TIME_VER");
 /// HashiCorp's tfcoremock, a protocol-6 provider with identity, list resources and actions.
 pub const TFCOREMOCK: &str = peer_version("TFCOREMOCK_VER");
+/// petoju's MySQL provider, an SDKv2 provider against a real database server.
+pub const MYSQL: &str = peer_version("MYSQL_VER");
 /// The Pulumi CLI.
 pub const PULUMI: &str = peer_version("PULUMI_VER");
 /// The newest Pulumi CLI, which part of the peer tier also runs on (`tests/common/pulumi.rs`,
