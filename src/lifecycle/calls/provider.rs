@@ -152,10 +152,15 @@ impl Parameterized {
     ) -> Result<Diagnostics, LifecycleError> {
         let block = &self.schema.provider().block;
         let encoded = encode(subject, "the configuration", config, &block.implied_type())?;
+        // The engine sends CheckConfig the settings without their secret marks (a secret stack
+        // setting arrives raw), so nothing here tells which are secret: every setting's value
+        // is redacted. ConfigureProvider's entry, whose settings carry their marks, shows them.
+        let every_setting: Vec<cty::Path> =
+            block.attributes.keys().chain(block.block_types.keys()).map(|name| cty::Path::root().attr(name)).collect();
         let response = debug_log::logged(
             "ValidateProviderConfig",
             None,
-            || self.shown(block, |r| json!({ "config": r.value(config) })),
+            || json!({ "config": Redaction { block, secrets: &every_setting }.value(config) }),
             self.client.0.validate_provider_config(&encoded),
             |a| json!({ "diagnostics": debug_log::diagnostics(&a.diagnostics) }),
         )
