@@ -176,7 +176,7 @@ impl Resource<'_> {
     /// `old_outputs` are the stored outputs an engine of 3.261 or later sends on an update's
     /// Check (`None` from older engines, and on a create or replace). Terraform validates a
     /// configuration without any prior state, and so does this Check; the outputs only keep
-    /// an existing object's name ([`auto_name`]).
+    /// an existing object's name (`auto_name`).
     pub async fn check(
         &self,
         resource_name: &str,
