@@ -185,14 +185,7 @@ fn import_through_the_explicit_provider(ws: &mut ProgramWorkspace, store: &std::
     let mut record = stored_thing(store, "beta")?;
     record["attributes"]["name"] = json!("gamma");
     std::fs::write(store.join("sdkv2test_thing/gamma.json"), serde_json::to_string(&record)?)?;
-    let state = ws.stack_export()?;
-    let urn = state["deployment"]["resources"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|r| r["type"] == json!("pulumi:providers:sdkv2test"))
-        .and_then(|r| r["urn"].as_str().map(str::to_owned))
-        .ok_or_else(|| anyhow::anyhow!("no provider resource for sdkv2test"))?;
+    let urn = ws.provider_urn("sdkv2test", "store")?;
     let generated = ws.root().join(format!("imported-thing.{}", language.label()));
     let generated_arg = generated.to_str().expect("a UTF-8 path").to_owned();
     let provider = format!("store={urn}");

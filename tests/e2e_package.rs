@@ -104,17 +104,7 @@ fn a_program_using_a_package_added_by_name() -> anyhow::Result<()> {
     // loads the package by the former to write the code (see parameterize::announced_version).
     ws.edit_program("resources:\n", "resources:\n  explicit:\n    type: pulumi:providers:random\n")?;
     ws.up()?;
-    let state = ws.stack_export()?;
-    let urn = state["deployment"]["resources"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|r| {
-            r["type"] == json!("pulumi:providers:random")
-                && r["urn"].as_str().is_some_and(|u| u.ends_with("::explicit"))
-        })
-        .and_then(|r| r["urn"].as_str().map(str::to_owned))
-        .ok_or_else(|| anyhow::anyhow!("no explicit provider in the state"))?;
+    let urn = ws.provider_urn("random", "explicit")?;
     let generated = ws.root().join("imported.yaml");
     let provider = format!("explicit={urn}");
     ws.pulumi_ok(&[

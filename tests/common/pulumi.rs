@@ -547,6 +547,20 @@ impl Workspace {
             .collect())
     }
 
+    /// The URN of the provider resource of `package` named `name` in the stack's state.
+    pub fn provider_urn(&mut self, package: &str, name: &str) -> anyhow::Result<String> {
+        let state = self.stack_export()?;
+        let suffix = format!("::pulumi:providers:{package}::{name}");
+        state["deployment"]["resources"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|r| r["urn"].as_str())
+            .find(|urn| urn.ends_with(&suffix))
+            .map(str::to_owned)
+            .ok_or_else(|| anyhow::anyhow!("no provider resource {name} of {package} in the state"))
+    }
+
     /// The state entry of the resource named `name`, or an error listing what is there.
     pub fn resource_state(&mut self, name: &str) -> anyhow::Result<serde_json::Value> {
         let resources = self.managed_resources()?;
