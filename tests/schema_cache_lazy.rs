@@ -9,7 +9,7 @@ mod common;
 use std::collections::BTreeMap;
 
 use tfbridge::installer::Progress;
-use tfbridge::lifecycle::{Parameterized, start_provider_with_cache};
+use tfbridge::lifecycle::{ConfigureRequest, Session, start_provider_with_cache};
 use tfbridge::property::{PropertyMap, PropertyValue};
 use tfbridge::schema_cache::SchemaCache;
 
@@ -20,7 +20,7 @@ impl Progress for Quiet {
     fn download(&self, _: &str, _: u64, _: Option<u64>) {}
 }
 
-async fn start(dir: &std::path::Path, cache: &SchemaCache) -> anyhow::Result<Parameterized> {
+async fn start(dir: &std::path::Path, cache: &SchemaCache) -> anyhow::Result<Session> {
     let binary = dir.join("terraform-provider-fixture");
     let args = tfbridge::parameterize::parse_args(&[binary.display().to_string()])?;
     Ok(start_provider_with_cache(&args, dir, &Quiet, Some(cache.clone())).await?)
@@ -57,7 +57,7 @@ async fn a_warm_start_decodes_only_what_the_program_uses() -> anyhow::Result<()>
     switchable_fixture(&root, &flag)?;
 
     let cold = start(&root, &cache).await?;
-    assert!(cold.schema.is_whole(), "a schema from GetProviderSchema is whole");
+    assert!(cold.connection.schema.is_whole(), "a schema from GetProviderSchema is whole");
     let (cold_spec, _) = cold.package_schema("1.2.0");
     cold.shutdown().await;
 
@@ -67,16 +67,17 @@ async fn a_warm_start_decodes_only_what_the_program_uses() -> anyhow::Result<()>
     assert!(start(&root, &without_cache).await.is_err(), "the switch works: a cold start fails");
 
     let warm = start(&root, &cache).await?;
-    assert!(!warm.schema.is_whole(), "a warm start keeps the schema encoded");
+    assert!(!warm.connection.schema.is_whole(), "a warm start keeps the schema encoded");
     let urn = "urn:pulumi:dev::p::pulumi:providers:fixture::default";
-    let checked = warm.check_config(urn, &provider_config()).await?;
+    let request = || ConfigureRequest { urn: urn.to_owned(), config: provider_config() };
+    let checked = warm.check_config(request()).await?;
     assert!(checked.failures.is_empty(), "{:?}", checked.failures);
-    warm.configure(urn, &provider_config()).await?;
-    warm.resource("fixture:index/types:Types", "urn:pulumi:dev::p::fixture:index/types:Types::t")?;
-    assert!(!warm.schema.is_whole(), "start-up and one resource type decoded the whole schema");
+    warm.configure(request()).await?;
+    warm.connection.resource("fixture:index/types:Types", "urn:pulumi:dev::p::fixture:index/types:Types::t")?;
+    assert!(!warm.connection.schema.is_whole(), "start-up and one resource type decoded the whole schema");
 
     let (warm_spec, _) = warm.package_schema("1.2.0");
-    assert!(warm.schema.is_whole(), "GetSchema needs everything");
+    assert!(warm.connection.schema.is_whole(), "GetSchema needs everything");
     assert_eq!(warm_spec.to_json(), cold_spec.to_json(), "the cached schema is the provider's");
     warm.shutdown().await;
     let _ = std::fs::remove_dir_all(&root);

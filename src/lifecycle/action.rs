@@ -12,10 +12,10 @@
 use schema_gen::translate::PropertyNames;
 
 use super::calls::Warnings;
+use super::calls::{Connection, TokenKind};
 use super::checks::{self, CheckFailure};
 use super::error::{LifecycleError, Subject};
 use super::inputs::strip_computed_only;
-use super::parameterized::{Parameterized, TokenKind};
 use crate::convert::values::{self as convert, UnknownKeys};
 use crate::property::{PropertyMap, PropertyValue};
 
@@ -61,7 +61,7 @@ pub(crate) fn action_urn(tf_name: &str, args: &PropertyMap, mode: ActionMode) ->
     }
 }
 
-impl Parameterized {
+impl Connection {
     /// The Terraform action behind a Pulumi function token, if it names one.
     pub fn action_name(&self, token: &str) -> Option<&str> {
         match self.lookup_token(token) {

@@ -19,14 +19,14 @@ use std::time::{Duration, SystemTime};
 use schema_gen::tf::Block;
 use schema_gen::translate::PropertyNames;
 
+use super::calls::Connection;
 use super::calls::{Opened, Warnings};
 use super::checks;
 use super::error::{LifecycleError, Subject};
 use super::inputs::strip_computed_only;
 use super::invoke::Invoked;
-use super::parameterized::Parameterized;
 use crate::convert::values::{self as convert, UnknownKeys};
-use crate::cty::{self, Value};
+use crate::cty::Value;
 use crate::property::{PropertyMap, PropertyValue};
 
 /// The ephemeral resources this process has open.
@@ -106,10 +106,11 @@ pub struct Closed {
     pub warnings: Vec<String>,
 }
 
-impl Parameterized {
+impl Connection {
     /// Invoke of an ephemeral resource's function (`<pkg>:index/open<Name>:open<Name>`).
     pub(super) async fn open_ephemeral(
         self: &Arc<Self>,
+        open: &OpenEphemerals,
         token: &str,
         tf_name: &str,
         args: &PropertyMap,
@@ -136,7 +137,7 @@ impl Parameterized {
         if !config.is_wholly_known() {
             // Terraform opens nothing until the configuration is known: the result is the
             // configuration with every computed attribute unknown.
-            let planned = super::planned_data_source_object(block, &config).map_err(|err| {
+            let planned = super::proposed_new::planned_data_source_object(block, &config).map_err(|err| {
                 LifecycleError::Internal { subject: subject.clone(), message: format!("cannot plan the open: {err}") }
             })?;
             invoked.outputs = self.ephemeral_outputs(&subject, block, &names, &planned)?;
@@ -145,7 +146,7 @@ impl Parameterized {
         }
         let opened = warnings.keep(self.open_ephemeral_resource(&subject, tf_name, &names, &config).await?);
         let outputs = self.ephemeral_outputs(&subject, block, &names, &opened.result);
-        let id = self.track_ephemeral(&subject, tf_name, opened);
+        let id = self.track_ephemeral(open, &subject, tf_name, opened);
         let problem = match (id, outputs) {
             (Some(_), Ok(outputs)) => {
                 // Only what the provider made up: arguments echoed back are the program's own.
@@ -159,7 +160,7 @@ impl Parameterized {
                     })
                     .map(|(key, value)| (key.clone(), value.clone()))
                     .collect();
-                self.ephemerals.remember(token, &made_up);
+                open.remember(token, &made_up);
                 invoked.outputs = outputs;
                 invoked.warnings = warnings.into_vec();
                 return Ok(invoked);
@@ -171,7 +172,7 @@ impl Parameterized {
                 ),
             },
             (Some(id), Err(err)) => {
-                self.close_one_ephemeral(id).await;
+                self.close_one_ephemeral(open, id).await;
                 err
             }
         };
@@ -193,9 +194,15 @@ impl Parameterized {
 
     /// Records an open resource and starts renewing it. `None` when the deployment has
     /// ended: the resource was closed at once (in the background) and must not be used.
-    fn track_ephemeral(self: &Arc<Self>, subject: &Subject, tf_name: &str, opened: Opened) -> Option<u64> {
+    fn track_ephemeral(
+        self: &Arc<Self>,
+        open: &OpenEphemerals,
+        subject: &Subject,
+        tf_name: &str,
+        opened: Opened,
+    ) -> Option<u64> {
         let renew_failure = Arc::new(Mutex::new(None));
-        let mut tracked = self.ephemerals.lock();
+        let mut tracked = open.lock();
         if tracked.ended {
             drop(tracked);
             let (provider, subject, tf_name) = (Arc::clone(self), subject.clone(), tf_name.to_owned());
@@ -232,8 +239,8 @@ impl Parameterized {
         Some(id)
     }
 
-    async fn close_one_ephemeral(&self, id: u64) {
-        let entry = self.ephemerals.lock().open.remove(&id);
+    async fn close_one_ephemeral(&self, open: &OpenEphemerals, id: u64) {
+        let entry = open.lock().open.remove(&id);
         if let Some(entry) = entry {
             let closed = self.close_entry(entry).await;
             for problem in closed.errors.iter().chain(&closed.warnings) {
@@ -244,10 +251,10 @@ impl Parameterized {
 
     /// Closes every open ephemeral resource, each exactly once, and opens none after: the
     /// deployment is ending. A second call waits for the first to finish.
-    pub async fn close_ephemerals(&self) -> Closed {
-        let _closing = self.ephemerals.closing.lock().await;
+    pub async fn close_ephemerals(&self, open: &OpenEphemerals) -> Closed {
+        let _closing = open.closing.lock().await;
         let entries = {
-            let mut tracked = self.ephemerals.lock();
+            let mut tracked = open.lock();
             tracked.ended = true;
             std::mem::take(&mut tracked.open)
         };
@@ -279,7 +286,7 @@ impl Parameterized {
 
 /// One open resource's renewals, as a task of its own.
 struct Renewal {
-    provider: Arc<Parameterized>,
+    provider: Arc<Connection>,
     subject: Subject,
     tf_name: String,
     private: Option<Vec<u8>>,
@@ -325,29 +332,6 @@ pub fn renew_delay(now: SystemTime, renew_at: SystemTime) -> Duration {
     left - (left / 10).min(Duration::from_secs(5))
 }
 
-/// What is wrong with an open's result, as Terraform checks it (a plan from a null prior),
-/// naming paths only: the values are secrets.
-pub fn open_result_problems(block: &Block, config: &Value, result: &Value) -> Vec<String> {
-    if result.is_null() {
-        return vec!["the result is null".to_owned()];
-    }
-    let mut problems: Vec<String> = cty::unknown_paths(result)
-        .into_iter()
-        .map(|path| format!("{} is unknown after the open", display_path(&path)))
-        .collect();
-    let prior = Value::null(block.implied_type());
-    problems.extend(
-        crate::invariants::assert_plan_valid(block, &prior, config, result)
-            .into_iter()
-            .map(|violation| format!("{} does not match the configuration", display_path(&violation.path))),
-    );
-    problems
-}
-
-fn display_path(path: &cty::Path) -> String {
-    if path.is_root() { "the result".to_owned() } else { format!("the attribute {path}") }
-}
-
 fn secret(value: PropertyValue) -> PropertyValue {
     match value {
         PropertyValue::Secret(_) | PropertyValue::Null => value,
@@ -359,10 +343,7 @@ fn secret(value: PropertyValue) -> PropertyValue {
 mod tests {
     use std::time::{Duration, SystemTime};
 
-    use schema_gen::tf::{Attribute, Block, Type};
-
-    use super::{open_result_problems, renew_delay};
-    use crate::cty::Value;
+    use super::renew_delay;
 
     #[test]
     fn renewals_land_before_renew_at() {
@@ -383,33 +364,6 @@ mod tests {
                 now - Duration::from_secs_f64(-seconds)
             };
             assert_eq!(renew_delay(now, renew_at), Duration::from_millis(want_ms), "{seconds}s");
-        }
-    }
-
-    #[test]
-    fn open_results_are_checked_without_quoting_values() {
-        let mut length = Attribute::new(Type::Number);
-        length.required = true;
-        let mut result_attr = Attribute::new(Type::String);
-        result_attr.computed = true;
-        let block = Block {
-            attributes: [("length".to_owned(), length), ("result".to_owned(), result_attr)].into(),
-            ..Block::default()
-        };
-        let config = Value::object([("length", Value::number(8.into())), ("result", Value::null(Type::String))]);
-        let good = Value::object([("length", Value::number(8.into())), ("result", Value::string("s3cr3t-value"))]);
-        let changed = Value::object([("length", Value::number(9.into())), ("result", Value::string("s3cr3t-value"))]);
-        let unknown = Value::object([("length", Value::number(8.into())), ("result", Value::unknown(Type::String))]);
-        let cases: [(&str, Value, Vec<&str>); 4] = [
-            ("good", good, vec![]),
-            ("null", Value::null(block.implied_type()), vec!["the result is null"]),
-            ("changed", changed, vec!["the attribute .length does not match the configuration"]),
-            ("unknown", unknown, vec!["the attribute .result is unknown after the open"]),
-        ];
-        for (name, result, want) in cases {
-            let problems = open_result_problems(&block, &config, &result);
-            assert_eq!(problems, want, "{name}");
-            assert!(problems.iter().all(|p| !p.contains("s3cr3t")), "{name}: {problems:?}");
         }
     }
 }

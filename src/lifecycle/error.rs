@@ -235,7 +235,7 @@ pub enum LifecycleError {
     Partial(Box<PartialFailure>),
     /// Required provider settings have no value.
     #[error("missing required configuration for the {package} provider: {}", keys.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", "))]
-    MissingConfig { package: String, keys: Vec<super::MissingKey> },
+    MissingConfig { package: String, keys: Vec<MissingKey> },
     /// The user asked for something that cannot be done (e.g. importing an id that names
     /// several objects, or none): the program or command must change.
     #[error("{subject}: {message}")]
@@ -250,6 +250,14 @@ pub enum LifecycleError {
         "{subject}: the provider deferred this change ({reason}); Pulumi does not apply deferred changes, so nothing was changed. Run `pulumi up` again once the provider can plan it"
     )]
     Deferred { subject: Subject, reason: String },
+    /// The engine lacks what the request needs (e.g. an action's Invoke without the preview
+    /// flag, from an engine too old to send it).
+    #[error("{0}")]
+    EngineUnsupported(String),
+    /// The engine cancelled a call that cannot say what it had done by then (a running
+    /// action).
+    #[error("{0}")]
+    Cancelled(String),
     /// The bridge failed on its own (e.g. a value it built cannot be encoded): a bug here,
     /// not in the program or the provider.
     #[error("{subject}: {message}")]
@@ -279,4 +287,38 @@ fn describe_convert(error: &ConvertError) -> String {
 
 fn join(diagnostics: &[Reported]) -> String {
     diagnostics.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+}
+
+/// Why a provider could not be made ready.
+#[derive(Debug, thiserror::Error)]
+pub enum ParameterizeError {
+    /// No Pulumi package name can be derived from a local binary's file name.
+    #[error("{0}; pass --provider-name to choose one")]
+    PackageName(#[from] schema_gen::naming::PackageNameError),
+    /// Finding or installing a registry provider failed.
+    #[error(transparent)]
+    Install(#[from] crate::installer::Error),
+    /// A reattach variable is set but cannot be used.
+    #[error(transparent)]
+    Reattach(#[from] crate::tfplugin::reattach::ReattachError),
+    /// The provider binary could not be started.
+    #[error(transparent)]
+    Launch(#[from] crate::tfplugin::LaunchError),
+    /// Reading the provider's schema failed.
+    #[error(transparent)]
+    Schema(#[from] crate::tfplugin::CallError),
+    /// The provider answered its schema with error diagnostics.
+    #[error("the Terraform provider reported errors in its schema: {0}")]
+    SchemaDiagnostics(String),
+}
+
+/// A required setting that has no value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MissingKey {
+    /// The stack configuration key, `<package>:<property>`, as the engine prints it in
+    /// `pulumi config set <name> <value>`.
+    pub name: String,
+    /// The provider property.
+    pub property: String,
+    pub description: String,
 }

@@ -7,16 +7,14 @@
 //!
 //! Architecture invariant: no gRPC types.
 
-use std::sync::Arc;
-
 use schema_gen::tf::{Attribute, Block, Function, Type};
 use schema_gen::translate::{PropertyNames, argument_names};
 
+use super::calls::Connection;
 use super::calls::{FunctionResult, Warnings};
 use super::checks::{self, CheckFailure};
 use super::error::{LifecycleError, Subject};
 use super::inputs::strip_computed_only;
-use super::parameterized::{Parameterized, TokenKind};
 use crate::convert::values::{self as convert, UnknownKeys};
 use crate::cty::Value;
 use crate::property::{PropertyMap, PropertyValue, UnknownKind};
@@ -27,28 +25,12 @@ pub struct Invoked {
     pub outputs: PropertyMap,
     pub failures: Vec<CheckFailure>,
     pub warnings: Vec<String>,
+    /// The resource the warnings are about: an action's `urn` argument; none for the others.
+    pub urn: Option<String>,
 }
 
-impl Parameterized {
-    /// Invoke. Takes the shared provider because an ephemeral resource outlives the call:
-    /// its renewals run in a task of their own (`ephemeral.rs`).
-    pub async fn invoke(self: &Arc<Self>, token: &str, args: &PropertyMap) -> Result<Invoked, LifecycleError> {
-        match self.lookup_token(token) {
-            Some((TokenKind::DataSource, tf_name)) => self.invoke_data_source(token, tf_name, args).await,
-            Some((TokenKind::Function, tf_name)) => self.call_provider_function(token, tf_name, args).await,
-            Some((TokenKind::EphemeralResource, tf_name)) => {
-                let tf_name = tf_name.to_owned();
-                self.open_ephemeral(token, &tf_name, args).await
-            }
-            _ => Err(LifecycleError::UnknownToken {
-                kind: "data source, function or ephemeral resource",
-                token: token.to_owned(),
-                package: self.package_name.clone(),
-            }),
-        }
-    }
-
-    async fn invoke_data_source(
+impl Connection {
+    pub(super) async fn invoke_data_source(
         &self,
         token: &str,
         tf_name: &str,
@@ -80,7 +62,7 @@ impl Parameterized {
             warnings.keep(self.read_data_source(&subject, tf_name, &names, &config).await?)
         } else {
             // A preview with arguments not known yet: what Terraform plans for the read.
-            super::planned_data_source_object(block, &config).map_err(|err| LifecycleError::Internal {
+            super::proposed_new::planned_data_source_object(block, &config).map_err(|err| LifecycleError::Internal {
                 subject: subject.clone(),
                 message: format!("cannot plan the data source read: {err}"),
             })?
@@ -92,7 +74,7 @@ impl Parameterized {
         Ok(invoked)
     }
 
-    async fn call_provider_function<'p>(
+    pub(super) async fn call_provider_function<'p>(
         &'p self,
         token: &str,
         tf_name: &str,

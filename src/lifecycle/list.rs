@@ -16,9 +16,9 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use super::calls::{Connection, TokenKind};
 use super::calls::{Listed, Listing};
 use super::error::{LifecycleError, Subject};
-use super::parameterized::{Parameterized, TokenKind};
 use crate::convert::paths::pulumi_path;
 use crate::convert::values::{self as convert, UnknownKeys};
 use crate::cty::{self, Value};
@@ -147,7 +147,7 @@ impl ListSessions {
     }
 }
 
-impl Parameterized {
+impl Connection {
     /// List: one page of the resources a Terraform list resource finds.
     pub async fn list(self: &std::sync::Arc<Self>, sessions: &ListSessions, query: &ListQuery) -> ListPage {
         let fail = |error| ListPage { results: Vec::new(), outcome: Err(error) };
@@ -294,7 +294,7 @@ impl Parameterized {
         if !diagnostics.errors.is_empty() {
             return Err(LifecycleError::Diagnostics {
                 subject: subject.clone(),
-                operation: super::Operation::ValidateListResourceConfig,
+                operation: super::error::Operation::ValidateListResourceConfig,
                 diagnostics: diagnostics.errors,
             });
         }

@@ -11,12 +11,12 @@ use std::collections::BTreeMap;
 
 use schema_gen::translate::PropertyNames;
 
+use super::calls::Connection;
 use super::calls::Warnings;
 use super::checks::{self, CheckFailure};
 use super::config_encoding::{self, Kind};
 use super::detailed_diff::{PropertyDiff, Sets, detailed_diff, top_level_keys};
-use super::error::{LifecycleError, Subject};
-use super::parameterized::Parameterized;
+use super::error::{LifecycleError, MissingKey, Subject};
 use super::resource::Diffed;
 use crate::convert::values::{self as convert, UnknownKeys};
 use crate::cty;
@@ -33,18 +33,7 @@ pub struct ConfigChecked {
     pub warnings: Vec<String>,
 }
 
-/// A required setting that has no value.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MissingKey {
-    /// The stack configuration key, `<package>:<property>`, as the engine prints it in
-    /// `pulumi config set <name> <value>`.
-    pub name: String,
-    /// The provider property.
-    pub property: String,
-    pub description: String,
-}
-
-impl Parameterized {
+impl Connection {
     pub(super) fn config_names(&self) -> PropertyNames {
         PropertyNames::of_block(&self.schema.provider().block)
     }

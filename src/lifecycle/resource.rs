@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use super::calls::{Applied, Resource, Warnings};
+use super::calls::{Applied, Planned, Resource, Warnings};
 use super::checks::{self, CheckFailure, EarlierPlan};
 use super::detailed_diff::{PropertyDiff, Sets, detailed_diff, top_level_keys, without_recomputed};
 use super::error::{Change, LifecycleError, PartialFailure};
@@ -34,9 +34,10 @@ use crate::cty::{self, Value};
 use crate::property::{PropertyMap, PropertyPath, PropertyValue};
 
 /// How the engine wants `name` auto-named (the program's or stack's autonaming config).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Autonaming {
     /// The provider's default: `<resource name>-<7 random hex digits>`.
+    #[default]
     Default,
     /// Use this name (the engine computed it from the configured pattern).
     Propose(String),
@@ -75,6 +76,79 @@ pub struct Written {
     /// Read only: the inputs to store (derived from the state on import and refresh).
     pub inputs: Option<PropertyMap>,
     pub warnings: Vec<String>,
+}
+
+/// Check of one resource.
+#[derive(Clone, Debug, Default)]
+pub struct CheckRequest {
+    /// The resource type's Pulumi token.
+    pub token: String,
+    pub urn: String,
+    /// The resource's name, for auto-naming.
+    pub name: String,
+    pub olds: PropertyMap,
+    pub news: PropertyMap,
+    /// The stored outputs an engine of 3.261 or later sends on an update's Check (`None`
+    /// from older engines, and on a create or replace).
+    pub old_outputs: Option<PropertyMap>,
+    pub random_seed: Vec<u8>,
+    pub autonaming: Autonaming,
+}
+
+/// Diff of one resource.
+#[derive(Clone, Debug, Default)]
+pub struct DiffRequest {
+    pub token: String,
+    pub urn: String,
+    pub id: String,
+    pub olds: PropertyMap,
+    pub news: PropertyMap,
+}
+
+/// Create of one resource.
+#[derive(Clone, Debug, Default)]
+pub struct CreateRequest {
+    pub token: String,
+    pub urn: String,
+    pub news: PropertyMap,
+    pub preview: bool,
+    /// The engine's timeout in seconds; 0 means none.
+    pub timeout_seconds: f64,
+    pub cancel: CancellationToken,
+}
+
+/// Update of one resource.
+#[derive(Clone, Debug, Default)]
+pub struct UpdateRequest {
+    pub token: String,
+    pub urn: String,
+    pub id: String,
+    pub olds: PropertyMap,
+    pub news: PropertyMap,
+    pub preview: bool,
+    pub timeout_seconds: f64,
+    pub cancel: CancellationToken,
+}
+
+/// Delete of one resource.
+#[derive(Clone, Debug, Default)]
+pub struct DeleteRequest {
+    pub token: String,
+    pub urn: String,
+    pub id: String,
+    pub olds: PropertyMap,
+    pub timeout_seconds: f64,
+    pub cancel: CancellationToken,
+}
+
+/// Read of one resource: a refresh when `outputs` are given, else an import of `id`.
+#[derive(Clone, Debug, Default)]
+pub struct ReadRequest {
+    pub token: String,
+    pub urn: String,
+    pub id: String,
+    pub outputs: Option<PropertyMap>,
+    pub inputs: Option<PropertyMap>,
 }
 
 /// What Create and Update share.
@@ -177,21 +251,14 @@ impl Resource<'_> {
     /// Check (`None` from older engines, and on a create or replace). Terraform validates a
     /// configuration without any prior state, and so does this Check; the outputs only keep
     /// an existing object's name (`auto_name`).
-    pub async fn check(
-        &self,
-        resource_name: &str,
-        olds: &PropertyMap,
-        news: &PropertyMap,
-        old_outputs: Option<&PropertyMap>,
-        random_seed: &[u8],
-        autonaming: &Autonaming,
-    ) -> Result<Checked, LifecycleError> {
+    pub async fn check(&self, request: &CheckRequest) -> Result<Checked, LifecycleError> {
+        let CheckRequest { name: resource_name, olds, news, old_outputs, random_seed, autonaming, .. } = request;
         let mut inputs = news.clone();
         let mut autonamed = None;
         if let Some(key) = self.name_property()
             && !inputs.contains_key(&key)
         {
-            let old_output = old_outputs.and_then(|outputs| outputs.get(&key));
+            let old_output = old_outputs.as_ref().and_then(|outputs| outputs.get(&key));
             if let Some(name) = auto_name(autonaming, olds.get(&key), old_output, resource_name, random_seed) {
                 inputs.insert(key.clone(), PropertyValue::String(name));
                 autonamed = Some(key);
@@ -231,13 +298,8 @@ impl Resource<'_> {
     }
 
     /// Diff: what the provider's plan changes, against the upgraded prior state.
-    pub async fn diff(
-        &self,
-        id: &str,
-        olds: &PropertyMap,
-        news: &PropertyMap,
-        cache: &PlanCache,
-    ) -> Result<Diffed, LifecycleError> {
+    pub async fn diff(&self, request: &DiffRequest, cache: &PlanCache) -> Result<Diffed, LifecycleError> {
+        let DiffRequest { id, olds, news, .. } = request;
         let mut warnings = Warnings::default();
         let (prior, meta) = warnings.keep(self.upgrade(id, olds).await?);
         let (config, _) = self.config(news)?;
@@ -267,33 +329,20 @@ impl Resource<'_> {
     }
 
     /// Create: plan from a null prior; unless previewing, apply.
-    pub async fn create(
-        &self,
-        news: &PropertyMap,
-        preview: bool,
-        timeout_seconds: f64,
-        cancel: &CancellationToken,
-    ) -> Result<Written, LifecycleError> {
-        let write = Write { id: "", prior: None, news, preview, timeout_seconds, cancel };
+    pub async fn create(&self, request: &CreateRequest) -> Result<Written, LifecycleError> {
+        let CreateRequest { news, preview, timeout_seconds, cancel, .. } = request;
+        let write = Write { id: "", prior: None, news, preview: *preview, timeout_seconds: *timeout_seconds, cancel };
         self.plan_and_apply(write, Warnings::default(), None).await
     }
 
     /// Update: upgrade the prior state, plan again (checking the plan against the one Diff
     /// made, as Terraform checks its final plan), and unless previewing, apply.
-    #[allow(clippy::too_many_arguments)]
-    pub async fn update(
-        &self,
-        id: &str,
-        olds: &PropertyMap,
-        news: &PropertyMap,
-        preview: bool,
-        timeout_seconds: f64,
-        cache: &PlanCache,
-        cancel: &CancellationToken,
-    ) -> Result<Written, LifecycleError> {
+    pub async fn update(&self, request: &UpdateRequest, cache: &PlanCache) -> Result<Written, LifecycleError> {
+        let UpdateRequest { id, olds, news, preview, timeout_seconds, cancel, .. } = request;
         let mut warnings = Warnings::default();
         let prior = warnings.keep(self.upgrade(id, olds).await?);
-        let write = Write { id, prior: Some(prior), news, preview, timeout_seconds, cancel };
+        let write =
+            Write { id, prior: Some(prior), news, preview: *preview, timeout_seconds: *timeout_seconds, cancel };
         self.plan_and_apply(write, warnings, Some(cache)).await
     }
 
@@ -343,19 +392,7 @@ impl Resource<'_> {
             self.check_final_plan(earlier, &prior, &config, &planned.value)?;
         }
         let limit = limit(write.timeout_seconds);
-        let applied = warnings.keep(
-            self.apply(
-                &prior,
-                &planned.value,
-                &planned.private,
-                planned.identity.as_ref(),
-                &config,
-                planned.legacy_type_system,
-                limit,
-                write.cancel,
-            )
-            .await?,
-        );
+        let applied = warnings.keep(self.apply(&prior, &planned, &config, limit, write.cancel).await?);
         self.finish(applied, write.news, previous_meta, &secrets, warnings.into_vec(), change)
     }
 
@@ -401,13 +438,9 @@ impl Resource<'_> {
 
     /// Delete: the upgraded prior state, a destroy plan when the provider wants one, and an
     /// apply with null planned state and null configuration.
-    pub async fn delete(
-        &self,
-        id: &str,
-        olds: &PropertyMap,
-        timeout_seconds: f64,
-        cancel: &CancellationToken,
-    ) -> Result<Vec<String>, LifecycleError> {
+    pub async fn delete(&self, request: &DeleteRequest) -> Result<Vec<String>, LifecycleError> {
+        let DeleteRequest { id, olds, timeout_seconds, cancel, .. } = request;
+        let timeout_seconds = *timeout_seconds;
         let mut warnings = Warnings::default();
         let (prior, meta) = warnings.keep(self.upgrade(id, olds).await?);
         let null = Value::null(self.ty());
@@ -418,8 +451,9 @@ impl Resource<'_> {
             meta.private
         };
         // Terraform sends no planned identity with a destroy: the plan is null.
-        let applied = warnings
-            .keep(self.apply(&prior, &null, &private, None, &null, false, limit(timeout_seconds), cancel).await?);
+        let applied = warnings.keep(
+            self.apply(&prior, &Planned::destroy(null.clone(), private), &null, limit(timeout_seconds), cancel).await?,
+        );
         if !applied.errors.is_empty() {
             return Err(LifecycleError::ApplyFailed {
                 subject: self.subject().clone(),
@@ -431,15 +465,10 @@ impl Resource<'_> {
     }
 
     /// Read: a refresh when outputs are given, else an import of `id`.
-    pub async fn read_resource(
-        &self,
-        id: &str,
-        outputs: Option<&PropertyMap>,
-        inputs: Option<&PropertyMap>,
-    ) -> Result<Written, LifecycleError> {
-        match outputs {
-            Some(outputs) if !outputs.is_empty() => self.refresh(id, outputs, inputs).await,
-            _ => self.import_resource(id).await,
+    pub async fn read_resource(&self, request: &ReadRequest) -> Result<Written, LifecycleError> {
+        match &request.outputs {
+            Some(outputs) if !outputs.is_empty() => self.refresh(&request.id, outputs, request.inputs.as_ref()).await,
+            _ => self.import_resource(&request.id).await,
         }
     }
 

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::calls::Client;
-use super::parameterized::ParameterizeError;
+use super::error::ParameterizeError;
 use crate::schema_cache::{CacheKey, LazySchema, Miss, SchemaCache};
 use crate::tfplugin::types::{ProviderMetadata, ServerCapabilities};
 

@@ -11,8 +11,8 @@
 //!
 //! Architecture invariant: no gRPC types; pure apart from reading the schema.
 
+use super::calls::Connection;
 use super::error::{LifecycleError, Subject};
-use super::parameterized::Parameterized;
 use crate::convert::values::{self as convert, UnknownKeys};
 use crate::cty;
 use crate::property::{PropertyMap, PropertyValue};
@@ -20,7 +20,7 @@ use crate::property::{PropertyMap, PropertyValue};
 /// The method's name, the part after `/` in its token `pulumi:providers:<pkg>/terraformConfig`.
 pub const TERRAFORM_CONFIG_METHOD: &str = "terraformConfig";
 
-impl Parameterized {
+impl Connection {
     /// `terraformConfig` for the provider configured with `config` (its last CheckConfig or
     /// Configure inputs, Pulumi names). `urn` names the provider resource in errors.
     ///

@@ -3,7 +3,7 @@
 
 use expect_test::{Expect, expect};
 
-use super::{planned_data_source_object, proposed_new};
+use super::proposed_new::{planned_data_source_object, proposed_new};
 use crate::testutil::{schema, show, val};
 
 #[track_caller]

@@ -27,6 +27,8 @@ use schema_gen::translate::PropertyNames;
 
 use super::calls::Resource;
 use super::checks::CheckFailure;
+use super::ephemeral::OpenEphemerals;
+use super::error::LifecycleError;
 use crate::property::PropertyMap;
 
 /// The write-only values Check held back, by URN, for the rest of the deployment.
@@ -84,13 +86,13 @@ impl Resource<'_> {
     /// failure for each other input holding a string an ephemeral resource of this provider
     /// returned in this deployment (values from another provider's process cannot be
     /// recognised), since it would be stored in the state.
-    pub fn ephemeral_values_misplaced(&self, inputs: &PropertyMap) -> Vec<CheckFailure> {
+    pub fn ephemeral_values_misplaced(&self, inputs: &PropertyMap, open: &OpenEphemerals) -> Vec<CheckFailure> {
         let write_only = self.write_only_keys();
         inputs
             .iter()
             .filter(|(key, _)| !write_only.contains(key))
             .filter_map(|(key, value)| {
-                let token = self.provider.ephemerals.opened_by(value)?;
+                let token = open.opened_by(value)?;
                 let tf_name = self.props.names.by_pulumi_name(key).map_or(key.as_str(), |n| n.tf_name.as_str());
                 Some(CheckFailure {
                     property: key.clone(),
@@ -105,10 +107,16 @@ impl Resource<'_> {
             .collect()
     }
 
-    /// Removes write-only values from properties the engine will store (the inputs of a
-    /// partial failure).
-    pub fn without_write_only(&self, props: &mut PropertyMap) {
-        split_write_only(&self.write_only_keys(), props);
+    /// A partial failure's inputs are stored by the engine: the write-only values put back
+    /// for the provider must not go with them.
+    pub fn without_write_only_in(&self, error: LifecycleError) -> LifecycleError {
+        match error {
+            LifecycleError::Partial(mut partial) => {
+                split_write_only(&self.write_only_keys(), &mut partial.inputs);
+                LifecycleError::Partial(partial)
+            }
+            other => other,
+        }
     }
 }
 

@@ -21,7 +21,7 @@ fn method_name(token: &str) -> Option<&str> {
 
 impl Provider {
     pub(super) async fn do_call(&self, request: pulumirpc::CallRequest) -> Result<pulumirpc::CallResponse, Status> {
-        let provider = self.parameterized().await?;
+        let session = self.session().await?;
         match method_name(&request.tok) {
             Some(TERRAFORM_CONFIG_METHOD) => {}
             Some(_) => return Err(Status::invalid_argument(format!("unknown method {}", request.tok))),
@@ -35,10 +35,9 @@ impl Provider {
         let args = properties(request.args.as_ref(), "args")?;
         let urn = match args.get("__self__") {
             Some(PropertyValue::ResourceReference(reference)) => reference.urn.clone(),
-            _ => format!("pulumi:providers:{}", provider.package_name),
+            _ => format!("pulumi:providers:{}", session.package_name()),
         };
-        let config = self.last_config();
-        let result = provider.terraform_config(&urn, &config).map_err(status)?;
+        let result = session.terraform_config(&urn).map_err(status)?;
         Ok(pulumirpc::CallResponse { r#return: Some(encode_struct(&result)), ..Default::default() })
     }
 }

@@ -14,7 +14,7 @@ pub type ListStream = tokio_stream::Iter<std::vec::IntoIter<Result<pulumirpc::Li
 
 impl Provider {
     pub(super) async fn do_list(&self, request: pulumirpc::ListRequest) -> Result<ListStream, Status> {
-        let provider = self.parameterized().await?;
+        let session = self.session().await?;
         let query = ListQuery {
             query: properties(request.query.as_ref(), "query")?,
             token: request.token,
@@ -22,7 +22,7 @@ impl Provider {
             page_size: request.page_size,
             continuation_token: request.continuation_token,
         };
-        let page = provider.list(&self.lists, &query).await;
+        let page = session.list(query).await;
         use pulumirpc::list_response::{Continuation, Response, Result as ListResult};
         let mut items: Vec<Result<pulumirpc::ListResponse, Status>> = page
             .results

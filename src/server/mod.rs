@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use tfbridge_proto::pulumirpc;
 use tokio_util::sync::CancellationToken;
 
-use crate::lifecycle::{self, Parameterized};
+use crate::lifecycle::{self, Session};
 use crate::parameterize;
 use tonic::{Request, Response, Status};
 
@@ -44,18 +44,10 @@ pub struct Provider {
     /// Cancelled by `Cancel` or by shutdown. Every long operation selects on it, so that
     /// in-flight work ends promptly instead of holding the engine's shutdown hostage.
     cancel: CancellationToken,
-    /// The Terraform provider this process serves, once Parameterize has run. The engine
-    /// starts one process per package, so there is at most one.
-    parameterized: tokio::sync::Mutex<Option<Arc<Parameterized>>>,
-    /// Plans made by Diff, for the final-plan check of the Update that follows.
-    plans: lifecycle::PlanCache,
-    /// Write-only values Check kept out of the recorded inputs, for Diff, Create and Update.
-    write_only: lifecycle::WriteOnlyInputs,
-    /// Listings (`List`) waiting for their next page.
-    lists: lifecycle::ListSessions,
-    /// The provider configuration as last given to CheckConfig or Configure, for the
-    /// `terraformConfig` method (the Go implementation keeps the same).
-    last_config: Mutex<crate::property::PropertyMap>,
+    /// The Terraform provider this process serves, and what the process remembers of the
+    /// deployment, once Parameterize has run. The engine starts one process per package, so
+    /// there is at most one.
+    session: tokio::sync::Mutex<Option<Arc<Session>>>,
 }
 
 impl Provider {
@@ -64,20 +56,8 @@ impl Provider {
             engine_log,
             engine_info: Mutex::new(EngineInfo::default()),
             cancel,
-            parameterized: tokio::sync::Mutex::new(None),
-            plans: lifecycle::PlanCache::default(),
-            write_only: lifecycle::WriteOnlyInputs::default(),
-            lists: lifecycle::ListSessions::default(),
-            last_config: Mutex::new(crate::property::PropertyMap::new()),
+            session: tokio::sync::Mutex::new(None),
         }
-    }
-
-    fn remember_config(&self, config: &crate::property::PropertyMap) {
-        *self.last_config.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = config.clone();
-    }
-
-    fn last_config(&self) -> crate::property::PropertyMap {
-        self.last_config.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
     }
 
     /// Where relative local provider paths and lock files are found: the program directory
@@ -181,11 +161,12 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
                 .map_err(|err| Status::invalid_argument(err.to_string()))?
                 .to_args(),
         };
-        let mut slot = self.parameterized.lock().await;
+        let mut slot = self.session.lock().await;
         if let Some(current) = slot.as_ref() {
             return Err(Status::failed_precondition(format!(
                 "provider is already parameterized to ({}, {})",
-                current.package_name, current.package_version
+                current.package_name(),
+                current.package_version()
             )));
         }
         let progress =
@@ -194,24 +175,23 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
         // Args come from `pulumi package add` (or gen-sdk); a program's SDK sends its value.
         let by_args = matches!(parameters, Parameters::Args(_));
         let work = lifecycle::start_provider(&args, &working_dir, &progress);
-        let mut parameterized = tokio::select! {
+        let mut session = tokio::select! {
             () = self.cancel.cancelled() => return Err(Status::cancelled("Parameterize was cancelled by the Pulumi engine")),
             result = work => result.map_err(|err| Status::failed_precondition(err.to_string()))?,
         };
         if let Parameters::Value(value) = &parameters {
-            parameterized.announced_version =
-                parameterize::announced_version(&value.version, &parameterized.package_version);
+            session.announced_version = parameterize::announced_version(&value.version, session.package_version());
         }
-        let severity = origin_severity(by_args, parameterized.downloaded);
-        self.engine_log.log(severity, None, format!("Using {}", parameterized.origin)).await;
-        for warning in &parameterized.warnings {
+        let severity = origin_severity(by_args, session.downloaded);
+        self.engine_log.log(severity, None, format!("Using {}", session.origin)).await;
+        for warning in &session.warnings {
             self.engine_log.log(Severity::Warning, None, warning.to_string()).await;
         }
         let response = pulumirpc::ParameterizeResponse {
-            name: parameterized.package_name.clone(),
-            version: parameterized.announced_version.clone(),
+            name: session.package_name().to_owned(),
+            version: session.announced_version.clone(),
         };
-        *slot = Some(Arc::new(parameterized));
+        *slot = Some(Arc::new(session));
         Ok(Response::new(response))
     }
 
@@ -220,26 +200,27 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
         request: Request<pulumirpc::GetSchemaRequest>,
     ) -> Result<Response<pulumirpc::GetSchemaResponse>, Status> {
         let request = request.into_inner();
-        let Some(parameterized) = self.parameterized.lock().await.clone() else {
+        let Some(session) = self.session.lock().await.clone() else {
             // Without a provider there is nothing to describe but the plugin itself.
             let schema = serde_json::json!({"name": "terraform-provider", "version": env!("CARGO_PKG_VERSION")});
             return Ok(Response::new(pulumirpc::GetSchemaResponse { schema: schema.to_string() }));
         };
         let wanted_name = &request.subpackage_name;
         let wanted_version = &request.subpackage_version;
-        if (!wanted_name.is_empty() && *wanted_name != parameterized.package_name)
-            || (!wanted_version.is_empty() && *wanted_version != parameterized.announced_version)
+        if (!wanted_name.is_empty() && wanted_name != session.package_name())
+            || (!wanted_version.is_empty() && *wanted_version != session.announced_version)
         {
             return Err(Status::invalid_argument(format!(
                 "GetSchema asked for {wanted_name} {wanted_version}, but this provider is parameterized to ({}, {})",
-                parameterized.package_name, parameterized.announced_version
+                session.package_name(),
+                session.announced_version
             )));
         }
         // Translating a big provider takes hundreds of milliseconds of CPU; off the runtime's
         // one thread, so Cancel and the other calls are still answered meanwhile.
         let translated = tokio::task::spawn_blocking(move || {
-            let (mut spec, warnings) = parameterized.package_schema(env!("CARGO_PKG_VERSION"));
-            spec.version.clone_from(&parameterized.announced_version);
+            let (mut spec, warnings) = session.package_schema(env!("CARGO_PKG_VERSION"));
+            spec.version.clone_from(&session.announced_version);
             (spec.to_json(), warnings)
         })
         .await;
@@ -348,9 +329,9 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
         // Cancel returns. Shutdown waits for a close still running.
         tracing::info!("cancellation requested by the engine");
         self.cancel.cancel();
-        if let Some(parameterized) = self.parameterized.lock().await.clone() {
+        if let Some(session) = self.session.lock().await.clone() {
             let engine_log = self.engine_log.clone();
-            let closing = tokio::spawn(async move { close_ephemerals(&parameterized, &engine_log).await });
+            let closing = tokio::spawn(async move { close_ephemerals(&session, &engine_log).await });
             let _ = tokio::time::timeout(CLOSE_GRACE, closing).await;
         }
         Ok(Response::new(()))
@@ -372,8 +353,8 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
         request: Request<pulumirpc::GetMappingRequest>,
     ) -> Result<Response<pulumirpc::GetMappingResponse>, Status> {
         let request = request.into_inner();
-        let provider = match self.mapping_source(&request.key).await {
-            MappingSource::Parameterized(provider) => provider,
+        let (connection, package_version) = match self.mapping_source(&request.key).await {
+            MappingSource::Session(session) => (session.connection.clone(), session.package_version().to_owned()),
             MappingSource::None => return Ok(Response::new(pulumirpc::GetMappingResponse::default())),
             MappingSource::Cache(candidates) => {
                 // Unparameterized, asked for a provider by type (`pulumi import --from
@@ -398,15 +379,14 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
                         package.address, package.version
                     ))
                 })?;
-                Arc::new(started)
+                (started.connection.clone(), started.package_version().to_owned())
             }
         };
-        let name = provider.names.resource_prefix().to_owned();
+        let name = connection.names.resource_prefix().to_owned();
         if !request.provider.is_empty() && request.provider != name {
             return Err(Status::invalid_argument(format!("unknown provider {:?}", request.provider)));
         }
-        let mapping =
-            schema_gen::mapping::provider_mapping(&provider.schema, &provider.names, &provider.package_version);
+        let mapping = schema_gen::mapping::provider_mapping(&connection.schema, &connection.names, &package_version);
         let data = schema_gen::mapping::to_go_json(&mapping).into_bytes();
         Ok(Response::new(pulumirpc::GetMappingResponse { provider: name, data }))
     }
@@ -416,7 +396,7 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
         request: Request<pulumirpc::GetMappingsRequest>,
     ) -> Result<Response<pulumirpc::GetMappingsResponse>, Status> {
         let providers = match self.mapping_source(&request.into_inner().key).await {
-            MappingSource::Parameterized(provider) => vec![provider.names.resource_prefix().to_owned()],
+            MappingSource::Session(session) => vec![session.connection.names.resource_prefix().to_owned()],
             MappingSource::Cache(candidates) => candidates.into_keys().collect(),
             MappingSource::None => Vec::new(),
         };
@@ -426,8 +406,8 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
 
 /// Closes the provider's open ephemeral resources and says what went wrong, to the engine
 /// (an error naming the function) and to stderr.
-async fn close_ephemerals(parameterized: &Parameterized, engine_log: &EngineLog) {
-    let closed = parameterized.close_ephemerals().await;
+async fn close_ephemerals(session: &Session, engine_log: &EngineLog) {
+    let closed = session.close_ephemerals().await;
     if closed.n_closed > 0 {
         tracing::debug!(n_closed = closed.n_closed, "closed the ephemeral resources");
     }
@@ -445,8 +425,8 @@ impl Provider {
     /// Closes what must not outlive the deployment (ephemeral resources) before the
     /// process exits; bounded, so that the engine's kill 5 s after SIGINT never comes first.
     async fn close_at_shutdown(&self) {
-        let Some(parameterized) = self.parameterized.lock().await.clone() else { return };
-        let closing = close_ephemerals(&parameterized, &self.engine_log);
+        let Some(session) = self.session.lock().await.clone() else { return };
+        let closing = close_ephemerals(&session, &self.engine_log);
         if tokio::time::timeout(CLOSE_GRACE, closing).await.is_err() {
             tracing::error!("ephemeral resources were still closing {CLOSE_GRACE:?} after shutdown began");
         }
@@ -464,8 +444,8 @@ impl Provider {
         if key != "terraform" && key != "tf" {
             return MappingSource::None;
         }
-        if let Some(provider) = self.parameterized.lock().await.clone() {
-            return MappingSource::Parameterized(provider);
+        if let Some(session) = self.session.lock().await.clone() {
+            return MappingSource::Session(session);
         }
         let cache = crate::installer::plugin_cache_dir(&std::env::vars().collect());
         let platform = crate::installer::Platform::current();
@@ -479,7 +459,7 @@ impl Provider {
 /// See [`Provider::mapping_source`].
 enum MappingSource {
     None,
-    Parameterized(Arc<Parameterized>),
+    Session(Arc<Session>),
     /// By provider type, the cached package that maps it.
     Cache(std::collections::BTreeMap<String, crate::installer::CachedPackage>),
 }
@@ -548,9 +528,9 @@ pub async fn serve(config: ServeConfig, shutdown: impl Future<Output = ()> + Sen
     // is writing (a cold start; without it the next run starts cold too) run side by side,
     // each bounded, so together they stay inside the engine's 5 s.
     let finish_cache_write = async {
-        let parameterized = state.parameterized.lock().await.clone();
-        if let Some(parameterized) = parameterized {
-            let _ = tokio::time::timeout(CACHE_WRITE_GRACE, parameterized.finish_cache_write()).await;
+        let session = state.session.lock().await.clone();
+        if let Some(session) = session {
+            let _ = tokio::time::timeout(CACHE_WRITE_GRACE, session.finish_cache_write()).await;
         }
     };
     tokio::join!(provider_at_shutdown.close_at_shutdown(), finish_cache_write);

@@ -6,13 +6,13 @@ use schema_gen::tf::Block;
 use schema_gen::translate::PropertyNames;
 use serde_json::json;
 
+use super::Connection;
 use super::{Diagnostics, Warned, call_error, encode};
 use crate::cty::Value;
 use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
-use crate::lifecycle::parameterized::Parameterized;
 use crate::tfplugin::types::{ActionEvent, DeferredReason, Support};
 
-impl Parameterized {
+impl Connection {
     fn action_block(&self, tf_name: &str) -> &Block {
         &self.schema.actions[tf_name].block
     }

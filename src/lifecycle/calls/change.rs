@@ -217,14 +217,14 @@ impl Resource<'_> {
     pub async fn apply(
         &self,
         prior: &Value,
-        planned: &Value,
-        planned_private: &[u8],
-        planned_identity: Option<&Value>,
+        planned: &Planned,
         config: &Value,
-        legacy_plan: bool,
         limit: Option<Duration>,
         cancel: &CancellationToken,
     ) -> Result<Warned<Applied>, LifecycleError> {
+        let legacy_plan = planned.legacy_type_system;
+        let (planned, planned_private, planned_identity) =
+            (&planned.value, planned.private.as_slice(), planned.identity.as_ref());
         let request = ApplyResourceChangeRequest {
             type_name: self.tf_name.to_owned(),
             prior_state: self.encode("the prior state", prior)?,

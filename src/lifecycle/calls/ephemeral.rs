@@ -10,11 +10,10 @@ use std::time::SystemTime;
 use schema_gen::tf::Block;
 use schema_gen::translate::PropertyNames;
 
+use super::Connection;
 use super::{Diagnostics, Warned, call_error, decode, encode};
-use crate::cty::Value;
-use crate::lifecycle::ephemeral::open_result_problems;
+use crate::cty::{self, Value};
 use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
-use crate::lifecycle::parameterized::Parameterized;
 
 /// An open ephemeral resource, as OpenEphemeralResource answered.
 pub struct Opened {
@@ -29,7 +28,7 @@ pub struct Renewed {
     pub renew_at: Option<SystemTime>,
 }
 
-impl Parameterized {
+impl Connection {
     fn ephemeral_block(&self, tf_name: &str) -> &Block {
         &self.schema.ephemeral_resources[tf_name].block
     }
@@ -166,5 +165,63 @@ impl Parameterized {
         let names = PropertyNames::of_block(block);
         let warnings = Diagnostics::new(block, &names, &diagnostics).fail_on_errors(subject, operation)?;
         Ok(Warned { value: (), warnings })
+    }
+}
+
+/// What is wrong with an open's result, as Terraform checks it (a plan from a null prior),
+/// naming paths only: the values are secrets.
+pub fn open_result_problems(block: &Block, config: &Value, result: &Value) -> Vec<String> {
+    if result.is_null() {
+        return vec!["the result is null".to_owned()];
+    }
+    let mut problems: Vec<String> = cty::unknown_paths(result)
+        .into_iter()
+        .map(|path| format!("{} is unknown after the open", display_path(&path)))
+        .collect();
+    let prior = Value::null(block.implied_type());
+    problems.extend(
+        crate::invariants::assert_plan_valid(block, &prior, config, result)
+            .into_iter()
+            .map(|violation| format!("{} does not match the configuration", display_path(&violation.path))),
+    );
+    problems
+}
+
+fn display_path(path: &cty::Path) -> String {
+    if path.is_root() { "the result".to_owned() } else { format!("the attribute {path}") }
+}
+
+#[cfg(test)]
+mod tests {
+    use schema_gen::tf::{Attribute, Block, Type};
+
+    use super::open_result_problems;
+    use crate::cty::Value;
+
+    #[test]
+    fn open_results_are_checked_without_quoting_values() {
+        let mut length = Attribute::new(Type::Number);
+        length.required = true;
+        let mut result_attr = Attribute::new(Type::String);
+        result_attr.computed = true;
+        let block = Block {
+            attributes: [("length".to_owned(), length), ("result".to_owned(), result_attr)].into(),
+            ..Block::default()
+        };
+        let config = Value::object([("length", Value::number(8.into())), ("result", Value::null(Type::String))]);
+        let good = Value::object([("length", Value::number(8.into())), ("result", Value::string("s3cr3t-value"))]);
+        let changed = Value::object([("length", Value::number(9.into())), ("result", Value::string("s3cr3t-value"))]);
+        let unknown = Value::object([("length", Value::number(8.into())), ("result", Value::unknown(Type::String))]);
+        let cases: [(&str, Value, Vec<&str>); 4] = [
+            ("good", good, vec![]),
+            ("null", Value::null(block.implied_type()), vec!["the result is null"]),
+            ("changed", changed, vec!["the attribute .length does not match the configuration"]),
+            ("unknown", unknown, vec!["the attribute .result is unknown after the open"]),
+        ];
+        for (name, result, want) in cases {
+            let problems = open_result_problems(&block, &config, &result);
+            assert_eq!(problems, want, "{name}");
+            assert!(problems.iter().all(|p| !p.contains("s3cr3t")), "{name}: {problems:?}");
+        }
     }
 }

@@ -8,11 +8,11 @@ use std::sync::Arc;
 use schema_gen::tf::{Block, IdentitySchema};
 use schema_gen::translate::PropertyNames;
 
+use super::Connection;
 use super::{Diagnostics, call_error, decode, encode};
 use crate::cty::{self, Value};
 use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
 use crate::lifecycle::identity::{self, IdentityProblem};
-use crate::lifecycle::parameterized::Parameterized;
 use crate::tfplugin::ListEvents;
 use crate::tfplugin::identity_list::ListResourceRequest;
 
@@ -29,14 +29,14 @@ pub struct Listed {
 /// An open ListResource stream of one list resource type. It holds the provider, so it can
 /// wait between pages.
 pub struct Listing {
-    provider: Arc<Parameterized>,
+    provider: Arc<Connection>,
     subject: Subject,
     tf_name: String,
     identity_schema: IdentitySchema,
     events: ListEvents,
 }
 
-impl Parameterized {
+impl Connection {
     /// ValidateListResourceConfig, with only the type and the configuration, as Terraform
     /// sends it. The diagnostics are the caller's to judge.
     pub(in crate::lifecycle) async fn validate_list_resource_config(

@@ -9,11 +9,11 @@
 //! never see a request.
 //!
 //! - `provider`: calls about the provider as a whole and its functions, on
-//!   [`Parameterized`]: GetProviderSchema, GetResourceIdentitySchemas, ValidateProviderConfig, ConfigureProvider,
+//!   [`Connection`]: GetProviderSchema, GetResourceIdentitySchemas, ValidateProviderConfig, ConfigureProvider,
 //!   ValidateDataResourceConfig, ReadDataSource, CallFunction.
 //! - `resource`: [`Resource`] and the calls that read or load a resource:
 //!   ValidateResourceConfig, UpgradeResourceState, ReadResource, ImportResourceState.
-//! - `ephemeral`: an ephemeral resource's calls, on [`Parameterized`]:
+//! - `ephemeral`: an ephemeral resource's calls, on [`Connection`]:
 //!   ValidateEphemeralResourceConfig, OpenEphemeralResource, RenewEphemeralResource,
 //!   CloseEphemeralResource.
 //! - `list`: ValidateListResourceConfig and ListResource ([`Listing`]).
@@ -29,6 +29,7 @@
 
 mod action;
 mod change;
+mod connection;
 pub(crate) mod debug_log;
 mod ephemeral;
 mod generate;
@@ -39,14 +40,14 @@ mod resource;
 use schema_gen::tf::Block;
 use schema_gen::translate::PropertyNames;
 
+pub use connection::{Connection, Described, TokenKind};
 pub use ephemeral::Opened;
 pub use list::{Listed, Listing};
 pub use provider::FunctionResult;
-pub use resource::{Applied, Resource};
+pub use resource::{Applied, Planned, Resource};
 
 use super::checks::{self, Audience, Message};
 use super::error::{LifecycleError, Operation, Reported, Subject};
-use super::parameterized::Parameterized;
 use crate::convert::paths::pulumi_path;
 use crate::cty::{self, Path, Value};
 use crate::tfplugin::types::{AttributePath, Diagnostic, DynamicValue, PathStep, Severity};
@@ -59,24 +60,6 @@ pub struct Client(ProviderClient);
 impl Client {
     pub(super) fn new(client: ProviderClient) -> Client {
         Client(client)
-    }
-}
-
-impl Parameterized {
-    /// Stops the provider the polite way (see [`ProviderClient::shutdown`]).
-    pub async fn shutdown(self) {
-        self.finish_cache_write().await;
-        self.client.0.shutdown().await;
-    }
-
-    /// Waits for the schema cache write start-up began, if it is still running. A
-    /// short-lived process (schema-gen, `pulumi package add`) must not exit in the middle
-    /// of it, or every run would start cold again.
-    pub async fn finish_cache_write(&self) {
-        let write = self.cache_write.lock().unwrap_or_else(|p| p.into_inner()).take();
-        if let Some(write) = write {
-            let _ = tokio::task::spawn_blocking(move || write.join()).await;
-        }
     }
 }
 

@@ -5,10 +5,11 @@ use std::collections::BTreeMap;
 use schema_gen::tf::{Block, IdentitySchema, ProviderSchema, Type};
 use schema_gen::translate::PropertyNames;
 
+use super::Connection;
 use super::{Client, Diagnostics, Warned, call_error, decode, encode};
 use crate::cty::{self, Value};
+use crate::lifecycle::error::ParameterizeError;
 use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
-use crate::lifecycle::parameterized::{ParameterizeError, Parameterized};
 use crate::tfplugin::{CallError, Support};
 use serde_json::json;
 
@@ -117,7 +118,7 @@ pub enum FunctionResult {
     Error { argument: Option<usize>, text: String },
 }
 
-impl Parameterized {
+impl Connection {
     /// Remembers secret paths of provider configuration and data source arguments for the
     /// gRPC debug log. They are kept for the process, and applied to every provider-level
     /// value: redacting a same-named path elsewhere too is the safe mistake.

@@ -16,13 +16,13 @@ use std::time::Duration;
 use schema_gen::tf::{IdentitySchema, Schema};
 use schema_gen::translate::ResourceProperties;
 
+use super::Connection;
 use super::{Diagnostics, Warned, call_error, decode, encode};
 use crate::convert::paths::pulumi_path;
 use crate::cty::{self, Path, Value};
 use crate::invariants::Violation;
 use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
 use crate::lifecycle::identity::{self, IdentityProblem, IdentityVersion};
-use crate::lifecycle::parameterized::Parameterized;
 use crate::lifecycle::state;
 use crate::property::PropertyPath;
 use crate::tfplugin::identity_list::UpgradeResourceIdentityRequest;
@@ -39,7 +39,7 @@ pub const STOP_GRACE: Duration = Duration::from_secs(15);
 
 /// One resource type, bound to the resource an operation works on.
 pub struct Resource<'p> {
-    pub(in crate::lifecycle) provider: &'p Parameterized,
+    pub(in crate::lifecycle) provider: &'p Connection,
     pub(in crate::lifecycle) tf_name: &'p str,
     pub(in crate::lifecycle) schema: &'p Schema,
     /// The resource type's identity schema, when the provider declares one.
@@ -64,6 +64,21 @@ pub struct Planned {
     pub deferred: Option<DeferredReason>,
 }
 
+impl Planned {
+    /// The plan of a destroy: a null object, with the private bytes to send (the prior
+    /// state's, or those a destroy plan returned). Terraform sends no planned identity then.
+    pub fn destroy(null: Value, private: Vec<u8>) -> Planned {
+        Planned {
+            value: null,
+            private,
+            replace_paths: Vec::new(),
+            legacy_type_system: false,
+            identity: None,
+            deferred: None,
+        }
+    }
+}
+
 /// An object as ReadResource or ImportResourceState returned it, checked.
 pub struct Read {
     pub state: Value,
@@ -82,9 +97,9 @@ pub struct Applied {
 }
 
 impl<'p> Resource<'p> {
-    /// `tf_name`'s resource type, bound to `urn` (see [`Parameterized::resource`]).
+    /// `tf_name`'s resource type, bound to `urn` (see [`Connection::resource`]).
     pub(in crate::lifecycle) fn new(
-        provider: &'p Parameterized,
+        provider: &'p Connection,
         tf_name: &'p str,
         schema: &'p Schema,
         urn: &str,

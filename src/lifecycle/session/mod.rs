@@ -1,53 +1,62 @@
-//! The Terraform provider a process is parameterized with: resolved, launched, and its
-//! schema read once.
+//! The session: the Terraform provider a process is parameterized with, and everything the
+//! process remembers between the engine's calls.
 //!
 //! [`start_provider`] takes a parsed request (arguments or a parameter value), obtains the
 //! binary (a local path as given, or the installer for a registry address), launches it,
-//! reads its schema and computes every token. The result, [`Parameterized`], is what every
-//! later call of the process works against; [`Parameterized::package_schema`] is GetSchema.
+//! reads its schema and computes every token. The result, [`Session`], is what every later
+//! call of the process works against. It owns the [`Connection`] (the calls) and the
+//! memory of the deployment: the plans Diff made, the write-only values Check held back,
+//! the open ephemeral resources, the listings waiting for their next page, the provider
+//! configuration last given, and the schema cache write start-up began.
+//!
+//! Each Pulumi operation is one method taking one request, one file per concern:
+//! - `resources`: Check, Diff, Create, Update, Delete and Read of a resource;
+//! - `provider`: CheckConfig, DiffConfig, Configure and the `terraformConfig` method;
+//! - `functions`: Invoke (data sources, provider functions, ephemeral resources, actions),
+//!   the closing of ephemeral resources, and List;
+//! - here: start-up, GetSchema ([`Session::package_schema`]) and shutdown.
+//!
+//! Architecture invariant: the top of `lifecycle`; nothing in `lifecycle` imports it.
 
-use std::collections::BTreeMap;
+mod functions;
+mod provider;
+mod resources;
+
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 use schema_gen::pulumi::PackageSpec;
-use schema_gen::tf::{IdentitySchema, Schema};
 use schema_gen::translate::{ProviderNames, TokenFilter, TranslateConfig, Warning, translate};
 
-use super::calls::{Client, Resource};
-use super::error::LifecycleError;
+use super::calls::{Client, Connection, Described};
+use super::ephemeral::OpenEphemerals;
+use super::error::ParameterizeError;
+use super::list::ListSessions;
+use super::resource::PlanCache;
 use super::schema_source::{CacheLookup, CacheWrite};
+use super::write_only::WriteOnlyInputs;
 use crate::installer;
 use crate::parameterize::{Args, LocalValue, ParameterValue, RemoteValue, Source};
-use crate::schema_cache::{LazySchema, SchemaCache};
-use crate::tfplugin::reattach::{REATTACH_ENV_VARS, ReattachError, reattach_config_from_env};
-use crate::tfplugin::types::ServerCapabilities;
-use crate::tfplugin::{CallError, LaunchConfig, LaunchError, launch, reattach};
+use crate::property::PropertyMap;
+use crate::schema_cache::SchemaCache;
+use crate::tfplugin::reattach::{REATTACH_ENV_VARS, reattach_config_from_env};
+use crate::tfplugin::{LaunchConfig, launch, reattach};
 
-/// A launched, described provider.
-pub struct Parameterized {
-    /// The Pulumi package name: `--provider-name`, else the provider's type name.
-    pub package_name: String,
-    /// The exact provider version (`0.0.0` for a local binary), without a leading `v`.
-    pub package_version: String,
+pub use functions::{InvokeRequest, Progress};
+pub use provider::ConfigureRequest;
+pub use resources::{CheckRequest, CreateRequest, DeleteRequest, DiffRequest, ReadRequest, UpdateRequest};
+
+/// A launched, described provider, and what the process remembers of the deployment.
+pub struct Session {
+    /// The provider's calls. Shared: an open ephemeral resource renews itself in a task of
+    /// its own.
+    pub connection: Arc<Connection>,
     /// The package version Parameterize answers and GetSchema writes: `package_version`,
     /// unless the engine asked for the package by another version (see
     /// [`crate::parameterize::announced_version`]).
     pub announced_version: String,
-    /// The provider's own name (its registry type, or the name in a local binary's file name).
-    pub terraform_name: String,
-    /// The canonical source address, for registry providers.
-    pub source_address: Option<String>,
     /// The parameter value that reproduces exactly this provider.
     pub parameter: ParameterValue,
-    /// Reached only through `calls`.
-    pub(super) client: Client,
-    /// Decoded per item when it came from the schema cache: prefer its item accessors
-    /// (`resource`, `data_source`, `provider`, ...) to the whole model it derefs to.
-    pub schema: LazySchema,
-    /// Resource identity schemas by resource type (GetResourceIdentitySchemas), read at
-    /// start-up right after the schema; empty for providers older than protocol 5.9/6.9.
-    pub identity_schemas: BTreeMap<String, IdentitySchema>,
-    pub names: ProviderNames,
     /// Naming warnings, to show the user once.
     pub warnings: Vec<Warning>,
     /// One line saying where the provider came from.
@@ -55,51 +64,19 @@ pub struct Parameterized {
     /// Whether Parameterize downloaded the provider just now (first use), rather than
     /// finding it in a cache, a mirror directory or a local path.
     pub downloaded: bool,
-    /// Optional protocol features the provider declared (e.g. `plan_destroy`).
-    pub(super) capabilities: ServerCapabilities,
-    /// Pulumi token → Terraform name, for resources, data sources, functions and actions.
-    by_token: BTreeMap<String, (TokenKind, String)>,
-    /// The ephemeral resources open now (`ephemeral.rs`).
-    pub(super) ephemerals: super::ephemeral::OpenEphemerals,
     /// The schema cache write begun at start-up, if any, joined at shutdown.
-    pub(super) cache_write: std::sync::Mutex<Option<CacheWrite>>,
-    /// Secret paths of provider-level values, for the gRPC debug log (`calls::debug_log`).
-    pub(super) log_secrets: std::sync::Mutex<Vec<crate::cty::Path>>,
-}
-
-/// What a Pulumi token names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TokenKind {
-    Resource,
-    DataSource,
-    Function,
-    /// An ephemeral resource, invoked as a function `open<Name>`.
-    EphemeralResource,
-    /// A Terraform action, invoked as a function (`lifecycle/action.rs`).
-    Action,
-}
-
-/// Why a provider could not be made ready.
-#[derive(Debug, thiserror::Error)]
-pub enum ParameterizeError {
-    /// No Pulumi package name can be derived from a local binary's file name.
-    #[error("{0}; pass --provider-name to choose one")]
-    PackageName(#[from] schema_gen::naming::PackageNameError),
-    /// Finding or installing a registry provider failed.
-    #[error(transparent)]
-    Install(#[from] installer::Error),
-    /// A reattach variable is set but cannot be used.
-    #[error(transparent)]
-    Reattach(#[from] ReattachError),
-    /// The provider binary could not be started.
-    #[error(transparent)]
-    Launch(#[from] LaunchError),
-    /// Reading the provider's schema failed.
-    #[error(transparent)]
-    Schema(#[from] CallError),
-    /// The provider answered its schema with error diagnostics.
-    #[error("the Terraform provider reported errors in its schema: {0}")]
-    SchemaDiagnostics(String),
+    cache_write: Mutex<Option<CacheWrite>>,
+    /// Plans made by Diff, for the final-plan check of the Update that follows.
+    plans: PlanCache,
+    /// Write-only values Check kept out of the recorded inputs, for Diff, Create and Update.
+    write_only: WriteOnlyInputs,
+    /// The ephemeral resources open now.
+    ephemerals: OpenEphemerals,
+    /// Listings (`List`) waiting for their next page.
+    lists: ListSessions,
+    /// The provider configuration as last given to CheckConfig or Configure, for the
+    /// `terraformConfig` method (the Go implementation keeps the same).
+    last_config: Mutex<PropertyMap>,
 }
 
 /// Obtains, launches and describes the provider `args` name. A registry provider listed in
@@ -110,7 +87,7 @@ pub async fn start_provider(
     args: &Args,
     working_dir: &Path,
     progress: &dyn installer::Progress,
-) -> Result<Parameterized, ParameterizeError> {
+) -> Result<Session, ParameterizeError> {
     start_provider_with_cache(args, working_dir, progress, SchemaCache::from_environment()).await
 }
 
@@ -121,7 +98,7 @@ pub async fn start_provider_with_cache(
     working_dir: &Path,
     progress: &dyn installer::Progress,
     cache: Option<SchemaCache>,
-) -> Result<Parameterized, ParameterizeError> {
+) -> Result<Session, ParameterizeError> {
     // Start-up's phases, for the debug line below: where a slow start-up spends its time.
     let started = std::time::Instant::now();
     let (client, terraform_name, package_version, source_address, origin, downloaded, lookup) = match &args.source {
@@ -175,18 +152,6 @@ pub async fn start_provider_with_cache(
     let package_name = args.provider_name.clone().unwrap_or_else(|| terraform_name.clone());
     let filter = TokenFilter { include: &args.includes, exclude: &args.excludes };
     let (names, warnings) = ProviderNames::new(schema.names(), &package_name, &filter);
-    let by_token = names
-        .resources()
-        .map(|(tf, token)| (token.to_owned(), (TokenKind::Resource, tf.to_owned())))
-        .chain(names.data_sources().map(|(tf, token)| (token.to_owned(), (TokenKind::DataSource, tf.to_owned()))))
-        .chain(names.functions().map(|(tf, token)| (token.to_owned(), (TokenKind::Function, tf.to_owned()))))
-        .chain(
-            names
-                .ephemeral_resources()
-                .map(|(tf, token)| (token.to_owned(), (TokenKind::EphemeralResource, tf.to_owned()))),
-        )
-        .chain(names.actions().map(|(tf, token)| (token.to_owned(), (TokenKind::Action, tf.to_owned()))))
-        .collect();
     tracing::debug!(
         "start-up: provider ready after {launched:?}, schema after {schema_done:?}, identity schemas after \
          {identity_done:?}, names after {:?}",
@@ -202,75 +167,77 @@ pub async fn start_provider_with_cache(
         excludes: args.excludes.clone(),
         provider_name: args.provider_name.clone().unwrap_or_default(),
     };
-    Ok(Parameterized {
+    let described = Described {
         package_name,
-        announced_version: package_version.clone(),
-        package_version,
+        package_version: package_version.clone(),
         terraform_name,
         source_address,
-        parameter,
-        client,
         schema,
         identity_schemas,
         names,
+        capabilities,
+    };
+    Ok(Session {
+        connection: Arc::new(Connection::new(client, described)),
+        announced_version: package_version,
+        parameter,
         warnings,
         origin,
         downloaded,
-        capabilities,
-        by_token,
-        ephemerals: Default::default(),
-        cache_write: std::sync::Mutex::new(cache_write),
-        log_secrets: std::sync::Mutex::new(Vec::new()),
+        cache_write: Mutex::new(cache_write),
+        plans: PlanCache::default(),
+        write_only: WriteOnlyInputs::default(),
+        ephemerals: OpenEphemerals::default(),
+        lists: ListSessions::default(),
+        last_config: Mutex::new(PropertyMap::new()),
     })
 }
 
-impl Parameterized {
-    /// What a Pulumi token names, and the Terraform name behind it.
-    pub fn lookup_token(&self, token: &str) -> Option<(TokenKind, &str)> {
-        self.by_token.get(token).map(|(kind, tf_name)| (*kind, tf_name.as_str()))
+impl Session {
+    /// The Pulumi package name.
+    pub fn package_name(&self) -> &str {
+        &self.connection.package_name
     }
 
-    /// The resource type behind a Pulumi token, bound to `urn`.
-    pub fn resource(&self, token: &str, urn: &str) -> Result<Resource<'_>, LifecycleError> {
-        let found = match self.lookup_token(token) {
-            Some((TokenKind::Resource, tf_name)) => self.schema.resource(tf_name),
-            _ => None,
-        };
-        let Some((tf_name, schema)) = found else {
-            return Err(self.unknown_token("resource", token));
-        };
-        Ok(Resource::new(self, tf_name, schema, urn))
-    }
-
-    /// A data source's schema, decoded on first use.
-    pub(super) fn data_source_schema(&self, tf_name: &str) -> Result<&Schema, LifecycleError> {
-        self.schema
-            .data_source(tf_name)
-            .map(|(_, schema)| schema)
-            .ok_or_else(|| self.unknown_token("data source", tf_name))
-    }
-
-    pub(super) fn unknown_token(&self, kind: &'static str, token: &str) -> LifecycleError {
-        LifecycleError::UnknownToken { kind, token: token.to_owned(), package: self.package_name.clone() }
-    }
-
-    /// How messages name the provider: its source address, else its name.
-    pub(super) fn display_name(&self) -> &str {
-        self.source_address.as_deref().unwrap_or(&self.terraform_name)
+    /// The exact provider version (`0.0.0` for a local binary), without a leading `v`.
+    pub fn package_version(&self) -> &str {
+        &self.connection.package_version
     }
 
     /// The Pulumi package schema (GetSchema), with the translation's warnings.
     pub fn package_schema(&self, plugin_version: &str) -> (PackageSpec, Vec<Warning>) {
         let parameter = self.parameter.to_json();
+        let connection = &self.connection;
         translate(&TranslateConfig {
-            schema: &self.schema,
-            package_name: &self.package_name,
-            package_version: &self.package_version,
-            terraform_name: &self.terraform_name,
-            source_address: self.source_address.as_deref(),
+            schema: &connection.schema,
+            package_name: &connection.package_name,
+            package_version: &connection.package_version,
+            terraform_name: &connection.terraform_name,
+            source_address: connection.source_address.as_deref(),
             parameter_value: &parameter,
             plugin_version,
             filter: TokenFilter { include: &self.parameter.includes, exclude: &self.parameter.excludes },
         })
+    }
+
+    /// Stops the provider the polite way (see [`crate::tfplugin::ProviderClient::shutdown`]),
+    /// after the schema cache write. A connection still shared (an ephemeral resource's
+    /// renewal task) is dropped instead, which kills the provider.
+    pub async fn shutdown(self) {
+        self.finish_cache_write().await;
+        match Arc::try_unwrap(self.connection) {
+            Ok(connection) => connection.shutdown().await,
+            Err(_) => tracing::debug!("the provider connection is still shared at shutdown; dropping it"),
+        }
+    }
+
+    /// Waits for the schema cache write start-up began, if it is still running. A
+    /// short-lived process (schema-gen, `pulumi package add`) must not exit in the middle
+    /// of it, or every run would start cold again.
+    pub async fn finish_cache_write(&self) {
+        let write = self.cache_write.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(write) = write {
+            let _ = tokio::task::spawn_blocking(move || write.join()).await;
+        }
     }
 }

@@ -1,0 +1,148 @@
+//! [`Connection`]: the launched provider as the calls see it — its client, its schema, the
+//! names the translation gave everything, and the features it declared. Every Terraform
+//! call is a method on it, or on a handle made from it that binds one subject and its
+//! schema: [`Resource`] for a resource type.
+//!
+//! What the process remembers between Pulumi calls (plans, held write-only values, open
+//! ephemerals, listings) is not here but in `lifecycle::session`, one layer up.
+
+use std::collections::BTreeMap;
+
+use schema_gen::tf::{IdentitySchema, Schema};
+use schema_gen::translate::ProviderNames;
+
+use super::{Client, Resource};
+use crate::lifecycle::error::LifecycleError;
+use crate::schema_cache::LazySchema;
+use crate::tfplugin::types::ServerCapabilities;
+
+/// A launched, described provider.
+pub struct Connection {
+    /// The Pulumi package name: `--provider-name`, else the provider's type name.
+    pub package_name: String,
+    /// The exact provider version (`0.0.0` for a local binary), without a leading `v`.
+    pub package_version: String,
+    /// The provider's own name (its registry type, or the name in a local binary's file name).
+    pub terraform_name: String,
+    /// The canonical source address, for registry providers.
+    pub source_address: Option<String>,
+    /// Reached only through `calls`.
+    pub(super) client: Client,
+    /// Decoded per item when it came from the schema cache: prefer its item accessors
+    /// (`resource`, `data_source`, `provider`, ...) to the whole model it derefs to.
+    pub schema: LazySchema,
+    /// Resource identity schemas by resource type (GetResourceIdentitySchemas), read at
+    /// start-up right after the schema; empty for providers older than protocol 5.9/6.9.
+    pub identity_schemas: BTreeMap<String, IdentitySchema>,
+    pub names: ProviderNames,
+    /// Optional protocol features the provider declared (e.g. `plan_destroy`).
+    pub(in crate::lifecycle) capabilities: ServerCapabilities,
+    /// Pulumi token → Terraform name, for resources, data sources, functions and actions.
+    by_token: BTreeMap<String, (TokenKind, String)>,
+    /// Secret paths of provider-level values, for the gRPC debug log (`calls::debug_log`).
+    pub(super) log_secrets: std::sync::Mutex<Vec<crate::cty::Path>>,
+}
+
+/// What a Pulumi token names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TokenKind {
+    Resource,
+    DataSource,
+    Function,
+    /// An ephemeral resource, invoked as a function `open<Name>`.
+    EphemeralResource,
+    /// A Terraform action, invoked as a function (`lifecycle/action.rs`).
+    Action,
+}
+
+/// What [`Connection::new`] is made of, besides the client.
+pub struct Described {
+    pub package_name: String,
+    pub package_version: String,
+    pub terraform_name: String,
+    pub source_address: Option<String>,
+    pub schema: LazySchema,
+    pub identity_schemas: BTreeMap<String, IdentitySchema>,
+    pub names: ProviderNames,
+    pub capabilities: ServerCapabilities,
+}
+
+impl Connection {
+    /// The connection to a described provider; every token is looked up once, here.
+    pub(in crate::lifecycle) fn new(client: Client, described: Described) -> Connection {
+        let Described {
+            package_name,
+            package_version,
+            terraform_name,
+            source_address,
+            schema,
+            identity_schemas,
+            names,
+            capabilities,
+        } = described;
+        let by_token = names
+            .resources()
+            .map(|(tf, token)| (token.to_owned(), (TokenKind::Resource, tf.to_owned())))
+            .chain(names.data_sources().map(|(tf, token)| (token.to_owned(), (TokenKind::DataSource, tf.to_owned()))))
+            .chain(names.functions().map(|(tf, token)| (token.to_owned(), (TokenKind::Function, tf.to_owned()))))
+            .chain(
+                names
+                    .ephemeral_resources()
+                    .map(|(tf, token)| (token.to_owned(), (TokenKind::EphemeralResource, tf.to_owned()))),
+            )
+            .chain(names.actions().map(|(tf, token)| (token.to_owned(), (TokenKind::Action, tf.to_owned()))))
+            .collect();
+        Connection {
+            package_name,
+            package_version,
+            terraform_name,
+            source_address,
+            client,
+            schema,
+            identity_schemas,
+            names,
+            capabilities,
+            by_token,
+            log_secrets: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// What a Pulumi token names, and the Terraform name behind it.
+    pub fn lookup_token(&self, token: &str) -> Option<(TokenKind, &str)> {
+        self.by_token.get(token).map(|(kind, tf_name)| (*kind, tf_name.as_str()))
+    }
+
+    /// The resource type behind a Pulumi token, bound to `urn`.
+    pub fn resource(&self, token: &str, urn: &str) -> Result<Resource<'_>, LifecycleError> {
+        let found = match self.lookup_token(token) {
+            Some((TokenKind::Resource, tf_name)) => self.schema.resource(tf_name),
+            _ => None,
+        };
+        let Some((tf_name, schema)) = found else {
+            return Err(self.unknown_token("resource", token));
+        };
+        Ok(Resource::new(self, tf_name, schema, urn))
+    }
+
+    /// A data source's schema, decoded on first use.
+    pub(in crate::lifecycle) fn data_source_schema(&self, tf_name: &str) -> Result<&Schema, LifecycleError> {
+        self.schema
+            .data_source(tf_name)
+            .map(|(_, schema)| schema)
+            .ok_or_else(|| self.unknown_token("data source", tf_name))
+    }
+
+    pub(in crate::lifecycle) fn unknown_token(&self, kind: &'static str, token: &str) -> LifecycleError {
+        LifecycleError::UnknownToken { kind, token: token.to_owned(), package: self.package_name.clone() }
+    }
+
+    /// How messages name the provider: its source address, else its name.
+    pub(in crate::lifecycle) fn display_name(&self) -> &str {
+        self.source_address.as_deref().unwrap_or(&self.terraform_name)
+    }
+
+    /// Stops the provider the polite way (see [`crate::tfplugin::ProviderClient::shutdown`]).
+    pub(in crate::lifecycle) async fn shutdown(self) {
+        self.client.0.shutdown().await;
+    }
+}

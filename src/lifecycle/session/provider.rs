@@ -1,0 +1,48 @@
+//! The provider-configuration operations of a [`Session`]: CheckConfig, DiffConfig,
+//! Configure, and the provider resource's `terraformConfig` method, which answers with the
+//! configuration last given to CheckConfig or Configure (remembered here).
+
+use super::Session;
+use crate::lifecycle::error::LifecycleError;
+use crate::lifecycle::provider_config::ConfigChecked;
+use crate::lifecycle::resource::Diffed;
+use crate::property::PropertyMap;
+
+/// CheckConfig or Configure of the provider resource `urn`.
+#[derive(Clone, Debug, Default)]
+pub struct ConfigureRequest {
+    pub urn: String,
+    /// The settings: CheckConfig's news, Configure's args.
+    pub config: PropertyMap,
+}
+
+impl Session {
+    /// CheckConfig; its inputs are remembered for `terraformConfig`.
+    pub async fn check_config(&self, request: ConfigureRequest) -> Result<ConfigChecked, LifecycleError> {
+        let checked = self.connection.check_config(&request.urn, &request.config).await?;
+        self.remember_config(&checked.inputs);
+        Ok(checked)
+    }
+
+    /// DiffConfig: which settings changed between `olds` and `news`.
+    pub fn diff_config(&self, olds: &PropertyMap, news: &PropertyMap) -> Diffed {
+        self.connection.diff_config(olds, news)
+    }
+
+    /// Configure; its settings are remembered for `terraformConfig`. Returns the
+    /// provider's warnings.
+    pub async fn configure(&self, request: ConfigureRequest) -> Result<Vec<String>, LifecycleError> {
+        self.remember_config(&request.config);
+        self.connection.configure(&request.urn, &request.config).await
+    }
+
+    /// The `terraformConfig` method of the provider resource `urn`.
+    pub fn terraform_config(&self, urn: &str) -> Result<PropertyMap, LifecycleError> {
+        let config = self.last_config.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone();
+        self.connection.terraform_config(urn, &config)
+    }
+
+    fn remember_config(&self, config: &PropertyMap) {
+        *self.last_config.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = config.clone();
+    }
+}
