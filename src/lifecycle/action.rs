@@ -11,12 +11,11 @@
 
 use schema_gen::translate::PropertyNames;
 
-use super::calls::Warnings;
 use super::calls::{Connection, TokenKind};
 use super::checks::{self, CheckFailure};
 use super::error::{LifecycleError, Subject};
-use super::inputs::strip_computed_only;
-use crate::convert::values::{self as convert, UnknownKeys};
+use super::invoke::Arguments;
+use crate::cty::Value;
 use crate::property::{PropertyMap, PropertyValue};
 
 pub use schema_gen::translate::ACTION_URN_ARGUMENT;
@@ -92,28 +91,20 @@ impl Connection {
         let mut run = ActionRun::default();
         let mut config_args = args.clone();
         config_args.remove(ACTION_URN_ARGUMENT);
-        match action_urn(tf_name, args, mode) {
-            Ok(urn) => run.urn = urn,
-            Err(failure) => run.failures.push(failure),
-        }
-        let config = match convert::to_cty(block, &names, &config_args, UnknownKeys::Reject) {
-            Ok((config, _)) => Some(strip_computed_only(block, &config)),
-            Err(error) => {
-                run.failures.push(checks::convert_failure(&error));
-                None
+        let earlier = match action_urn(tf_name, args, mode) {
+            Ok(urn) => {
+                run.urn = urn;
+                Vec::new()
             }
+            Err(failure) => vec![failure],
         };
-        let Some(config) = config.filter(|_| run.failures.is_empty()) else {
-            return Ok(run);
+        let validate = async |config: &Value, _: &[crate::cty::Path]| {
+            self.validate_action_config(&subject, tf_name, &names, config).await
         };
-        let diagnostics = self.validate_action_config(&subject, tf_name, &names, &config).await?;
-        let mut warnings = Warnings::default();
-        warnings.extend(diagnostics.warnings.iter().map(ToString::to_string));
-        if !diagnostics.errors.is_empty() {
-            run.failures = checks::check_failures(&diagnostics.errors, &[]);
-            run.warnings = warnings.into_vec();
-            return Ok(run);
-        }
+        let (config, mut warnings) = match Arguments::check(block, &names, &config_args, earlier, validate).await? {
+            Arguments::Valid { config, warnings } => (config, warnings),
+            Arguments::Invalid { failures, warnings } => return Ok(ActionRun { failures, warnings, ..run }),
+        };
         match mode {
             ActionMode::Plan => {
                 if let Some(reason) = warnings.keep(self.plan_action(&subject, tf_name, &names, &config).await?) {

@@ -20,12 +20,10 @@ use schema_gen::tf::Block;
 use schema_gen::translate::PropertyNames;
 
 use super::calls::Connection;
-use super::calls::{Opened, Warnings};
-use super::checks;
+use super::calls::Opened;
 use super::error::{LifecycleError, Subject};
-use super::inputs::strip_computed_only;
-use super::invoke::Invoked;
-use crate::convert::values::{self as convert, UnknownKeys};
+use super::invoke::{Arguments, Invoked};
+use crate::convert::values as convert;
 use crate::cty::Value;
 use crate::property::{PropertyMap, PropertyValue};
 
@@ -119,21 +117,13 @@ impl Connection {
         let names = PropertyNames::of_block(block);
         let subject = Subject::Token(token.to_owned());
         let mut invoked = Invoked::default();
-        let config = match convert::to_cty(block, &names, args, UnknownKeys::Reject) {
-            Ok((config, _)) => strip_computed_only(block, &config),
-            Err(error) => {
-                invoked.failures.push(checks::convert_failure(&error));
-                return Ok(invoked);
-            }
+        let validate = async |config: &Value, _: &[crate::cty::Path]| {
+            self.validate_ephemeral_resource_config(&subject, tf_name, &names, config).await
         };
-        let diagnostics = self.validate_ephemeral_resource_config(&subject, tf_name, &names, &config).await?;
-        let mut warnings = Warnings::default();
-        warnings.extend(diagnostics.warnings.iter().map(ToString::to_string));
-        if !diagnostics.errors.is_empty() {
-            invoked.failures = checks::check_failures(&diagnostics.errors, &[]);
-            invoked.warnings = warnings.into_vec();
-            return Ok(invoked);
-        }
+        let (config, mut warnings) = match Arguments::check(block, &names, args, Vec::new(), validate).await? {
+            Arguments::Valid { config, warnings } => (config, warnings),
+            Arguments::Invalid { failures, warnings } => return Ok(Invoked { failures, warnings, ..invoked }),
+        };
         if !config.is_wholly_known() {
             // Terraform opens nothing until the configuration is known: the result is the
             // configuration with every computed attribute unknown.

@@ -29,6 +29,46 @@ pub struct Invoked {
     pub urn: Option<String>,
 }
 
+/// The arguments of a data source, ephemeral resource or action, as Terraform checks them
+/// before anything runs: converted to the schema's configuration, then validated by the
+/// provider. Either the configuration, or what is wrong with the arguments.
+pub(super) enum Arguments {
+    Valid { config: Value, warnings: Warnings },
+    Invalid { failures: Vec<CheckFailure>, warnings: Vec<String> },
+}
+
+impl Arguments {
+    /// Converts `args` (failing on them after `earlier` failures, if any) and, when nothing
+    /// failed, asks `validate` (the kind's Validate…Config call) about the configuration,
+    /// which it gets with the secret paths of the arguments.
+    pub(super) async fn check(
+        block: &Block,
+        names: &PropertyNames,
+        args: &PropertyMap,
+        mut earlier: Vec<CheckFailure>,
+        validate: impl AsyncFnOnce(&Value, &[crate::cty::Path]) -> Result<super::calls::Diagnostics, LifecycleError>,
+    ) -> Result<Arguments, LifecycleError> {
+        let (config, secrets) = match convert::to_cty(block, names, args, UnknownKeys::Reject) {
+            Ok((config, secrets)) => (strip_computed_only(block, &config), secrets),
+            Err(error) => {
+                earlier.push(checks::convert_failure(&error));
+                return Ok(Arguments::Invalid { failures: earlier, warnings: Vec::new() });
+            }
+        };
+        if !earlier.is_empty() {
+            return Ok(Arguments::Invalid { failures: earlier, warnings: Vec::new() });
+        }
+        let diagnostics = validate(&config, &secrets).await?;
+        let mut warnings = Warnings::default();
+        warnings.extend(diagnostics.warnings.iter().map(ToString::to_string));
+        if !diagnostics.errors.is_empty() {
+            let failures = checks::check_failures(&diagnostics.errors, &[]);
+            return Ok(Arguments::Invalid { failures, warnings: warnings.into_vec() });
+        }
+        Ok(Arguments::Valid { config, warnings })
+    }
+}
+
 impl Connection {
     pub(super) async fn invoke_data_source(
         &self,
@@ -40,24 +80,14 @@ impl Connection {
         let names = PropertyNames::of_block(block);
         let subject = Subject::Token(token.to_owned());
         let mut invoked = Invoked::default();
-        let config = match convert::to_cty(block, &names, args, UnknownKeys::Reject) {
-            Ok((config, secrets)) => {
-                self.note_secrets(&secrets);
-                strip_computed_only(block, &config)
-            }
-            Err(error) => {
-                invoked.failures.push(checks::convert_failure(&error));
-                return Ok(invoked);
-            }
+        let validate = async |config: &Value, secrets: &[crate::cty::Path]| {
+            self.note_secrets(secrets);
+            self.validate_data_resource_config(&subject, tf_name, &names, config).await
         };
-        let diagnostics = self.validate_data_resource_config(&subject, tf_name, &names, &config).await?;
-        let mut warnings = Warnings::default();
-        warnings.extend(diagnostics.warnings.iter().map(ToString::to_string));
-        if !diagnostics.errors.is_empty() {
-            invoked.failures = checks::check_failures(&diagnostics.errors, &[]);
-            invoked.warnings = warnings.into_vec();
-            return Ok(invoked);
-        }
+        let (config, mut warnings) = match Arguments::check(block, &names, args, Vec::new(), validate).await? {
+            Arguments::Valid { config, warnings } => (config, warnings),
+            Arguments::Invalid { failures, warnings } => return Ok(Invoked { failures, warnings, ..invoked }),
+        };
         let state = if config.is_wholly_known() {
             warnings.keep(self.read_data_source(&subject, tf_name, &names, &config).await?)
         } else {

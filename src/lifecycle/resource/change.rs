@@ -1,0 +1,181 @@
+//! Diff, Create, Update and Delete: the plan, the final-plan check and the apply, and what a
+//! failed apply leaves (a [`PartialFailure`] while the object exists).
+
+use super::{CreateRequest, DeleteRequest, DiffRequest, Diffed, PlanCache, UpdateRequest, Write, Written, limit};
+use crate::cty::{self, Value};
+use crate::lifecycle::calls::{Applied, Planned, Resource, Warnings};
+use crate::lifecycle::checks::{self, EarlierPlan};
+use crate::lifecycle::detailed_diff::{Sets, detailed_diff, top_level_keys, without_recomputed};
+use crate::lifecycle::error::{Change, LifecycleError, PartialFailure};
+use crate::lifecycle::inputs::with_operation_timeout;
+use crate::lifecycle::state::{self, MISSING_ID, Meta};
+use crate::property::{PropertyMap, PropertyPath};
+
+impl Resource<'_> {
+    /// Diff: what the provider's plan changes, against the upgraded prior state.
+    pub async fn diff(&self, request: &DiffRequest, cache: &PlanCache) -> Result<Diffed, LifecycleError> {
+        let DiffRequest { id, olds, news, .. } = request;
+        let mut warnings = Warnings::default();
+        let (prior, meta) = warnings.keep(self.upgrade(id, olds).await?);
+        let (config, _) = self.config(news)?;
+        let prior_identity = self.stored_identity(&meta)?;
+        let planned = warnings.keep(self.plan(&prior, &meta.private, prior_identity.as_ref(), &[], &config).await?);
+        let warnings = warnings.into_vec();
+        if planned.deferred.is_some() {
+            // A change the provider deferred: shown as an update (its warning says why), never
+            // kept for an Update, which refuses to apply it.
+            return Ok(Diffed { changes: true, warnings, ..Diffed::default() });
+        }
+        let diffed = if planned.value.is_wholly_known() && planned.value.equals_ignoring_refinements(&prior) {
+            Diffed { warnings, ..Diffed::default() }
+        } else {
+            let no_secrets: &[cty::Path] = &[];
+            let before = self.outputs(&prior, no_secrets, &Meta::default())?;
+            let after = self.outputs(&planned.value, no_secrets, &Meta::default())?;
+            let replace: Vec<PropertyPath> = planned.replace_paths.iter().map(|p| self.pulumi_path(p)).collect();
+            let sets = Sets { paths: self.set_paths(&[&prior, &planned.value]), inputs: Some(news) };
+            let detailed = without_recomputed(detailed_diff(&before, &after, &replace, &sets), news);
+            let replaces = top_level_keys(replace.iter());
+            let diffs = top_level_keys(detailed.iter().map(|d| &d.path));
+            Diffed { changes: true, replaces, diffs, detailed, warnings }
+        };
+        cache.keep(&self.urn, EarlierPlan { prior, config, planned: planned.value, private: planned.private }, &diffed);
+        Ok(diffed)
+    }
+
+    /// Create: plan from a null prior; unless previewing, apply.
+    pub async fn create(&self, request: &CreateRequest) -> Result<Written, LifecycleError> {
+        let CreateRequest { news, preview, timeout_seconds, cancel, .. } = request;
+        let write = Write { id: "", prior: None, news, preview: *preview, timeout_seconds: *timeout_seconds, cancel };
+        self.plan_and_apply(write, Warnings::default(), None).await
+    }
+
+    /// Update: upgrade the prior state, plan again (checking the plan against the one Diff
+    /// made, as Terraform checks its final plan), and unless previewing, apply.
+    pub async fn update(&self, request: &UpdateRequest, cache: &PlanCache) -> Result<Written, LifecycleError> {
+        let UpdateRequest { id, olds, news, preview, timeout_seconds, cancel, .. } = request;
+        let mut warnings = Warnings::default();
+        let prior = warnings.keep(self.upgrade(id, olds).await?);
+        let write =
+            Write { id, prior: Some(prior), news, preview: *preview, timeout_seconds: *timeout_seconds, cancel };
+        self.plan_and_apply(write, warnings, Some(cache)).await
+    }
+
+    /// The shared part of Create and Update: configuration, plan, and unless previewing,
+    /// the final-plan check and the apply.
+    async fn plan_and_apply(
+        &self,
+        write: Write<'_>,
+        mut warnings: Warnings,
+        cache: Option<&PlanCache>,
+    ) -> Result<Written, LifecycleError> {
+        let change = if write.prior.is_some() { Change::Update } else { Change::Create };
+        let (prior, meta) = write.prior.unwrap_or_else(|| (Value::null(self.ty()), Meta::default()));
+        let previous_meta = (!prior.is_null()).then_some(&meta);
+        let (config, secrets) = self.config(write.news)?;
+        let config = with_operation_timeout(&self.schema.block, &config, change.as_str(), write.timeout_seconds);
+        let prior_identity = self.stored_identity(&meta)?;
+        // Update takes its plan out whether or not it applies, so nothing outlives it. The
+        // plan Diff made of this update is the saved plan: at apply time its private bytes go
+        // back to the provider with the plan made now (protocol 6.11, `store_planned_private`).
+        let earlier = cache.and_then(|cache| cache.take(&self.urn));
+        let saved_private: &[u8] = if write.preview {
+            &[]
+        } else {
+            checks::saved_plan_private(&self.schema.block, earlier.as_ref(), &prior, &config)
+        };
+        let planned =
+            warnings.keep(self.plan(&prior, &meta.private, prior_identity.as_ref(), saved_private, &config).await?);
+        if write.preview {
+            // The planned identity may still be unknown-free but is not the provider's final
+            // word; a preview keeps the stored one.
+            let meta = self.meta(previous_meta, meta.private.clone(), prior_identity.as_ref())?;
+            let outputs = self.outputs(&planned.value, &secrets, &meta)?;
+            let id = match previous_meta {
+                Some(_) => write.id.to_owned(),
+                None => state::resource_id(&self.props, &planned.value).unwrap_or_default(),
+            };
+            return Ok(Written { id, outputs, inputs: None, warnings: warnings.into_vec() });
+        }
+        if let Some(reason) = planned.deferred {
+            return Err(LifecycleError::Deferred {
+                subject: self.subject().clone(),
+                reason: crate::lifecycle::deferral::reason_text(reason),
+            });
+        }
+        if let Some(earlier) = &earlier {
+            self.check_final_plan(earlier, &prior, &config, &planned.value)?;
+        }
+        let limit = limit(write.timeout_seconds);
+        let applied = warnings.keep(self.apply(&prior, &planned, &config, limit, write.cancel).await?);
+        self.finish(applied, write.news, previous_meta, &secrets, warnings.into_vec(), change)
+    }
+
+    /// Turns an apply result into outputs, or a partial failure when the object exists but
+    /// the apply failed.
+    fn finish(
+        &self,
+        applied: Applied,
+        news: &PropertyMap,
+        previous: Option<&Meta>,
+        secrets: &[cty::Path],
+        warnings: Vec<String>,
+        change: Change,
+    ) -> Result<Written, LifecycleError> {
+        if applied.new_state.is_null() {
+            return Err(LifecycleError::ApplyFailed {
+                subject: self.subject().clone(),
+                change,
+                reasons: applied.errors,
+            });
+        }
+        let meta = self.meta(previous, applied.private, applied.identity.as_ref())?;
+        let outputs = self.outputs(&applied.new_state, secrets, &meta)?;
+        let id = state::resource_id(&self.props, &applied.new_state);
+        let mut errors = applied.errors;
+        let id = id.unwrap_or_else(|| {
+            errors.push(format!(
+                "the provider returned no id for the new object; it is recorded as {MISSING_ID:?}: run `pulumi refresh` or import it"
+            ));
+            MISSING_ID.to_owned()
+        });
+        if errors.is_empty() {
+            return Ok(Written { id, outputs, inputs: None, warnings });
+        }
+        Err(LifecycleError::Partial(Box::new(PartialFailure {
+            urn: self.urn.clone(),
+            id,
+            outputs,
+            inputs: news.clone(),
+            reasons: errors,
+        })))
+    }
+
+    /// Delete: the upgraded prior state, a destroy plan when the provider wants one, and an
+    /// apply with null planned state and null configuration.
+    pub async fn delete(&self, request: &DeleteRequest) -> Result<Vec<String>, LifecycleError> {
+        let DeleteRequest { id, olds, timeout_seconds, cancel, .. } = request;
+        let timeout_seconds = *timeout_seconds;
+        let mut warnings = Warnings::default();
+        let (prior, meta) = warnings.keep(self.upgrade(id, olds).await?);
+        let null = Value::null(self.ty());
+        let prior_identity = self.stored_identity(&meta)?;
+        let private = if self.provider.capabilities.plan_destroy {
+            warnings.keep(self.plan_destroy(&prior, &meta.private, prior_identity.as_ref()).await?)
+        } else {
+            meta.private
+        };
+        // Terraform sends no planned identity with a destroy: the plan is null.
+        let applied = warnings.keep(
+            self.apply(&prior, &Planned::destroy(null.clone(), private), &null, limit(timeout_seconds), cancel).await?,
+        );
+        if !applied.errors.is_empty() {
+            return Err(LifecycleError::ApplyFailed {
+                subject: self.subject().clone(),
+                change: Change::Delete,
+                reasons: applied.errors,
+            });
+        }
+        Ok(warnings.into_vec())
+    }
+}

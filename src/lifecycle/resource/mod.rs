@@ -1,0 +1,309 @@
+//! The resource operations: Check, Diff, Create, Update, Delete and Read, each run the way
+//! Terraform core runs the same step.
+//!
+//! - Check validates the configuration (`ValidateResourceConfig`) and auto-names `name`.
+//! - Diff loads the state (`UpgradeResourceState`), plans (`PlanResourceChange` from the
+//!   proposed new state) and reports what changes, in Pulumi property paths.
+//! - Create and Update plan again, as Terraform does at apply time, then apply. A preview
+//!   stops after the plan and returns the planned values, unknowns included.
+//! - Delete plans a destroy when the provider asks for it, then applies a null plan.
+//! - Read refreshes (`ReadResource`) or imports (`ImportResourceState` + `ReadResource`).
+//!
+//! Nothing created remotely is ever dropped: an apply that fails with a state returns a
+//! [`PartialFailure`], which the engine stores.
+//!
+//! One file per step: `check`, `change` (Diff, Create, Update, Delete) and `read`; here the
+//! requests, results and what they share.
+//!
+//! Architecture invariant: no gRPC types; requests come in as Pulumi property maps.
+
+mod change;
+mod check;
+mod read;
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use super::calls::Resource;
+use super::checks::{CheckFailure, EarlierPlan};
+use super::detailed_diff::PropertyDiff;
+use super::error::LifecycleError;
+use super::inputs::strip_computed_only;
+use super::state::{self, Meta};
+use crate::convert::values::{self as convert, UnknownKeys};
+use crate::cty::{self, Value};
+use crate::property::PropertyMap;
+
+/// How the engine wants `name` auto-named (the program's or stack's autonaming config).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Autonaming {
+    /// The provider's default: `<resource name>-<7 random hex digits>`.
+    #[default]
+    Default,
+    /// Use this name (the engine computed it from the configured pattern).
+    Propose(String),
+    /// Use exactly this name.
+    Enforce(String),
+    /// Never auto-name.
+    Disable,
+}
+
+/// Check's result: the inputs to use, or what is wrong with them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Checked {
+    pub inputs: PropertyMap,
+    pub failures: Vec<CheckFailure>,
+    pub warnings: Vec<String>,
+}
+
+/// Diff's result.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Diffed {
+    pub changes: bool,
+    /// Top-level properties that force replacement.
+    pub replaces: Vec<String>,
+    /// Top-level properties that change.
+    pub diffs: Vec<String>,
+    pub detailed: Vec<PropertyDiff>,
+    pub warnings: Vec<String>,
+}
+
+/// The outcome of Create, Update or Read.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Written {
+    /// Empty in a preview of a create, and after a read that found the object gone.
+    pub id: String,
+    pub outputs: PropertyMap,
+    /// Read only: the inputs to store (derived from the state on import and refresh).
+    pub inputs: Option<PropertyMap>,
+    pub warnings: Vec<String>,
+}
+
+/// Check of one resource.
+#[derive(Clone, Debug, Default)]
+pub struct CheckRequest {
+    /// The resource type's Pulumi token.
+    pub token: String,
+    pub urn: String,
+    /// The resource's name, for auto-naming.
+    pub name: String,
+    pub olds: PropertyMap,
+    pub news: PropertyMap,
+    /// The stored outputs an engine of 3.261 or later sends on an update's Check (`None`
+    /// from older engines, and on a create or replace).
+    pub old_outputs: Option<PropertyMap>,
+    pub random_seed: Vec<u8>,
+    pub autonaming: Autonaming,
+}
+
+/// Diff of one resource.
+#[derive(Clone, Debug, Default)]
+pub struct DiffRequest {
+    pub token: String,
+    pub urn: String,
+    pub id: String,
+    pub olds: PropertyMap,
+    pub news: PropertyMap,
+}
+
+/// Create of one resource.
+#[derive(Clone, Debug, Default)]
+pub struct CreateRequest {
+    pub token: String,
+    pub urn: String,
+    pub news: PropertyMap,
+    pub preview: bool,
+    /// The engine's timeout in seconds; 0 means none.
+    pub timeout_seconds: f64,
+    pub cancel: CancellationToken,
+}
+
+/// Update of one resource.
+#[derive(Clone, Debug, Default)]
+pub struct UpdateRequest {
+    pub token: String,
+    pub urn: String,
+    pub id: String,
+    pub olds: PropertyMap,
+    pub news: PropertyMap,
+    pub preview: bool,
+    pub timeout_seconds: f64,
+    pub cancel: CancellationToken,
+}
+
+/// Delete of one resource.
+#[derive(Clone, Debug, Default)]
+pub struct DeleteRequest {
+    pub token: String,
+    pub urn: String,
+    pub id: String,
+    pub olds: PropertyMap,
+    pub timeout_seconds: f64,
+    pub cancel: CancellationToken,
+}
+
+/// Read of one resource: a refresh when `outputs` are given, else an import of `id`.
+#[derive(Clone, Debug, Default)]
+pub struct ReadRequest {
+    pub token: String,
+    pub urn: String,
+    pub id: String,
+    pub outputs: Option<PropertyMap>,
+    pub inputs: Option<PropertyMap>,
+}
+
+/// What Create and Update share.
+struct Write<'a> {
+    id: &'a str,
+    /// The upgraded prior state and its meta; `None` for a create.
+    prior: Option<(Value, Meta)>,
+    news: &'a PropertyMap,
+    preview: bool,
+    timeout_seconds: f64,
+    cancel: &'a CancellationToken,
+}
+
+/// Plans made by Diff, kept for the final-plan check of the Update that follows, with the
+/// prior state and configuration each was planned from.
+///
+/// Only plans an Update will consume are kept (`update_follows`), and Update takes its
+/// plan out, preview or not: a deployment of thousands of unchanged resources keeps
+/// nothing, where it once kept three values per resource until the process exited.
+#[derive(Default)]
+pub struct PlanCache(Mutex<HashMap<String, EarlierPlan>>);
+
+/// Whether the engine follows this Diff with an Update of the same resource: only when
+/// something changes in place. No change means no further call; a replacement means
+/// Create (and Delete), which plan from scratch.
+pub(crate) fn update_follows(diffed: &Diffed) -> bool {
+    diffed.changes && diffed.replaces.is_empty()
+}
+
+impl PlanCache {
+    /// Keeps `plan` for `urn` if the Diff that made it leads to an Update; otherwise drops
+    /// any older plan for it, which no Update will ask for now.
+    fn keep(&self, urn: &str, plan: EarlierPlan, diffed: &Diffed) {
+        let mut plans = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if update_follows(diffed) {
+            plans.insert(urn.to_owned(), plan);
+        } else {
+            plans.remove(urn);
+        }
+    }
+
+    /// How many plans are held.
+    pub fn len(&self) -> usize {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn take(&self, urn: &str) -> Option<EarlierPlan> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).remove(urn)
+    }
+}
+
+impl Resource<'_> {
+    fn name_property(&self) -> Option<String> {
+        self.props.autonamed.then(|| self.props.names.by_tf_name("name").map(|n| n.pulumi_name.clone()))?
+    }
+
+    /// The Terraform configuration of Pulumi inputs, with the secret paths.
+    fn config(&self, inputs: &PropertyMap) -> Result<(Value, Vec<cty::Path>), LifecycleError> {
+        let (value, secrets) =
+            convert::to_cty(&self.schema.block, &self.props.names, inputs, UnknownKeys::Reject).map_err(|error| {
+                LifecycleError::InvalidProperty { subject: self.subject().clone(), error: Box::new(error) }
+            })?;
+        self.note_secrets(&secrets);
+        Ok((strip_computed_only(&self.schema.block, &value), secrets))
+    }
+
+    fn outputs(&self, state: &Value, secrets: &[cty::Path], meta: &Meta) -> Result<PropertyMap, LifecycleError> {
+        state::outputs(self.schema, &self.props, state, secrets, meta).map_err(|err| LifecycleError::ProviderBug {
+            subject: self.subject().clone(),
+            summary: "Provider produced invalid object",
+            problems: vec![format!("the state cannot be shown as Pulumi outputs: {err}")],
+        })
+    }
+
+    /// The `__meta` to store with a new state: the current schema versions, and the keys
+    /// other writers left.
+    fn meta(
+        &self,
+        previous: Option<&Meta>,
+        private: Vec<u8>,
+        identity: Option<&Value>,
+    ) -> Result<Meta, LifecycleError> {
+        Ok(Meta {
+            schema_version: self.schema.version,
+            private,
+            identity: identity.map(|identity| self.identity_text(identity)).transpose()?,
+            identity_schema_version: self.identity_schema.map_or(0, |schema| schema.version),
+            other: previous.map(|m| m.other.clone()).unwrap_or_default(),
+        })
+    }
+}
+
+/// The engine's timeout as a call deadline (0 means none).
+fn limit(seconds: f64) -> Option<Duration> {
+    (seconds > 0.0 && seconds.is_finite()).then(|| Duration::from_secs_f64(seconds))
+}
+
+#[cfg(test)]
+mod plan_cache_tests {
+    use super::*;
+    use crate::cty::Type;
+
+    fn diffed(changes: bool, replaces: &[&str]) -> Diffed {
+        Diffed { changes, replaces: replaces.iter().map(|s| (*s).to_owned()).collect(), ..Diffed::default() }
+    }
+
+    fn plan() -> EarlierPlan {
+        EarlierPlan {
+            prior: Value::null(Type::String),
+            config: Value::null(Type::String),
+            planned: Value::null(Type::String),
+            private: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn only_an_in_place_change_is_followed_by_an_update() {
+        let table = [
+            ("no change", diffed(false, &[]), false),
+            ("an in-place change", diffed(true, &[]), true),
+            ("a replacement", diffed(true, &["length"]), false),
+        ];
+        for (name, diffed, expected) in table {
+            assert_eq!(update_follows(&diffed), expected, "{name}");
+        }
+    }
+
+    /// The memory bug: every Diff used to leave its plan behind, unchanged resources
+    /// included, until the process exited.
+    #[test]
+    fn the_cache_holds_only_plans_an_update_will_take() {
+        let cache = PlanCache::default();
+        for n in 0..100 {
+            cache.keep(&format!("urn:unchanged:{n}"), plan(), &diffed(false, &[]));
+            cache.keep(&format!("urn:replaced:{n}"), plan(), &diffed(true, &["length"]));
+        }
+        assert!(cache.is_empty(), "unchanged and replaced resources keep no plan");
+
+        cache.keep("urn:updated", plan(), &diffed(true, &[]));
+        assert_eq!(cache.len(), 1);
+        // A later Diff of the same resource that finds nothing to do drops the old plan.
+        cache.keep("urn:updated", plan(), &diffed(false, &[]));
+        assert!(cache.is_empty());
+
+        cache.keep("urn:updated", plan(), &diffed(true, &[]));
+        assert!(cache.take("urn:updated").is_some());
+        assert!(cache.take("urn:updated").is_none(), "Update takes the plan out");
+        assert!(cache.is_empty());
+    }
+}
