@@ -25,6 +25,10 @@ use crate::tf::{
     Attribute, AttributeType, Block, BlockNesting, NestedBlock, NestedObject, ObjectNesting, ObjectType, Type,
 };
 
+mod declaration_order;
+
+pub(crate) use declaration_order::{go_declaration_order, rename_refs};
+
 /// Objects nested deeper than this become `pulumi.json#/Any` with a warning. Real
 /// providers stay far below it; the bound keeps hostile schemas from exhausting the stack.
 const MAX_OBJECT_DEPTH: usize = 48;
@@ -557,41 +561,6 @@ impl TypeBuilder<'_> {
     }
 }
 
-/// Where the Go implementation declares the object of `origin` in its walk of the schema,
-/// as a sortable key: resources, then data sources, each sorted by Terraform name, then the
-/// provider; inside one, depth first with properties sorted by Terraform name (the parent
-/// before its fields). Go walks every position (inputs, outputs, state), but the last walk
-/// of a member reaches all its properties, so this order is the order of the last
-/// declarations. `None` for origins Go names by other rules (configuration, functions).
-pub(crate) fn go_declaration_order(origin: &str) -> Option<(u8, &str, Vec<&str>)> {
-    let (member, path) = origin.split_once(": ")?;
-    let (rank, name) = if let Some(name) = member.strip_prefix("resource ") {
-        (0, name)
-    } else if let Some(name) = member.strip_prefix("data source ") {
-        (1, name)
-    } else if member == "provider" {
-        (2, "")
-    } else {
-        return None;
-    };
-    Some((rank, name, path.split('.').collect()))
-}
-
-/// Points `$ref`s to renamed types at their new tokens.
-pub(crate) fn rename_refs(ty: &mut TypeSpec, renames: &BTreeMap<String, String>) {
-    if let Some(token) = ty.reference.strip_prefix("#/types/")
-        && let Some(renamed) = renames.get(token)
-    {
-        ty.reference = format!("#/types/{renamed}");
-    }
-    if let Some(items) = &mut ty.items {
-        rename_refs(items, renames);
-    }
-    if let Some(values) = &mut ty.additional_properties {
-        rename_refs(values, renames);
-    }
-}
-
 /// The type name and origin of a field inside an object; empty for fields without
 /// object types, which never use them.
 fn child_names(type_name: &str, origin: &str, name: &super::names::PropertyName, field: Field) -> (String, String) {
@@ -628,40 +597,4 @@ pub(crate) fn doc_comment(text: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::go_declaration_order;
-
-    #[test]
-    fn the_go_implementation_declares_in_this_order() {
-        // Shuffled origins; sorting by the key must give Go's walk order.
-        let mut origins = vec![
-            "provider: proxy",
-            "data source aws_bucket: rule",
-            "resource aws_bridge_output: network_output",
-            "resource aws_artifacts: artifact_stores.encryption_key",
-            "resource aws_bridge: outputs.network_output",
-            "resource aws_artifacts: artifact_stores",
-            "resource aws_artifacts: artifact_store.encryption_key",
-            "resource aws_artifacts: artifact_store",
-            "resource aws_bridge: outputs",
-        ];
-        origins.sort_by_key(|origin| go_declaration_order(origin));
-        assert_eq!(
-            origins,
-            [
-                "resource aws_artifacts: artifact_store",
-                "resource aws_artifacts: artifact_store.encryption_key",
-                "resource aws_artifacts: artifact_stores",
-                "resource aws_artifacts: artifact_stores.encryption_key",
-                "resource aws_bridge: outputs",
-                "resource aws_bridge: outputs.network_output",
-                "resource aws_bridge_output: network_output",
-                "data source aws_bucket: rule",
-                "provider: proxy",
-            ]
-        );
-        // Configuration variables and provider functions are named by other rules.
-        assert_eq!(go_declaration_order("provider configuration: endpoints"), None);
-        assert_eq!(go_declaration_order("function parse_arn: result"), None);
-    }
-}
+mod tests;
