@@ -4,8 +4,6 @@
 
 use std::fmt;
 
-use super::error::Error;
-
 /// The host a bare `type` or `namespace/type` address refers to. The Go implementation resolves
 /// through OpenTofu's registry, so SDKs it generated name `registry.opentofu.org/...`; keeping
 /// the same default keeps those SDKs working unchanged.
@@ -29,8 +27,8 @@ pub struct ProviderAddress {
 impl ProviderAddress {
     /// Parses `type`, `namespace/type` or `hostname/namespace/type`. A bare `type` means
     /// `hashicorp/<type>` on the default host, as in Terraform.
-    pub fn parse(given: &str) -> Result<ProviderAddress, Error> {
-        let invalid = |reason: &str| Error::InvalidAddress { given: given.to_owned(), reason: reason.to_owned() };
+    pub fn parse(given: &str) -> Result<ProviderAddress, InvalidAddress> {
+        let invalid = |reason: &str| InvalidAddress { given: given.to_owned(), reason: reason.to_owned() };
         let parts: Vec<&str> = given.trim().split('/').collect();
         let (hostname, namespace, type_name) = match parts.as_slice() {
             [type_name] => (DEFAULT_REGISTRY_HOST, "hashicorp", *type_name),
@@ -136,6 +134,14 @@ impl fmt::Display for Platform {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}_{}", self.os, self.arch)
     }
+}
+
+/// A malformed provider source address (`type`, `namespace/type` or `host/namespace/type`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid provider source address {given:?}: {reason}")]
+pub struct InvalidAddress {
+    pub given: String,
+    pub reason: String,
 }
 
 #[cfg(test)]

@@ -8,14 +8,14 @@ use std::path::PathBuf;
 
 use semver::Version;
 
-use super::address::ProviderAddress;
+use super::address::{InvalidAddress, ProviderAddress};
 
 /// Everything that can go wrong while resolving, downloading, verifying or caching a provider.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The provider source address (`type`, `namespace/type` or `host/namespace/type`) is malformed.
-    #[error("invalid provider source address {given:?}: {reason}")]
-    InvalidAddress { given: String, reason: String },
+    #[error(transparent)]
+    InvalidAddress(#[from] InvalidAddress),
 
     /// The version constraint string does not follow Terraform's constraint syntax.
     #[error("invalid version constraint {given:?}: {reason}")]

@@ -7,7 +7,7 @@ use semver::Version;
 use serde::Deserialize;
 use url::Url;
 
-use super::address::{Platform, ProviderAddress};
+use super::address::{InvalidAddress, Platform, ProviderAddress};
 use super::error::Error;
 use super::http::{HttpClient, SmallResponse, status_error};
 
@@ -92,7 +92,10 @@ struct GpgPublicKey {
 /// Finds the base URL of the host's provider registry (`providers.v1`).
 pub(crate) async fn discover_providers_service(http: &HttpClient, hostname: &str) -> Result<Url, Error> {
     let discovery_url = Url::parse(&format!("https://{hostname}/.well-known/terraform.json")).map_err(|error| {
-        Error::InvalidAddress { given: hostname.to_owned(), reason: format!("not usable in a URL: {error}") }
+        Error::InvalidAddress(InvalidAddress {
+            given: hostname.to_owned(),
+            reason: format!("not usable in a URL: {error}"),
+        })
     })?;
     let response = http.get_small(&discovery_url, "application/json", DOCUMENT_LIMIT).await?;
     if response.status == 404 {

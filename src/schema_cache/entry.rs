@@ -23,14 +23,11 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use super::key::CacheKey;
+use super::key::{CacheKey, FORMAT_VERSION};
 use super::lazy::{LAZY_SECTIONS, LazySchema, Source};
 
 /// The first bytes of every entry.
 pub const MAGIC: &[u8] = b"tfbridge-schema-cache\n";
-
-/// Bumped whenever the layout above changes; part of the key too.
-pub const FORMAT_VERSION: u32 = 1;
 
 /// Why an entry was not used. Each is a miss with a debug line, never an error.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]

@@ -17,7 +17,9 @@ use std::path::{Path, PathBuf};
 use aws_lc_rs::digest;
 use serde::{Deserialize, Serialize};
 
-use super::entry::FORMAT_VERSION;
+/// The entry format (`entry.rs`): bumped whenever its layout changes; part of the key, so
+/// an entry of another format is never taken for this one.
+pub const FORMAT_VERSION: u32 = 1;
 
 /// Everything that changes what start-up would learn from a provider binary.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

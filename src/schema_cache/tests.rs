@@ -20,7 +20,7 @@ fn fixture_schema() -> ProviderSchema {
 fn key(binary: &str) -> CacheKey {
     let identity = FileIdentity { device: 1, inode: 2, size: 3, mtime_ns: 4, ctime_ns: 5 };
     CacheKey {
-        format: entry::FORMAT_VERSION,
+        format: key::FORMAT_VERSION,
         bridge_version: "1.2.0".to_owned(),
         bridge_build: identity.clone(),
         binary: PathBuf::from(binary),
