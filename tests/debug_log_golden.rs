@@ -116,7 +116,10 @@ async fn the_debug_log_of_a_fixed_sequence_of_calls_stays_the_same() {
     session.read(&flags, &id, Some(&updated), Some(&new_inputs)).await.expect("Read");
     session.read(&urn(FLAGS, "imported"), &id, None, None).await.expect("import");
 
-    session.invoke("fixture:index/getLookup:getLookup", &json!({"name": secret(json!("looked-up"))})).await.expect("data source");
+    session
+        .invoke("fixture:index/getLookup:getLookup", &json!({"name": secret(json!("looked-up"))}))
+        .await
+        .expect("data source");
     session.invoke("fixture:index/join:join", &json!({"separator": "-", "parts": ["a", "b"]})).await.expect("function");
     session.invoke("fixture:index/openToken:openToken", &json!({"length": 8})).await.expect("ephemeral");
     for preview in [true, false] {
