@@ -10,7 +10,8 @@ use super::{Diagnostics, Warned, call_error, encode};
 use crate::cty::Value;
 use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
 use crate::lifecycle::parameterized::Parameterized;
-use crate::tfplugin::types::{ActionEvent, DeferredReason, Support};
+use crate::tfplugin::actions::ActionEvent;
+use crate::tfplugin::types::{DeferredReason, Support};
 
 impl Parameterized {
     fn action_block(&self, tf_name: &str) -> &Block {
@@ -129,7 +130,7 @@ impl Parameterized {
                         "Provider response did not include any events".to_owned()
                     } else {
                         format!(
-                            "the InvokeAction stream of {tf_name} ended after {n_events} progress events without a Completed event"
+                            "the {operation} stream of {tf_name} ended after {n_events} progress events without a Completed event"
                         )
                     };
                     return Err(LifecycleError::ProviderBug {

@@ -134,7 +134,7 @@ impl Resource<'_> {
             let problems = verdict.problems.iter().map(|problem| self.plan_problem(problem)).collect();
             return Err(self.bug("Provider produced invalid plan", problems));
         }
-        let identity = self.returned_identity("PlanResourceChange", response.planned_identity.as_ref())?;
+        let identity = self.returned_identity(Operation::PlanResourceChange, response.planned_identity.as_ref())?;
         let planned = Planned {
             value: planned,
             private: response.planned_private,
@@ -291,7 +291,7 @@ impl Resource<'_> {
         }
         // A broken identity must not lose the object the apply made: it becomes one more
         // error beside the state, which is still recorded.
-        let identity = match self.returned_identity("ApplyResourceChange", response.new_identity.as_ref()) {
+        let identity = match self.returned_identity(operation, response.new_identity.as_ref()) {
             Ok(identity) => identity,
             Err(err) => {
                 errors.push(err.to_string());
@@ -408,7 +408,7 @@ impl Resource<'_> {
             |error| json!({ "error": error }),
         );
         if let Err(err) = stop.await {
-            tracing::warn!("StopProvider failed: {err}");
+            tracing::warn!("{} failed: {err}", Operation::StopProvider);
         }
         match tokio::time::timeout(STOP_GRACE, call).await {
             Ok(result) => Ok((result, Some(interruption))),

@@ -30,24 +30,21 @@ impl Resource<'_> {
         .await
         .map_err(call_error(&self.subject, operation))?;
         let Some(response) = response.supported() else {
-            tracing::debug!(urn = %self.urn, "GenerateResourceConfig is unimplemented; deriving the inputs instead");
+            tracing::debug!(urn = %self.urn, "{operation} is unimplemented; deriving the inputs instead");
             return Ok(none());
         };
         let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, operation)?;
         let config = decode(&response.config, &self.ty()).map_err(|err| {
             self.bug(
                 "Provider produced invalid configuration",
-                vec![format!(
-                    "GenerateResourceConfig returned an invalid value for {}: {err}. {PROVIDER_BUG_SUFFIX}",
-                    self.urn
-                )],
+                vec![format!("{operation} returned an invalid value for {}: {err}. {PROVIDER_BUG_SUFFIX}", self.urn)],
             )
         })?;
         if config.is_null() || !config.is_wholly_known() {
             return Err(self.bug(
                 "Provider produced invalid configuration",
                 vec![format!(
-                    "GenerateResourceConfig returned a null or partly unknown configuration for {}. {PROVIDER_BUG_SUFFIX}",
+                    "{operation} returned a null or partly unknown configuration for {}. {PROVIDER_BUG_SUFFIX}",
                     self.urn
                 )],
             ));

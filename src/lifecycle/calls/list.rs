@@ -128,7 +128,7 @@ impl Listing {
             let event = match self.events.next().await? {
                 Ok(event) => event,
                 Err(status) => {
-                    let error = self.provider.client.0.stream_failed("ListResource", status).await;
+                    let error = self.provider.client.0.stream_failed(operation, status).await;
                     return Some(Err(call_error(&self.subject, operation)(error)));
                 }
             };
@@ -152,20 +152,18 @@ impl Listing {
             let Some(identity_data) = event.identity else {
                 if !diagnostics.warnings.is_empty() {
                     for warning in &diagnostics.warnings {
-                        tracing::warn!(subject = %self.subject, "ListResource: {warning}");
+                        tracing::warn!(subject = %self.subject, "{operation}: {warning}");
                     }
                     continue;
                 }
-                return Some(
-                    Err(self.bug(format!("missing identity data in ListResource event for {}", self.tf_name))),
-                );
+                return Some(Err(self.bug(format!("missing identity data in {operation} event for {}", self.tf_name))));
             };
             let ty = self.identity_schema.implied_type();
             let identity = match identity::check_identity(decode(&identity_data, &ty)) {
                 Ok(Some(identity)) => identity,
                 Ok(None) => {
                     return Some(Err(
-                        self.bug(format!("missing identity data in ListResource event for {}", self.tf_name))
+                        self.bug(format!("missing identity data in {operation} event for {}", self.tf_name))
                     ));
                 }
                 Err(IdentityProblem::Unknown(_)) => {

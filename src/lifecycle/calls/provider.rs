@@ -253,7 +253,7 @@ impl Parameterized {
             problems: vec![format!("{problem}. {PROVIDER_BUG_SUFFIX}")],
         };
         let state = decode(&response.state, &ty).map_err(|err| {
-            bug("Provider produced invalid object", format!("ReadDataSource returned an invalid value: {err}"))
+            bug("Provider produced invalid object", format!("{operation} returned an invalid value: {err}"))
         })?;
         if state.is_null() {
             return Err(bug("Provider produced null object", format!("{tf_name} returned null")));

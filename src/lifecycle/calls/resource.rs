@@ -323,7 +323,7 @@ impl Resource<'_> {
             return Err(self.bug(
                 "Invalid resource identity upgrade",
                 vec![format!(
-                    "the stored identity has schema version {} and {} declares version {}, but the provider does not implement UpgradeResourceIdentity",
+                    "the stored identity has schema version {} and {} declares version {}, but the provider does not implement {operation}",
                     meta.identity_schema_version, self.tf_name, schema.version
                 )],
             ));
@@ -391,7 +391,7 @@ impl Resource<'_> {
     /// decode it with.
     pub(super) fn returned_identity(
         &self,
-        rpc: &str,
+        rpc: Operation,
         identity: Option<&DynamicValue>,
     ) -> Result<Option<Value>, LifecycleError> {
         let (Some(schema), Some(identity)) = (self.identity_schema, identity) else { return Ok(None) };
@@ -447,14 +447,14 @@ impl Resource<'_> {
         let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, operation)?;
         if response.deferred.is_some() {
             return Err(self.deferred(format!(
-                "ReadResource of {:?} was deferred; Pulumi reads every resource it refreshes or imports now",
+                "{operation} of {:?} was deferred; Pulumi reads every resource it refreshes or imports now",
                 self.tf_name
             )));
         }
         let value = decode(&response.new_state, &self.ty()).map_err(|err| {
             self.bug(
                 "Provider produced invalid object",
-                vec![format!("ReadResource returned a state that is invalid: {err}")],
+                vec![format!("{operation} returned a state that is invalid: {err}")],
             )
         })?;
         if value.is_null() {
@@ -477,7 +477,7 @@ impl Resource<'_> {
                     .collect(),
             ));
         }
-        let identity = self.returned_identity("ReadResource", response.new_identity.as_ref())?;
+        let identity = self.returned_identity(operation, response.new_identity.as_ref())?;
         Ok(Warned { value: Some(Read { state: value, private: response.private, identity }), warnings })
     }
 
@@ -525,10 +525,7 @@ impl Resource<'_> {
             }
         };
         let state = decode(&imported.state, &self.ty()).map_err(|err| {
-            self.bug(
-                "Provider produced invalid object",
-                vec![format!("ImportResourceState returned an invalid state: {err}")],
-            )
+            self.bug("Provider produced invalid object", vec![format!("{operation} returned an invalid state: {err}")])
         })?;
         if state.is_null() {
             return Err(self.bug(
@@ -536,7 +533,7 @@ impl Resource<'_> {
                 vec![format!("Import returned null resource for id {id:?}")],
             ));
         }
-        let new_identity = self.returned_identity("ImportResourceState", imported.identity.as_ref())?;
+        let new_identity = self.returned_identity(operation, imported.identity.as_ref())?;
         if identity.is_some() && new_identity.is_none() {
             return Err(self.bug(
                 "Provider produced invalid identity",
