@@ -58,17 +58,14 @@ impl Parameterized {
         let names = PropertyNames::of_block(block);
         let subject = Subject::Token(token.to_owned());
         let mut invoked = Invoked::default();
-        let config = match convert::to_cty(block, &names, args, UnknownKeys::Reject) {
-            Ok((config, secrets)) => {
-                self.note_secrets(&secrets);
-                strip_computed_only(block, &config)
-            }
+        let (config, secrets) = match convert::to_cty(block, &names, args, UnknownKeys::Reject) {
+            Ok((config, secrets)) => (strip_computed_only(block, &config), secrets),
             Err(error) => {
                 invoked.failures.push(checks::convert_failure(&error));
                 return Ok(invoked);
             }
         };
-        let diagnostics = self.validate_data_resource_config(&subject, tf_name, &names, &config).await?;
+        let diagnostics = self.validate_data_resource_config(&subject, tf_name, &names, &config, &secrets).await?;
         let mut warnings = Warnings::default();
         warnings.extend(diagnostics.warnings.iter().map(ToString::to_string));
         if !diagnostics.errors.is_empty() {
@@ -77,7 +74,7 @@ impl Parameterized {
             return Ok(invoked);
         }
         let state = if config.is_wholly_known() {
-            warnings.keep(self.read_data_source(&subject, tf_name, &names, &config).await?)
+            warnings.keep(self.read_data_source(&subject, tf_name, &names, &config, &secrets).await?)
         } else {
             // A preview with arguments not known yet: what Terraform plans for the read.
             super::planned_data_source_object(block, &config).map_err(|err| LifecycleError::Internal {

@@ -63,8 +63,6 @@ pub struct Parameterized {
     pub(super) ephemerals: super::ephemeral::OpenEphemerals,
     /// The schema cache write begun at start-up, if any, joined at shutdown.
     pub(super) cache_write: std::sync::Mutex<Option<CacheWrite>>,
-    /// Secret paths of provider-level values, for the gRPC debug log (`calls::debug_log`).
-    pub(super) log_secrets: std::sync::Mutex<Vec<crate::cty::Path>>,
 }
 
 /// What a Pulumi token names.
@@ -220,7 +218,6 @@ pub async fn start_provider_with_cache(
         by_token,
         ephemerals: Default::default(),
         cache_write: std::sync::Mutex::new(cache_write),
-        log_secrets: std::sync::Mutex::new(Vec::new()),
     })
 }
 

@@ -1,10 +1,9 @@
 //! The calls of an action (Terraform 1.14): ValidateActionConfig, PlanAction and
 //! InvokeAction, whose events stream back while it runs.
 
-use super::debug_log;
+use super::debug_log::{self, Call};
 use schema_gen::tf::Block;
 use schema_gen::translate::PropertyNames;
-use serde_json::json;
 
 use super::{Diagnostics, Warned, call_error, encode};
 use crate::cty::Value;
@@ -44,12 +43,10 @@ impl Parameterized {
         let block = self.action_block(tf_name);
         let operation = Operation::ValidateActionConfig;
         let encoded = encode(subject, "the action configuration", config, &block.implied_type())?;
-        let response = debug_log::logged(
-            "ValidateActionConfig",
-            Some(tf_name),
-            || json!({ "config": "(not logged)" }),
+        let response = debug_log::not_logged(
+            Call::named(operation, tf_name),
+            Some("config"),
             self.client.0.validate_action_config(tf_name, &encoded),
-            |_| json!("answered"),
         )
         .await
         .map_err(call_error(subject, operation))?;
@@ -71,12 +68,10 @@ impl Parameterized {
         let block = self.action_block(tf_name);
         let operation = Operation::PlanAction;
         let encoded = encode(subject, "the action configuration", config, &block.implied_type())?;
-        let response = debug_log::logged(
-            "PlanAction",
-            Some(tf_name),
-            || json!({ "config": "(not logged)" }),
+        let response = debug_log::not_logged(
+            Call::named(operation, tf_name),
+            Some("config"),
             self.client.0.plan_action(tf_name, &encoded),
-            |_| json!("answered"),
         )
         .await
         .map_err(call_error(subject, operation))?;
@@ -100,12 +95,10 @@ impl Parameterized {
         let block = self.action_block(tf_name);
         let operation = Operation::InvokeAction;
         let encoded = encode(subject, "the action configuration", config, &block.implied_type())?;
-        let events = debug_log::logged(
-            "InvokeAction",
-            Some(tf_name),
-            || json!({ "config": "(not logged)" }),
+        let events = debug_log::not_logged(
+            Call::named(operation, tf_name),
+            Some("config"),
             self.client.0.invoke_action(tf_name, &encoded),
-            |_| json!("answered"),
         )
         .await
         .map_err(call_error(subject, operation))?;

@@ -3,8 +3,7 @@
 //!
 //! Results are never quoted in messages: an ephemeral value is a secret by nature.
 
-use super::debug_log;
-use serde_json::json;
+use super::debug_log::{self, Call};
 use std::time::SystemTime;
 
 use schema_gen::tf::Block;
@@ -45,12 +44,10 @@ impl Parameterized {
     ) -> Result<Diagnostics, LifecycleError> {
         let block = self.ephemeral_block(tf_name);
         let encoded = encode(subject, "the arguments", config, &block.implied_type())?;
-        let diagnostics = debug_log::logged(
-            "ValidateEphemeralResourceConfig",
-            Some(tf_name),
-            || json!({ "config": "(not logged)" }),
+        let diagnostics = debug_log::not_logged(
+            Call::named(Operation::ValidateEphemeralResourceConfig, tf_name),
+            Some("config"),
             self.client.0.validate_ephemeral_resource_config(tf_name, &encoded),
-            |_| json!("answered"),
         )
         .await
         .map_err(call_error(subject, Operation::ValidateEphemeralResourceConfig))?;
@@ -71,12 +68,10 @@ impl Parameterized {
         let ty = block.implied_type();
         let operation = Operation::OpenEphemeralResource;
         let encoded = encode(subject, "the arguments", config, &ty)?;
-        let response = debug_log::logged(
-            "OpenEphemeralResource",
-            Some(tf_name),
-            || json!({ "config": "(not logged)" }),
+        let response = debug_log::not_logged(
+            Call::named(operation, tf_name),
+            Some("config"),
             self.client.0.open_ephemeral_resource(tf_name, &encoded),
-            |_| json!("answered"),
         )
         .await
         .map_err(call_error(subject, operation))?;
@@ -130,12 +125,10 @@ impl Parameterized {
         private: Option<&[u8]>,
     ) -> Result<Warned<Renewed>, LifecycleError> {
         let operation = Operation::RenewEphemeralResource;
-        let response = debug_log::logged(
-            "RenewEphemeralResource",
-            Some(tf_name),
-            || json!({ "private": "(not logged)" }),
+        let response = debug_log::not_logged(
+            Call::named(operation, tf_name),
+            Some("private"),
             self.client.0.renew_ephemeral_resource(tf_name, private),
-            |_| json!("answered"),
         )
         .await
         .map_err(call_error(subject, operation))?;
@@ -153,12 +146,10 @@ impl Parameterized {
         private: Option<&[u8]>,
     ) -> Result<Warned<()>, LifecycleError> {
         let operation = Operation::CloseEphemeralResource;
-        let diagnostics = debug_log::logged(
-            "CloseEphemeralResource",
-            Some(tf_name),
-            || json!({ "private": "(not logged)" }),
+        let diagnostics = debug_log::not_logged(
+            Call::named(operation, tf_name),
+            Some("private"),
             self.client.0.close_ephemeral_resource(tf_name, private),
-            |_| json!("answered"),
         )
         .await
         .map_err(call_error(subject, operation))?;

@@ -1,12 +1,11 @@
 //! GenerateResourceConfig (Terraform 1.14): the configuration that would manage an imported
 //! object, as the provider itself writes it for `terraform plan -generate-config-out`.
 
-use super::debug_log;
+use super::debug_log::{self, Call};
 use super::resource::Resource;
 use super::{Warned, call_error, decode};
 use crate::cty::Value;
 use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX};
-use serde_json::json;
 
 impl Resource<'_> {
     /// The provider's configuration for `state`, when it declares the
@@ -20,12 +19,10 @@ impl Resource<'_> {
         }
         let operation = Operation::GenerateResourceConfig;
         let encoded = self.encode("the imported state", state)?;
-        let response = debug_log::logged(
-            "GenerateResourceConfig",
-            Some(self.tf_name),
-            || json!({ "state": "(not logged)" }),
+        let response = debug_log::not_logged(
+            Call::named(operation, self.tf_name),
+            Some("state"),
             self.provider.client.0.generate_resource_config(self.tf_name, &encoded),
-            |_| json!("answered"),
         )
         .await
         .map_err(call_error(&self.subject, operation))?;

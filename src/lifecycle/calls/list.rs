@@ -1,8 +1,7 @@
 //! The list-resource calls (protocol 5.10/6.10): ValidateListResourceConfig, and
 //! ListResource, whose stream of events [`Listing`] decodes and checks one at a time.
 
-use super::debug_log;
-use serde_json::json;
+use super::debug_log::{self, Call};
 use std::sync::Arc;
 
 use schema_gen::tf::{Block, IdentitySchema};
@@ -49,12 +48,10 @@ impl Parameterized {
     ) -> Result<Diagnostics, LifecycleError> {
         let encoded = encode(subject, "the list query", config, &block.implied_type())?;
         let operation = Operation::ValidateListResourceConfig;
-        let response = debug_log::logged(
-            "ValidateListResourceConfig",
-            Some(tf_name),
-            || json!({ "config": "(not logged)" }),
+        let response = debug_log::not_logged(
+            Call::named(operation, tf_name),
+            Some("config"),
             self.client.0.validate_list_resource_config(tf_name, &encoded),
-            |_| json!("answered"),
         )
         .await
         .map_err(call_error(subject, operation))?;
@@ -91,12 +88,10 @@ impl Parameterized {
             include_resource_object: true,
             limit,
         };
-        let response = debug_log::logged(
-            "ListResource",
-            Some(tf_name),
-            || json!({ "config": "(not logged)" }),
+        let response = debug_log::not_logged(
+            Call::named(operation, tf_name),
+            Some("config"),
             self.client.0.list_resource(&request),
-            |_| json!("answered"),
         )
         .await
         .map_err(call_error(subject, operation))?;
