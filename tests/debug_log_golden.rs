@@ -45,10 +45,9 @@ fn replace_field(line: &str, field: &str, value: &str) -> String {
     let key = format!("\"{field}\":");
     let start = line.rfind(&key).unwrap_or_else(|| panic!("no {field} in {line}")) + key.len();
     let rest = &line[start..];
-    let end = if rest.starts_with('"') {
-        1 + rest[1..].find('"').expect("a closed string") + 1
-    } else {
-        rest.find([',', '}']).expect("a number ends")
+    let end = match rest.strip_prefix('"') {
+        Some(string) => string.find('"').expect("a closed string") + 2,
+        None => rest.find([',', '}']).expect("a number ends"),
     };
     format!("{}{value}{}", &line[..start], &rest[end..])
 }

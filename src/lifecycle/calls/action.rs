@@ -1,11 +1,10 @@
 //! The calls of an action (Terraform 1.14): ValidateActionConfig, PlanAction and
 //! InvokeAction, whose events stream back while it runs.
 
-use super::debug_log::{self, Call};
 use schema_gen::tf::Block;
 use schema_gen::translate::PropertyNames;
 
-use super::{Diagnostics, Warned, call_error, encode};
+use super::{Diagnostics, Warned, call_error, encode, unlogged};
 use crate::cty::Value;
 use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
 use crate::lifecycle::parameterized::Parameterized;
@@ -43,13 +42,9 @@ impl Parameterized {
         let block = self.action_block(tf_name);
         let operation = Operation::ValidateActionConfig;
         let encoded = encode(subject, "the action configuration", config, &block.implied_type())?;
-        let response = debug_log::not_logged(
-            Call::named(operation, tf_name),
-            Some("config"),
-            self.client.0.validate_action_config(tf_name, &encoded),
-        )
-        .await
-        .map_err(call_error(subject, operation))?;
+        let response =
+            unlogged(subject, operation, tf_name, "config", self.client.0.validate_action_config(tf_name, &encoded))
+                .await?;
         match response {
             Support::Supported(diagnostics) => Ok(Diagnostics::new(block, names, &diagnostics)),
             Support::Unsupported => Err(self.actions_unsupported(subject, tf_name, operation)),
@@ -68,13 +63,8 @@ impl Parameterized {
         let block = self.action_block(tf_name);
         let operation = Operation::PlanAction;
         let encoded = encode(subject, "the action configuration", config, &block.implied_type())?;
-        let response = debug_log::not_logged(
-            Call::named(operation, tf_name),
-            Some("config"),
-            self.client.0.plan_action(tf_name, &encoded),
-        )
-        .await
-        .map_err(call_error(subject, operation))?;
+        let response =
+            unlogged(subject, operation, tf_name, "config", self.client.0.plan_action(tf_name, &encoded)).await?;
         let Some(response) = response.supported() else {
             return Err(self.actions_unsupported(subject, tf_name, operation));
         };
@@ -95,13 +85,8 @@ impl Parameterized {
         let block = self.action_block(tf_name);
         let operation = Operation::InvokeAction;
         let encoded = encode(subject, "the action configuration", config, &block.implied_type())?;
-        let events = debug_log::not_logged(
-            Call::named(operation, tf_name),
-            Some("config"),
-            self.client.0.invoke_action(tf_name, &encoded),
-        )
-        .await
-        .map_err(call_error(subject, operation))?;
+        let events =
+            unlogged(subject, operation, tf_name, "config", self.client.0.invoke_action(tf_name, &encoded)).await?;
         let Some(mut events) = events.supported() else {
             return Err(self.actions_unsupported(subject, tf_name, operation));
         };

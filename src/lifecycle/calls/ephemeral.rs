@@ -3,13 +3,12 @@
 //!
 //! Results are never quoted in messages: an ephemeral value is a secret by nature.
 
-use super::debug_log::{self, Call};
 use std::time::SystemTime;
 
 use schema_gen::tf::Block;
 use schema_gen::translate::PropertyNames;
 
-use super::{Diagnostics, Warned, call_error, decode, encode};
+use super::{Diagnostics, Warned, decode, encode, unlogged};
 use crate::cty::Value;
 use crate::lifecycle::ephemeral::open_result_problems;
 use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
@@ -44,13 +43,14 @@ impl Parameterized {
     ) -> Result<Diagnostics, LifecycleError> {
         let block = self.ephemeral_block(tf_name);
         let encoded = encode(subject, "the arguments", config, &block.implied_type())?;
-        let diagnostics = debug_log::not_logged(
-            Call::named(Operation::ValidateEphemeralResourceConfig, tf_name),
-            Some("config"),
+        let diagnostics = unlogged(
+            subject,
+            Operation::ValidateEphemeralResourceConfig,
+            tf_name,
+            "config",
             self.client.0.validate_ephemeral_resource_config(tf_name, &encoded),
         )
-        .await
-        .map_err(call_error(subject, Operation::ValidateEphemeralResourceConfig))?;
+        .await?;
         Ok(Diagnostics::new(block, names, &diagnostics))
     }
 
@@ -68,13 +68,9 @@ impl Parameterized {
         let ty = block.implied_type();
         let operation = Operation::OpenEphemeralResource;
         let encoded = encode(subject, "the arguments", config, &ty)?;
-        let response = debug_log::not_logged(
-            Call::named(operation, tf_name),
-            Some("config"),
-            self.client.0.open_ephemeral_resource(tf_name, &encoded),
-        )
-        .await
-        .map_err(call_error(subject, operation))?;
+        let response =
+            unlogged(subject, operation, tf_name, "config", self.client.0.open_ephemeral_resource(tf_name, &encoded))
+                .await?;
         // Terraform opens nothing when the open failed, so there is nothing to close then.
         let warnings = Diagnostics::new(block, names, &response.diagnostics).fail_on_errors(subject, operation)?;
         let mut problems = Vec::new();
@@ -125,13 +121,9 @@ impl Parameterized {
         private: Option<&[u8]>,
     ) -> Result<Warned<Renewed>, LifecycleError> {
         let operation = Operation::RenewEphemeralResource;
-        let response = debug_log::not_logged(
-            Call::named(operation, tf_name),
-            Some("private"),
-            self.client.0.renew_ephemeral_resource(tf_name, private),
-        )
-        .await
-        .map_err(call_error(subject, operation))?;
+        let response =
+            unlogged(subject, operation, tf_name, "private", self.client.0.renew_ephemeral_resource(tf_name, private))
+                .await?;
         let block = self.ephemeral_block(tf_name);
         let names = PropertyNames::of_block(block);
         let warnings = Diagnostics::new(block, &names, &response.diagnostics).fail_on_errors(subject, operation)?;
@@ -146,13 +138,9 @@ impl Parameterized {
         private: Option<&[u8]>,
     ) -> Result<Warned<()>, LifecycleError> {
         let operation = Operation::CloseEphemeralResource;
-        let diagnostics = debug_log::not_logged(
-            Call::named(operation, tf_name),
-            Some("private"),
-            self.client.0.close_ephemeral_resource(tf_name, private),
-        )
-        .await
-        .map_err(call_error(subject, operation))?;
+        let diagnostics =
+            unlogged(subject, operation, tf_name, "private", self.client.0.close_ephemeral_resource(tf_name, private))
+                .await?;
         let block = self.ephemeral_block(tf_name);
         let names = PropertyNames::of_block(block);
         let warnings = Diagnostics::new(block, &names, &diagnostics).fail_on_errors(subject, operation)?;

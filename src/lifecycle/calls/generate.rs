@@ -1,9 +1,8 @@
 //! GenerateResourceConfig (Terraform 1.14): the configuration that would manage an imported
 //! object, as the provider itself writes it for `terraform plan -generate-config-out`.
 
-use super::debug_log::{self, Call};
 use super::resource::Resource;
-use super::{Warned, call_error, decode};
+use super::{Warned, decode, unlogged};
 use crate::cty::Value;
 use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX};
 
@@ -19,13 +18,14 @@ impl Resource<'_> {
         }
         let operation = Operation::GenerateResourceConfig;
         let encoded = self.encode("the imported state", state)?;
-        let response = debug_log::not_logged(
-            Call::named(operation, self.tf_name),
-            Some("state"),
+        let response = unlogged(
+            &self.subject,
+            operation,
+            self.tf_name,
+            "state",
             self.provider.client.0.generate_resource_config(self.tf_name, &encoded),
         )
-        .await
-        .map_err(call_error(&self.subject, operation))?;
+        .await?;
         let Some(response) = response.supported() else {
             tracing::debug!(urn = %self.urn, "{operation} is unimplemented; deriving the inputs instead");
             return Ok(none());

@@ -1,13 +1,12 @@
 //! The list-resource calls (protocol 5.10/6.10): ValidateListResourceConfig, and
 //! ListResource, whose stream of events [`Listing`] decodes and checks one at a time.
 
-use super::debug_log::{self, Call};
 use std::sync::Arc;
 
 use schema_gen::tf::{Block, IdentitySchema};
 use schema_gen::translate::PropertyNames;
 
-use super::{Diagnostics, call_error, decode, encode};
+use super::{Diagnostics, call_error, decode, encode, unlogged};
 use crate::cty::{self, Value};
 use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
 use crate::lifecycle::identity::{self, IdentityProblem};
@@ -48,13 +47,14 @@ impl Parameterized {
     ) -> Result<Diagnostics, LifecycleError> {
         let encoded = encode(subject, "the list query", config, &block.implied_type())?;
         let operation = Operation::ValidateListResourceConfig;
-        let response = debug_log::not_logged(
-            Call::named(operation, tf_name),
-            Some("config"),
+        let response = unlogged(
+            subject,
+            operation,
+            tf_name,
+            "config",
             self.client.0.validate_list_resource_config(tf_name, &encoded),
         )
-        .await
-        .map_err(call_error(subject, operation))?;
+        .await?;
         let Some(diagnostics) = response.supported() else {
             return Err(self.list_unsupported(subject, tf_name, operation));
         };
@@ -88,13 +88,7 @@ impl Parameterized {
             include_resource_object: true,
             limit,
         };
-        let response = debug_log::not_logged(
-            Call::named(operation, tf_name),
-            Some("config"),
-            self.client.0.list_resource(&request),
-        )
-        .await
-        .map_err(call_error(subject, operation))?;
+        let response = unlogged(subject, operation, tf_name, "config", self.client.0.list_resource(&request)).await?;
         let Some(events) = response.supported() else {
             return Err(self.list_unsupported(subject, tf_name, operation));
         };

@@ -12,7 +12,9 @@ use crate::lifecycle::parameterized::{ParameterizeError, Parameterized};
 use crate::tfplugin::CallError;
 
 use super::debug_log::{self, Call, Request};
-use crate::tfplugin::types::{DynamicValue, ProviderMetadata, ReadDataSourceRequest, ServerCapabilities, Severity};
+use crate::tfplugin::types::{
+    Diagnostic, DynamicValue, ProviderMetadata, ReadDataSourceRequest, ServerCapabilities, Severity,
+};
 
 /// The version string Terraform providers are told they run under: the Go
 /// implementation's, so providers that gate features on it behave the same.
@@ -29,14 +31,8 @@ impl Client {
             self.0.get_provider_schema(),
         )
         .await?;
-        let errors: Vec<String> = response
-            .diagnostics
-            .iter()
-            .filter(|d| d.severity == Severity::Error)
-            .map(|d| if d.detail.is_empty() { d.summary.clone() } else { format!("{}: {}", d.summary, d.detail) })
-            .collect();
-        if !errors.is_empty() {
-            return Err(ParameterizeError::SchemaDiagnostics(errors.join("; ")));
+        if let Some(error) = schema_errors(&response.diagnostics) {
+            return Err(error);
         }
         Ok((response.schema, response.capabilities))
     }
@@ -56,14 +52,8 @@ impl Client {
         .supported() else {
             return Ok(BTreeMap::new());
         };
-        let errors: Vec<String> = response
-            .diagnostics
-            .iter()
-            .filter(|d| d.severity == Severity::Error)
-            .map(|d| if d.detail.is_empty() { d.summary.clone() } else { format!("{}: {}", d.summary, d.detail) })
-            .collect();
-        if !errors.is_empty() {
-            return Err(ParameterizeError::SchemaDiagnostics(errors.join("; ")));
+        if let Some(error) = schema_errors(&response.diagnostics) {
+            return Err(error);
         }
         Ok(response.schemas)
     }
@@ -80,6 +70,16 @@ impl Client {
     pub(in crate::lifecycle) fn protocol_number(&self) -> u32 {
         self.0.protocol().number()
     }
+}
+
+/// The error diagnostics of a schema answer, which fail start-up.
+fn schema_errors(diagnostics: &[Diagnostic]) -> Option<ParameterizeError> {
+    let errors: Vec<String> = diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| if d.detail.is_empty() { d.summary.clone() } else { format!("{}: {}", d.summary, d.detail) })
+        .collect();
+    (!errors.is_empty()).then(|| ParameterizeError::SchemaDiagnostics(errors.join("; ")))
 }
 
 /// What a function call answered.
