@@ -102,7 +102,7 @@ impl Connection {
             self.validate_action_config(&subject, tf_name, &names, config).await
         };
         let (config, mut warnings) = match Arguments::check(block, &names, &config_args, earlier, validate).await? {
-            Arguments::Valid { config, warnings } => (config, warnings),
+            Arguments::Valid { config, warnings, .. } => (config, warnings),
             Arguments::Invalid { failures, warnings } => return Ok(ActionRun { failures, warnings, ..run }),
         };
         match mode {

@@ -121,7 +121,7 @@ impl Connection {
             self.validate_ephemeral_resource_config(&subject, tf_name, &names, config).await
         };
         let (config, mut warnings) = match Arguments::check(block, &names, args, Vec::new(), validate).await? {
-            Arguments::Valid { config, warnings } => (config, warnings),
+            Arguments::Valid { config, warnings, .. } => (config, warnings),
             Arguments::Invalid { failures, warnings } => return Ok(Invoked { failures, warnings, ..invoked }),
         };
         if !config.is_wholly_known() {

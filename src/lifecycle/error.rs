@@ -95,77 +95,9 @@ impl fmt::Display for Subject {
     }
 }
 
-/// A provider call, as messages name it: its protocol 6 RPC name (the v5 names differ
-/// only on the wire).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Operation {
-    GetProviderSchema,
-    ValidateProviderConfig,
-    ConfigureProvider,
-    ValidateResourceConfig,
-    UpgradeResourceState,
-    PlanResourceChange,
-    /// PlanResourceChange with a null proposed state, for providers that plan destroys.
-    PlanDestroy,
-    ApplyResourceChange,
-    ReadResource,
-    ImportResourceState,
-    ValidateDataResourceConfig,
-    ReadDataSource,
-    CallFunction,
-    ValidateEphemeralResourceConfig,
-    OpenEphemeralResource,
-    RenewEphemeralResource,
-    CloseEphemeralResource,
-    GetResourceIdentitySchemas,
-    UpgradeResourceIdentity,
-    ValidateListResourceConfig,
-    ListResource,
-    ValidateActionConfig,
-    PlanAction,
-    InvokeAction,
-    GenerateResourceConfig,
-}
-
-impl Operation {
-    /// Whether a failed call may still have changed a remote object: only an apply does.
-    /// When it fails without a usable answer, the engine must treat the outcome as unknown.
-    pub fn changes_remote_objects(self) -> bool {
-        matches!(self, Operation::ApplyResourceChange)
-    }
-}
-
-impl fmt::Display for Operation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Operation::GetProviderSchema => "GetProviderSchema",
-            Operation::ValidateProviderConfig => "ValidateProviderConfig",
-            Operation::ConfigureProvider => "ConfigureProvider",
-            Operation::ValidateResourceConfig => "ValidateResourceConfig",
-            Operation::UpgradeResourceState => "UpgradeResourceState",
-            Operation::PlanResourceChange => "PlanResourceChange",
-            Operation::PlanDestroy => "PlanResourceChange (destroy)",
-            Operation::ApplyResourceChange => "ApplyResourceChange",
-            Operation::ReadResource => "ReadResource",
-            Operation::ImportResourceState => "ImportResourceState",
-            Operation::ValidateDataResourceConfig => "ValidateDataResourceConfig",
-            Operation::ReadDataSource => "ReadDataSource",
-            Operation::CallFunction => "CallFunction",
-            Operation::ValidateEphemeralResourceConfig => "ValidateEphemeralResourceConfig",
-            Operation::OpenEphemeralResource => "OpenEphemeralResource",
-            Operation::RenewEphemeralResource => "RenewEphemeralResource",
-            Operation::CloseEphemeralResource => "CloseEphemeralResource",
-            Operation::GetResourceIdentitySchemas => "GetResourceIdentitySchemas",
-            Operation::UpgradeResourceIdentity => "UpgradeResourceIdentity",
-            Operation::ValidateListResourceConfig => "ValidateListResourceConfig",
-            Operation::ListResource => "ListResource",
-            Operation::ValidateActionConfig => "ValidateActionConfig",
-            Operation::PlanAction => "PlanAction",
-            Operation::InvokeAction => "InvokeAction",
-            Operation::GenerateResourceConfig => "GenerateResourceConfig",
-        })
-    }
-}
+/// A provider call, as messages name it; defined by `tfplugin`, where each RPC's name is
+/// written once.
+pub use crate::tfplugin::Operation;
 
 /// The change an apply makes; also the key of its `timeouts` setting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

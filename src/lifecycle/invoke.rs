@@ -33,8 +33,16 @@ pub struct Invoked {
 /// before anything runs: converted to the schema's configuration, then validated by the
 /// provider. Either the configuration, or what is wrong with the arguments.
 pub(super) enum Arguments {
-    Valid { config: Value, warnings: Warnings },
-    Invalid { failures: Vec<CheckFailure>, warnings: Vec<String> },
+    /// `secrets`: the paths the program marked secret, for the gRPC debug log.
+    Valid {
+        config: Value,
+        secrets: Vec<crate::cty::Path>,
+        warnings: Warnings,
+    },
+    Invalid {
+        failures: Vec<CheckFailure>,
+        warnings: Vec<String>,
+    },
 }
 
 impl Arguments {
@@ -65,7 +73,7 @@ impl Arguments {
             let failures = checks::check_failures(&diagnostics.errors, &[]);
             return Ok(Arguments::Invalid { failures, warnings: warnings.into_vec() });
         }
-        Ok(Arguments::Valid { config, warnings })
+        Ok(Arguments::Valid { config, secrets, warnings })
     }
 }
 
@@ -81,15 +89,14 @@ impl Connection {
         let subject = Subject::Token(token.to_owned());
         let mut invoked = Invoked::default();
         let validate = async |config: &Value, secrets: &[crate::cty::Path]| {
-            self.note_secrets(secrets);
-            self.validate_data_resource_config(&subject, tf_name, &names, config).await
+            self.validate_data_resource_config(&subject, tf_name, &names, config, secrets).await
         };
-        let (config, mut warnings) = match Arguments::check(block, &names, args, Vec::new(), validate).await? {
-            Arguments::Valid { config, warnings } => (config, warnings),
+        let (config, secrets, mut warnings) = match Arguments::check(block, &names, args, Vec::new(), validate).await? {
+            Arguments::Valid { config, secrets, warnings } => (config, secrets, warnings),
             Arguments::Invalid { failures, warnings } => return Ok(Invoked { failures, warnings, ..invoked }),
         };
         let state = if config.is_wholly_known() {
-            warnings.keep(self.read_data_source(&subject, tf_name, &names, &config).await?)
+            warnings.keep(self.read_data_source(&subject, tf_name, &names, &config, &secrets).await?)
         } else {
             // A preview with arguments not known yet: what Terraform plans for the read.
             super::proposed_new::planned_data_source_object(block, &config).map_err(|err| LifecycleError::Internal {

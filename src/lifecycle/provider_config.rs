@@ -102,10 +102,9 @@ impl Connection {
         let inputs = config_encoding::fold(&inputs, &self.config_kinds(&names));
         let mut checked = ConfigChecked { inputs, ..ConfigChecked::default() };
         let config = match convert::to_cty(block, &names, &settings, UnknownKeys::Reject) {
-            Ok((config, secrets)) => {
-                self.note_secrets(&secrets);
-                config
-            }
+            // CheckConfig's settings arrive without their secret marks: ValidateProviderConfig's
+            // log entry redacts every setting.
+            Ok((config, _)) => config,
             Err(error) => {
                 let reason = match &error.kind {
                     convert::ConvertErrorKind::UnknownProperty(key) => {
@@ -158,9 +157,8 @@ impl Connection {
         let subject = Subject::Urn(urn.to_owned());
         let (config, secrets) = convert::to_cty(block, &names, &settings, UnknownKeys::Ignore)
             .map_err(|error| LifecycleError::InvalidProperty { subject: subject.clone(), error: Box::new(error) })?;
-        self.note_secrets(&secrets);
         let mut warnings = Warnings::default();
-        warnings.keep(self.configure_provider(&subject, &names, &config).await?);
+        warnings.keep(self.configure_provider(&subject, &names, &config, &secrets).await?);
         Ok(warnings.into_vec())
     }
 }

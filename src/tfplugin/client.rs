@@ -4,8 +4,8 @@
 //! It is one struct with an enum of the two generated clients inside, not a trait: the
 //! two protocols are two encodings of one interface, chosen at run time by the handshake,
 //! and nothing else implements it. Each method dispatches to `v5` or `v6`, which convert
-//! to and from the domain types, then attaches the RPC name and, when the process died,
-//! its exit status and panic text to any failure.
+//! to and from the domain types, then attaches the RPC's name (from [`Operation`]) and,
+//! when the process died, its exit status and panic text to any failure.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,6 +13,7 @@ use std::time::Duration;
 use tonic::Code;
 use tonic::transport::Channel;
 
+use super::actions::{ActionEvents, GenerateResourceConfigResponse, PlanActionResponse};
 use super::ephemeral::{OpenEphemeralResourceResponse, RenewEphemeralResourceResponse};
 use super::error::{CallError, ProcessExit, RpcFailure};
 use super::handshake::ProtocolVersion;
@@ -20,16 +21,15 @@ use super::identity_list::{
     IdentitySchemasResponse, ListResourceEvent, ListResourceRequest, UpgradeResourceIdentityRequest,
     UpgradeResourceIdentityResponse,
 };
-use super::launch::shut_down_process;
+use super::operation::Operation;
 use super::output::ProviderOutput;
 use super::process::OwnedProcess;
-use super::terraform_1_14::{ActionEvents, ActionStream};
-use super::types::{
+use super::resources::{
     ApplyResourceChangeRequest, ApplyResourceChangeResponse, CallFunctionResponse, Diagnostic, DynamicValue,
-    GenerateResourceConfigResponse, GetFunctionsResponse, ImportResourceStateResponse, PlanActionResponse,
-    PlanResourceChangeRequest, PlanResourceChangeResponse, ProviderMetadata, ProviderSchemaResponse,
-    ReadDataSourceRequest, ReadDataSourceResponse, ReadResourceRequest, ReadResourceResponse, Support,
-    UpgradeResourceStateRequest, UpgradeResourceStateResponse, ValidateProviderConfigResponse,
+    GetFunctionsResponse, ImportResourceStateResponse, PlanResourceChangeRequest, PlanResourceChangeResponse,
+    ProviderMetadata, ProviderSchemaResponse, ReadDataSourceRequest, ReadDataSourceResponse, ReadResourceRequest,
+    ReadResourceResponse, Support, UpgradeResourceStateRequest, UpgradeResourceStateResponse,
+    ValidateProviderConfigResponse,
 };
 use super::{v5, v6};
 
@@ -69,16 +69,16 @@ impl std::fmt::Debug for ProviderClient {
 }
 
 /// Calls the same-named method on whichever protocol client is inside, and turns a failure
-/// into a [`CallError`] naming the RPC (v5 name, v6 name).
+/// into a [`CallError`] naming the RPC [`Operation`] as that protocol names it.
 macro_rules! dispatch {
-    ($self:ident, ($v5_rpc:literal, $v6_rpc:literal), |$client:ident| $call:expr) => {{
-        let (result, rpc) = match &$self.client {
-            ProtocolClient::V5($client) => ($call.await, $v5_rpc),
-            ProtocolClient::V6($client) => ($call.await, $v6_rpc),
+    ($self:ident, $operation:expr, |$client:ident| $call:expr) => {{
+        let result = match &$self.client {
+            ProtocolClient::V5($client) => $call.await,
+            ProtocolClient::V6($client) => $call.await,
         };
         match result {
             Ok(response) => Ok(response),
-            Err(failure) => Err($self.call_failed(rpc, failure).await),
+            Err(failure) => Err($self.call_failed($operation, failure).await),
         }
     }};
 }
@@ -123,7 +123,7 @@ impl ProviderClient {
     /// exit, then SIGKILL. A reattached provider is left running.
     pub async fn shutdown(mut self) {
         if let Some(process) = self.process.as_mut() {
-            shut_down_process(self.channel.clone(), process).await;
+            process.shut_down(self.channel.clone()).await;
         }
     }
 
@@ -135,7 +135,8 @@ impl ProviderClient {
         }
     }
 
-    async fn call_failed(&self, rpc: &'static str, failure: RpcFailure) -> CallError {
+    async fn call_failed(&self, operation: Operation, failure: RpcFailure) -> CallError {
+        let rpc = operation.wire_name(self.protocol);
         let status = match failure {
             RpcFailure::InvalidResponse(source) => {
                 return CallError::InvalidResponse { rpc, provider: self.provider.clone(), source };
@@ -185,20 +186,19 @@ impl ProviderClient {
     }
 
     pub async fn get_provider_schema(&self) -> Result<ProviderSchemaResponse, CallError> {
-        dispatch!(self, ("GetSchema", "GetProviderSchema"), |client| client.get_provider_schema())
+        dispatch!(self, Operation::GetProviderSchema, |client| client.get_provider_schema())
     }
 
     /// Protocol 5.4/6.4; older providers answer `Unimplemented`.
     pub async fn get_metadata(&self) -> Result<Support<ProviderMetadata>, CallError> {
-        Self::optional(dispatch!(self, ("GetMetadata", "GetMetadata"), |client| client.get_metadata()))
+        Self::optional(dispatch!(self, Operation::GetMetadata, |client| client.get_metadata()))
     }
 
     pub async fn validate_provider_config(
         &self,
         config: &DynamicValue,
     ) -> Result<ValidateProviderConfigResponse, CallError> {
-        dispatch!(self, ("PrepareProviderConfig", "ValidateProviderConfig"), |client| client
-            .validate_provider_config(config))
+        dispatch!(self, Operation::ValidateProviderConfig, |client| client.validate_provider_config(config))
     }
 
     pub async fn validate_resource_config(
@@ -206,8 +206,7 @@ impl ProviderClient {
         type_name: &str,
         config: &DynamicValue,
     ) -> Result<Vec<Diagnostic>, CallError> {
-        dispatch!(self, ("ValidateResourceTypeConfig", "ValidateResourceConfig"), |client| client
-            .validate_resource_config(type_name, config))
+        dispatch!(self, Operation::ValidateResourceConfig, |client| client.validate_resource_config(type_name, config))
     }
 
     pub async fn validate_data_resource_config(
@@ -215,7 +214,7 @@ impl ProviderClient {
         type_name: &str,
         config: &DynamicValue,
     ) -> Result<Vec<Diagnostic>, CallError> {
-        dispatch!(self, ("ValidateDataSourceConfig", "ValidateDataResourceConfig"), |client| client
+        dispatch!(self, Operation::ValidateDataResourceConfig, |client| client
             .validate_data_resource_config(type_name, config))
     }
 
@@ -223,8 +222,7 @@ impl ProviderClient {
         &self,
         request: &UpgradeResourceStateRequest,
     ) -> Result<UpgradeResourceStateResponse, CallError> {
-        dispatch!(self, ("UpgradeResourceState", "UpgradeResourceState"), |client| client
-            .upgrade_resource_state(request))
+        dispatch!(self, Operation::UpgradeResourceState, |client| client.upgrade_resource_state(request))
     }
 
     pub async fn configure_provider(
@@ -232,26 +230,25 @@ impl ProviderClient {
         terraform_version: &str,
         config: &DynamicValue,
     ) -> Result<Vec<Diagnostic>, CallError> {
-        dispatch!(self, ("Configure", "ConfigureProvider"), |client| client
-            .configure_provider(terraform_version, config))
+        dispatch!(self, Operation::ConfigureProvider, |client| client.configure_provider(terraform_version, config))
     }
 
     pub async fn read_resource(&self, request: &ReadResourceRequest) -> Result<ReadResourceResponse, CallError> {
-        dispatch!(self, ("ReadResource", "ReadResource"), |client| client.read_resource(request))
+        dispatch!(self, Operation::ReadResource, |client| client.read_resource(request))
     }
 
     pub async fn plan_resource_change(
         &self,
         request: &PlanResourceChangeRequest,
     ) -> Result<PlanResourceChangeResponse, CallError> {
-        dispatch!(self, ("PlanResourceChange", "PlanResourceChange"), |client| client.plan_resource_change(request))
+        dispatch!(self, Operation::PlanResourceChange, |client| client.plan_resource_change(request))
     }
 
     pub async fn apply_resource_change(
         &self,
         request: &ApplyResourceChangeRequest,
     ) -> Result<ApplyResourceChangeResponse, CallError> {
-        dispatch!(self, ("ApplyResourceChange", "ApplyResourceChange"), |client| client.apply_resource_change(request))
+        dispatch!(self, Operation::ApplyResourceChange, |client| client.apply_resource_change(request))
     }
 
     pub async fn import_resource_state(
@@ -270,23 +267,24 @@ impl ProviderClient {
         id: &str,
         identity: Option<&DynamicValue>,
     ) -> Result<ImportResourceStateResponse, CallError> {
-        dispatch!(self, ("ImportResourceState", "ImportResourceState"), |client| client
-            .import_resource_state(type_name, id, identity))
+        dispatch!(self, Operation::ImportResourceState, |client| client.import_resource_state(type_name, id, identity))
     }
 
     /// Protocol 5.9/6.9; older providers answer `Unimplemented`, which Terraform treats as
     /// no identities.
     pub async fn get_resource_identity_schemas(&self) -> Result<Support<IdentitySchemasResponse>, CallError> {
-        Self::optional(dispatch!(self, ("GetResourceIdentitySchemas", "GetResourceIdentitySchemas"), |client| client
-            .get_resource_identity_schemas()))
+        Self::optional(
+            dispatch!(self, Operation::GetResourceIdentitySchemas, |client| client.get_resource_identity_schemas())
+        )
     }
 
     pub async fn upgrade_resource_identity(
         &self,
         request: &UpgradeResourceIdentityRequest,
     ) -> Result<Support<UpgradeResourceIdentityResponse>, CallError> {
-        Self::optional(dispatch!(self, ("UpgradeResourceIdentity", "UpgradeResourceIdentity"), |client| client
-            .upgrade_resource_identity(request)))
+        Self::optional(
+            dispatch!(self, Operation::UpgradeResourceIdentity, |client| client.upgrade_resource_identity(request))
+        )
     }
 
     /// Protocol 5.10/6.10; older providers answer `Unimplemented`.
@@ -295,28 +293,28 @@ impl ProviderClient {
         type_name: &str,
         config: &DynamicValue,
     ) -> Result<Support<Vec<Diagnostic>>, CallError> {
-        Self::optional(dispatch!(self, ("ValidateListResourceConfig", "ValidateListResourceConfig"), |client| client
+        Self::optional(dispatch!(self, Operation::ValidateListResourceConfig, |client| client
             .validate_list_resource_config(type_name, config)))
     }
 
     /// Protocol 5.10/6.10: starts a ListResource stream. A status the stream breaks with
     /// later comes as an item; turn it into a [`CallError`] with [`ProviderClient::stream_failed`].
     pub async fn list_resource(&self, request: &ListResourceRequest) -> Result<Support<ListEvents>, CallError> {
-        Self::optional(dispatch!(self, ("ListResource", "ListResource"), |client| client.list_resource(request)))
+        Self::optional(dispatch!(self, Operation::ListResource, |client| client.list_resource(request)))
     }
 
     /// A status a stream broke with, with the process's exit when it died.
-    pub async fn stream_failed(&self, rpc: &'static str, status: tonic::Status) -> CallError {
-        self.call_failed(rpc, RpcFailure::Status(status)).await
+    pub async fn stream_failed(&self, operation: Operation, status: tonic::Status) -> CallError {
+        self.call_failed(operation, RpcFailure::Status(status)).await
     }
 
     pub async fn read_data_source(&self, request: &ReadDataSourceRequest) -> Result<ReadDataSourceResponse, CallError> {
-        dispatch!(self, ("ReadDataSource", "ReadDataSource"), |client| client.read_data_source(request))
+        dispatch!(self, Operation::ReadDataSource, |client| client.read_data_source(request))
     }
 
     /// Protocol 5.5/6.5; older providers answer `Unimplemented`.
     pub async fn get_functions(&self) -> Result<Support<GetFunctionsResponse>, CallError> {
-        Self::optional(dispatch!(self, ("GetFunctions", "GetFunctions"), |client| client.get_functions()))
+        Self::optional(dispatch!(self, Operation::GetFunctions, |client| client.get_functions()))
     }
 
     /// Calls a provider function. Each argument is encoded with its parameter's type.
@@ -325,7 +323,7 @@ impl ProviderClient {
         name: &str,
         arguments: &[DynamicValue],
     ) -> Result<Support<CallFunctionResponse>, CallError> {
-        Self::optional(dispatch!(self, ("CallFunction", "CallFunction"), |client| client.call_function(name, arguments)))
+        Self::optional(dispatch!(self, Operation::CallFunction, |client| client.call_function(name, arguments)))
     }
 
     /// Protocol 5.7/6.7; older providers answer `Unimplemented`, which is an error here: the
@@ -335,7 +333,7 @@ impl ProviderClient {
         type_name: &str,
         config: &DynamicValue,
     ) -> Result<Vec<Diagnostic>, CallError> {
-        dispatch!(self, ("ValidateEphemeralResourceConfig", "ValidateEphemeralResourceConfig"), |client| client
+        dispatch!(self, Operation::ValidateEphemeralResourceConfig, |client| client
             .validate_ephemeral_resource_config(type_name, config))
     }
 
@@ -344,8 +342,7 @@ impl ProviderClient {
         type_name: &str,
         config: &DynamicValue,
     ) -> Result<OpenEphemeralResourceResponse, CallError> {
-        dispatch!(self, ("OpenEphemeralResource", "OpenEphemeralResource"), |client| client
-            .open_ephemeral_resource(type_name, config))
+        dispatch!(self, Operation::OpenEphemeralResource, |client| client.open_ephemeral_resource(type_name, config))
     }
 
     pub async fn renew_ephemeral_resource(
@@ -353,8 +350,7 @@ impl ProviderClient {
         type_name: &str,
         private: Option<&[u8]>,
     ) -> Result<RenewEphemeralResourceResponse, CallError> {
-        dispatch!(self, ("RenewEphemeralResource", "RenewEphemeralResource"), |client| client
-            .renew_ephemeral_resource(type_name, private))
+        dispatch!(self, Operation::RenewEphemeralResource, |client| client.renew_ephemeral_resource(type_name, private))
     }
 
     pub async fn close_ephemeral_resource(
@@ -362,8 +358,7 @@ impl ProviderClient {
         type_name: &str,
         private: Option<&[u8]>,
     ) -> Result<Vec<Diagnostic>, CallError> {
-        dispatch!(self, ("CloseEphemeralResource", "CloseEphemeralResource"), |client| client
-            .close_ephemeral_resource(type_name, private))
+        dispatch!(self, Operation::CloseEphemeralResource, |client| client.close_ephemeral_resource(type_name, private))
     }
 
     /// Protocol 5.10/6.10 (Terraform 1.14); older providers answer `Unimplemented`.
@@ -372,8 +367,9 @@ impl ProviderClient {
         type_name: &str,
         config: &DynamicValue,
     ) -> Result<Support<Vec<Diagnostic>>, CallError> {
-        Self::optional(dispatch!(self, ("ValidateActionConfig", "ValidateActionConfig"), |client| client
-            .validate_action_config(type_name, config)))
+        Self::optional(
+            dispatch!(self, Operation::ValidateActionConfig, |client| client.validate_action_config(type_name, config))
+        )
     }
 
     /// Protocol 5.10/6.10 (Terraform 1.14); older providers answer `Unimplemented`.
@@ -382,7 +378,7 @@ impl ProviderClient {
         action_type: &str,
         config: &DynamicValue,
     ) -> Result<Support<PlanActionResponse>, CallError> {
-        Self::optional(dispatch!(self, ("PlanAction", "PlanAction"), |client| client.plan_action(action_type, config)))
+        Self::optional(dispatch!(self, Operation::PlanAction, |client| client.plan_action(action_type, config)))
     }
 
     /// Starts an action: its events arrive on the returned stream. Protocol 5.10/6.10
@@ -392,15 +388,8 @@ impl ProviderClient {
         action_type: &str,
         config: &DynamicValue,
     ) -> Result<Support<ActionEvents>, CallError> {
-        let result = match &self.client {
-            ProtocolClient::V5(client) => client.invoke_action(action_type, config).await.map(ActionStream::V5),
-            ProtocolClient::V6(client) => client.invoke_action(action_type, config).await.map(ActionStream::V6),
-        };
-        let result = match result {
-            Ok(stream) => Ok(ActionEvents::new(self.provider.clone(), stream)),
-            Err(failure) => Err(self.call_failed("InvokeAction", failure).await),
-        };
-        Self::optional(result)
+        let stream = dispatch!(self, Operation::InvokeAction, |client| client.invoke_action(action_type, config));
+        Self::optional(stream.map(|stream| ActionEvents::new(self.provider.clone(), stream)))
     }
 
     /// The configuration that would manage `state` (Terraform 1.14, for
@@ -411,14 +400,14 @@ impl ProviderClient {
         type_name: &str,
         state: &DynamicValue,
     ) -> Result<Support<GenerateResourceConfigResponse>, CallError> {
-        Self::optional(dispatch!(self, ("GenerateResourceConfig", "GenerateResourceConfig"), |client| client
+        Self::optional(dispatch!(self, Operation::GenerateResourceConfig, |client| client
             .generate_resource_config(type_name, state)))
     }
 
     /// Asks the provider to cancel in-flight work (Terraform's Ctrl-C). `Ok(Some(text))` is
     /// the provider's own error text.
     pub async fn stop_provider(&self) -> Result<Option<String>, CallError> {
-        let error = dispatch!(self, ("Stop", "StopProvider"), |client| client.stop_provider())?;
+        let error = dispatch!(self, Operation::StopProvider, |client| client.stop_provider())?;
         Ok(if error.is_empty() { None } else { Some(error) })
     }
 }

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::handshake::HandshakeError;
+use super::resources::wire::SchemaError;
 use super::tls::TlsSetupError;
-use super::wire::SchemaError;
 
 /// Why a provider could not be started and connected to.
 #[derive(Debug, thiserror::Error)]

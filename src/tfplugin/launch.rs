@@ -15,7 +15,7 @@ use super::client::ProviderClient;
 use super::error::LaunchError;
 use super::handshake::parse_handshake;
 use super::output::{LineSplitter, ProviderOutput, Stream};
-use super::process::{OwnedProcess, spawn};
+use super::process::{EXIT_GRACE, spawn};
 use super::reattach::ReattachConfig;
 use super::tls::{client_config, generate_client_identity};
 use super::transport::connect;
@@ -23,10 +23,6 @@ use super::transport::connect;
 /// The value every Terraform provider checks before serving ("should NEVER be changed").
 pub const MAGIC_COOKIE_KEY: &str = "TF_PLUGIN_MAGIC_COOKIE";
 pub const MAGIC_COOKIE_VALUE: &str = "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
-
-/// How long a process gets to exit after it closed stdout or was asked to stop, and how long
-/// we wait for its last stderr lines.
-const EXIT_GRACE: Duration = Duration::from_secs(2);
 
 /// The terraform-plugin-log variables that set a provider's log levels: the SDKs' own
 /// loggers (plugin-go's protocol logger, the framework, SDKv2's helper/schema, mux) and the
@@ -265,19 +261,6 @@ pub(crate) fn error_chain(err: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     text
-}
-
-/// Stops an owned process the way go-plugin's `Kill` does: ask via GRPCController.Shutdown,
-/// give it two seconds, then kill.
-pub(crate) async fn shut_down_process(channel: Channel, process: &mut OwnedProcess) {
-    let mut controller = goplugin::grpc_controller_client::GrpcControllerClient::new(channel);
-    // The provider stops its server while answering, so the reply often never arrives;
-    // either way we then watch the process.
-    let _ = tokio::time::timeout(EXIT_GRACE, controller.shutdown(goplugin::Empty {})).await;
-    if process.wait_for_exit(EXIT_GRACE).await.is_none() {
-        tracing::debug!(pid = process.pid, "provider did not exit after Shutdown; killing it");
-        process.kill().await;
-    }
 }
 
 #[cfg(test)]

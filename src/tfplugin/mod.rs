@@ -7,39 +7,50 @@
 //!   TLS client ([`tls`]), and keeps draining stderr and GRPCStdio into tracing (`output`).
 //!   [`reattach()`] connects to a provider started elsewhere (`TF_REATTACH_PROVIDERS`, see
 //!   [`mod@reattach`]).
-//! - [`ProviderClient`] is the protocol-neutral interface the rest of the bridge calls:
-//!   requests and responses are the domain types in [`types`]; values cross it as encoded
-//!   [`DynamicValue`] bytes; schemas arrive as `schema_gen::tf::ProviderSchema`.
+//! - [`ProviderClient`] is the protocol-neutral interface the rest of the bridge calls,
+//!   one method per RPC; [`Operation`] names every RPC, once.
+//! - One layout per RPC family: a folder whose `mod.rs` holds the family's
+//!   protocol-neutral requests and answers, and whose `wire.rs` holds one macro, the wire
+//!   conversions and client methods of the family, expanded inside `v5` and `v6` (where
+//!   `pb` names that protocol's generated messages). The families: [`resources`] (the
+//!   provider, resources, data sources, functions; also the types every family shares,
+//!   re-exported as [`types`]), [`ephemeral`], [`identity_list`] and [`actions`] (actions
+//!   and GenerateResourceConfig). `v5.rs` and `v6.rs` hold only what differs between the
+//!   protocols. Values cross as encoded [`DynamicValue`] bytes; schemas arrive as
+//!   `schema_gen::tf::ProviderSchema`.
 //! - No provider process outlives us (`process`): parent-death signal, own process group,
-//!   kill on drop.
+//!   kill on drop, and go-plugin's polite shutdown.
+//!
+//! Dependencies inside point one way: `client` → `v5`/`v6` → each family's `wire` → the
+//! family's types; `launch` → `client` → `process`.
 //!
 //! Architecture invariant: the only module that touches the tfplugin5/tfplugin6/go-plugin
-//! wire types (only `v5`, `v6`, `wire`, `terraform_1_14` and `launch` name them); knows nothing about Pulumi
-//! and does not decode values (that is `cty`'s job).
+//! wire types (only `v5`, `v6`, the families' `wire`, `launch` and `process` name them);
+//! knows nothing about Pulumi and does not decode values (that is `cty`'s job).
 
+pub mod actions;
 mod client;
 pub mod ephemeral;
 mod error;
 pub mod handshake;
 pub mod identity_list;
 mod launch;
+mod operation;
 mod output;
 mod process;
 pub mod reattach;
-mod terraform_1_14;
+pub mod resources;
 pub mod tls;
 mod transport;
-pub mod types;
 mod v5;
 mod v6;
-mod wire;
-mod wire_client;
-mod wire_identity_list;
 
+pub use actions::ActionEvents;
 pub use client::{ListEvents, ProviderClient};
 pub use error::{CallError, LaunchError, ProcessExit};
 pub use handshake::{PluginAddress, ProtocolVersion};
 pub use launch::{LaunchConfig, MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, launch, reattach};
-pub use terraform_1_14::ActionEvents;
-pub use types::{DynamicValue, Support};
-pub use wire::SchemaError;
+pub use operation::Operation;
+pub use resources as types;
+pub use resources::wire::SchemaError;
+pub use resources::{DynamicValue, Support};

@@ -16,6 +16,8 @@ use tokio::io::AsyncReadExt;
 use tokio::process::{Child, ChildStderr, ChildStdout, Command};
 use tokio::sync::{oneshot, watch};
 
+use tfbridge_proto::goplugin;
+
 use super::output::{LineSplitter, ProviderOutput, Stream};
 
 /// A running provider process that we started and must stop.
@@ -161,6 +163,10 @@ async fn read_stdout(mut stdout: ChildStdout, output: Arc<ProviderOutput>, first
     splitter.finish(&mut handle_line);
 }
 
+/// How long a process gets to exit after it closed stdout or was asked to stop, and how long
+/// we wait for its last stderr lines.
+pub(super) const EXIT_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
 impl OwnedProcess {
     /// The exit status, if the process has exited.
     pub(crate) fn exit_status(&self) -> Option<ExitStatus> {
@@ -182,6 +188,19 @@ impl OwnedProcess {
     pub(crate) async fn wait_for_stderr_closed(&self, timeout: std::time::Duration) {
         let mut closed = self.stderr_closed.clone();
         let _ = tokio::time::timeout(timeout, closed.wait_for(|closed| *closed)).await;
+    }
+
+    /// Stops the process the way go-plugin's `Kill` does: asks through GRPCController.Shutdown
+    /// on `channel`, gives it `EXIT_GRACE`, then kills it.
+    pub(crate) async fn shut_down(&mut self, channel: tonic::transport::Channel) {
+        let mut controller = goplugin::grpc_controller_client::GrpcControllerClient::new(channel);
+        // The provider stops its server while answering, so the reply often never arrives;
+        // either way we then watch the process.
+        let _ = tokio::time::timeout(EXIT_GRACE, controller.shutdown(goplugin::Empty {})).await;
+        if self.wait_for_exit(EXIT_GRACE).await.is_none() {
+            tracing::debug!(pid = self.pid, "provider did not exit after Shutdown; killing it");
+            self.kill().await;
+        }
     }
 
     /// Kills the process group and waits (briefly) for the exit to be reaped.

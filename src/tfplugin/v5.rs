@@ -7,13 +7,10 @@ use tfbridge_proto::tfplugin5 as pb;
 use tonic::transport::Channel;
 
 use super::error::RpcFailure;
-use super::types::{
+use super::resources::{
     PlanResourceChangeRequest, PlanResourceChangeResponse, ReadDataSourceRequest, ReadResourceRequest,
     ValidateProviderConfigResponse,
 };
-
-super::wire::shared_conversions!();
-super::terraform_1_14::terraform_1_14_client!();
 
 /// Protocol 5 has no nested attributes: every attribute has a plain type.
 fn attribute_type_from_wire(
@@ -35,7 +32,7 @@ fn client_capabilities() -> Option<pb::ClientCapabilities> {
     Some(pb::ClientCapabilities { deferral_allowed: true, write_only_attributes_allowed: true })
 }
 
-super::wire_client::shared_client! {
+super::resources::wire::resources_wire! {
     get_provider_schema: get_schema,
     validate_resource_config: validate_resource_type_config,
     validate_data_resource_config: validate_data_source_config,
@@ -43,8 +40,9 @@ super::wire_client::shared_client! {
     stop_provider: stop,
 }
 
-super::ephemeral::ephemeral_client!();
-super::wire_identity_list::identity_list_rpcs!();
+super::ephemeral::wire::ephemeral_wire!();
+super::identity_list::wire::identity_list_wire!();
+super::actions::wire::actions_wire!();
 
 impl Client {
     pub(super) async fn validate_provider_config(

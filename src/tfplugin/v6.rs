@@ -4,13 +4,10 @@ use tfbridge_proto::tfplugin6 as pb;
 use tonic::transport::Channel;
 
 use super::error::RpcFailure;
-use super::types::{
+use super::resources::{
     PlanResourceChangeRequest, PlanResourceChangeResponse, ReadDataSourceRequest, ReadResourceRequest,
     ValidateProviderConfigResponse,
 };
-
-super::wire::shared_conversions!();
-super::terraform_1_14::terraform_1_14_client!();
 
 /// Protocol 6 has nested attributes.
 fn attribute_type_from_wire(
@@ -64,7 +61,7 @@ fn client_capabilities() -> Option<pb::ClientCapabilities> {
     })
 }
 
-super::wire_client::shared_client! {
+super::resources::wire::resources_wire! {
     get_provider_schema: get_provider_schema,
     validate_resource_config: validate_resource_config,
     validate_data_resource_config: validate_data_resource_config,
@@ -72,8 +69,9 @@ super::wire_client::shared_client! {
     stop_provider: stop_provider,
 }
 
-super::ephemeral::ephemeral_client!();
-super::wire_identity_list::identity_list_rpcs!();
+super::ephemeral::wire::ephemeral_wire!();
+super::identity_list::wire::identity_list_wire!();
+super::actions::wire::actions_wire!();
 
 impl Client {
     pub(super) async fn validate_provider_config(

@@ -1,16 +1,15 @@
 //! The calls of an action (Terraform 1.14): ValidateActionConfig, PlanAction and
 //! InvokeAction, whose events stream back while it runs.
 
-use super::debug_log;
 use schema_gen::tf::Block;
 use schema_gen::translate::PropertyNames;
-use serde_json::json;
 
 use super::Connection;
-use super::{Diagnostics, Warned, call_error, encode};
+use super::{Diagnostics, Warned, call_error, encode, unlogged};
 use crate::cty::Value;
 use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
-use crate::tfplugin::types::{ActionEvent, DeferredReason, Support};
+use crate::tfplugin::actions::ActionEvent;
+use crate::tfplugin::types::{DeferredReason, Support};
 
 impl Connection {
     fn action_block(&self, tf_name: &str) -> &Block {
@@ -43,15 +42,9 @@ impl Connection {
         let block = self.action_block(tf_name);
         let operation = Operation::ValidateActionConfig;
         let encoded = encode(subject, "the action configuration", config, &block.implied_type())?;
-        let response = debug_log::logged(
-            "ValidateActionConfig",
-            Some(tf_name),
-            || json!({ "config": "(not logged)" }),
-            self.client.0.validate_action_config(tf_name, &encoded),
-            |_| json!("answered"),
-        )
-        .await
-        .map_err(call_error(subject, operation))?;
+        let response =
+            unlogged(subject, operation, tf_name, "config", self.client.0.validate_action_config(tf_name, &encoded))
+                .await?;
         match response {
             Support::Supported(diagnostics) => Ok(Diagnostics::new(block, names, &diagnostics)),
             Support::Unsupported => Err(self.actions_unsupported(subject, tf_name, operation)),
@@ -70,15 +63,8 @@ impl Connection {
         let block = self.action_block(tf_name);
         let operation = Operation::PlanAction;
         let encoded = encode(subject, "the action configuration", config, &block.implied_type())?;
-        let response = debug_log::logged(
-            "PlanAction",
-            Some(tf_name),
-            || json!({ "config": "(not logged)" }),
-            self.client.0.plan_action(tf_name, &encoded),
-            |_| json!("answered"),
-        )
-        .await
-        .map_err(call_error(subject, operation))?;
+        let response =
+            unlogged(subject, operation, tf_name, "config", self.client.0.plan_action(tf_name, &encoded)).await?;
         let Some(response) = response.supported() else {
             return Err(self.actions_unsupported(subject, tf_name, operation));
         };
@@ -99,15 +85,8 @@ impl Connection {
         let block = self.action_block(tf_name);
         let operation = Operation::InvokeAction;
         let encoded = encode(subject, "the action configuration", config, &block.implied_type())?;
-        let events = debug_log::logged(
-            "InvokeAction",
-            Some(tf_name),
-            || json!({ "config": "(not logged)" }),
-            self.client.0.invoke_action(tf_name, &encoded),
-            |_| json!("answered"),
-        )
-        .await
-        .map_err(call_error(subject, operation))?;
+        let events =
+            unlogged(subject, operation, tf_name, "config", self.client.0.invoke_action(tf_name, &encoded)).await?;
         let Some(mut events) = events.supported() else {
             return Err(self.actions_unsupported(subject, tf_name, operation));
         };
@@ -129,7 +108,7 @@ impl Connection {
                         "Provider response did not include any events".to_owned()
                     } else {
                         format!(
-                            "the InvokeAction stream of {tf_name} ended after {n_events} progress events without a Completed event"
+                            "the {operation} stream of {tf_name} ended after {n_events} progress events without a Completed event"
                         )
                     };
                     return Err(LifecycleError::ProviderBug {

@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+use super::debug_log::{self, Call, Request};
 use super::resource::{Applied, Planned, Resource, STOP_GRACE};
-use super::{Warned, Warnings, call_error, debug_log, decode};
+use super::{Warned, Warnings, call_error, decode};
 use crate::cty::{self, Path, Value};
 use crate::invariants::Violation;
 use crate::lifecycle::checks::{self, ApplyOutcome, ApplyProblem, DestroyPlanProblem, Message, PlanProblem};
@@ -17,7 +18,6 @@ use crate::tfplugin::CallError;
 use crate::tfplugin::types::{
     ApplyResourceChangeRequest, DynamicValue, PlanResourceChangeRequest, PlanResourceChangeResponse,
 };
-use serde_json::json;
 
 impl Resource<'_> {
     /// Sends a PlanResourceChange; error diagnostics fail it.
@@ -27,30 +27,9 @@ impl Resource<'_> {
         operation: Operation,
     ) -> Result<(PlanResourceChangeResponse, Warnings), LifecycleError> {
         let response = debug_log::logged(
-            "PlanResourceChange",
-            Some(self.tf_name),
-            || {
-                self.shown(|r| {
-                    json!({
-                        "prior_state": r.dynamic(&request.prior_state),
-                        "proposed_new_state": r.dynamic(&request.proposed_new_state),
-                        "config": r.dynamic(&request.config),
-                        "prior_private": debug_log::private(&request.prior_private),
-                    })
-                })
-            },
+            self.log(operation),
+            Request::Plan(request),
             self.provider.client.0.plan_resource_change(request),
-            |a| {
-                self.shown(|r| {
-                    json!({
-                        "planned_state": r.dynamic(&a.planned_state),
-                        "requires_replace": a.requires_replace.iter().map(ToString::to_string).collect::<Vec<_>>(),
-                        "planned_private": debug_log::private(&a.planned_private),
-                        "legacy_type_system": a.legacy_type_system,
-                        "diagnostics": debug_log::diagnostics(&a.diagnostics),
-                    })
-                })
-            },
         )
         .await
         .map_err(call_error(&self.subject, operation))?;
@@ -134,7 +113,7 @@ impl Resource<'_> {
             let problems = verdict.problems.iter().map(|problem| self.plan_problem(problem)).collect();
             return Err(self.bug("Provider produced invalid plan", problems));
         }
-        let identity = self.returned_identity("PlanResourceChange", response.planned_identity.as_ref())?;
+        let identity = self.returned_identity(Operation::PlanResourceChange, response.planned_identity.as_ref())?;
         let planned = Planned {
             value: planned,
             private: response.planned_private,
@@ -236,28 +215,9 @@ impl Resource<'_> {
         };
         let operation = Operation::ApplyResourceChange;
         let call = debug_log::logged(
-            "ApplyResourceChange",
-            Some(self.tf_name),
-            || {
-                self.shown(|r| {
-                    json!({
-                        "prior_state": r.dynamic(&request.prior_state),
-                        "planned_state": r.dynamic(&request.planned_state),
-                        "config": r.dynamic(&request.config),
-                        "planned_private": debug_log::private(&request.planned_private),
-                    })
-                })
-            },
+            self.log(operation),
+            Request::Apply(&request),
             self.provider.client.0.apply_resource_change(&request),
-            |a| {
-                self.shown(|r| {
-                    json!({
-                        "new_state": r.dynamic(&a.new_state),
-                        "private": debug_log::private(&a.private),
-                        "diagnostics": debug_log::diagnostics(&a.diagnostics),
-                    })
-                })
-            },
         );
         let (response, interruption) = self.interruptible(operation, call, limit, cancel).await?;
         let response = response.map_err(call_error(&self.subject, operation))?;
@@ -291,7 +251,7 @@ impl Resource<'_> {
         }
         // A broken identity must not lose the object the apply made: it becomes one more
         // error beside the state, which is still recorded.
-        let identity = match self.returned_identity("ApplyResourceChange", response.new_identity.as_ref()) {
+        let identity = match self.returned_identity(operation, response.new_identity.as_ref()) {
             Ok(identity) => identity,
             Err(err) => {
                 errors.push(err.to_string());
@@ -401,14 +361,12 @@ impl Resource<'_> {
         };
         tracing::info!(urn = %self.urn, %operation, "{interruption}; asking the provider to stop");
         let stop = debug_log::logged(
-            "StopProvider",
-            None,
-            || json!({}),
+            Call::provider(Operation::StopProvider),
+            Request::Empty,
             self.provider.client.0.stop_provider(),
-            |error| json!({ "error": error }),
         );
         if let Err(err) = stop.await {
-            tracing::warn!("StopProvider failed: {err}");
+            tracing::warn!("{} failed: {err}", Operation::StopProvider);
         }
         match tokio::time::timeout(STOP_GRACE, call).await {
             Ok(result) => Ok((result, Some(interruption))),

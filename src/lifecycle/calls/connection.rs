@@ -39,8 +39,6 @@ pub struct Connection {
     pub(in crate::lifecycle) capabilities: ServerCapabilities,
     /// Pulumi token → Terraform name, for resources, data sources, functions and actions.
     by_token: BTreeMap<String, (TokenKind, String)>,
-    /// Secret paths of provider-level values, for the gRPC debug log (`calls::debug_log`).
-    pub(super) log_secrets: std::sync::Mutex<Vec<crate::cty::Path>>,
 }
 
 /// What a Pulumi token names.
@@ -103,7 +101,6 @@ impl Connection {
             names,
             capabilities,
             by_token,
-            log_secrets: std::sync::Mutex::new(Vec::new()),
         }
     }
 

@@ -24,7 +24,14 @@ use schema_gen::tf::{AttributeType, Block, BlockNesting, ObjectNesting};
 use serde_json::{Map, Value as Json, json};
 
 use crate::cty::{Path, PathStep, Value, View};
-use crate::tfplugin::types::{Diagnostic, DynamicValue, Severity};
+use crate::tfplugin::Operation;
+use crate::tfplugin::types::ApplyResourceChangeRequest;
+use crate::tfplugin::types::{
+    ApplyResourceChangeResponse, CallFunctionResponse, Diagnostic, DynamicValue, ImportResourceStateResponse,
+    PlanResourceChangeRequest, PlanResourceChangeResponse, ProviderMetadata, ProviderSchemaResponse, RawState,
+    ReadDataSourceResponse, ReadResourceResponse, Severity, Support, UpgradeResourceStateRequest,
+    UpgradeResourceStateResponse, ValidateProviderConfigResponse,
+};
 
 /// The environment variable naming the log file.
 pub const DEBUG_GRPC_ENV: &str = "PULUMI_TF_DEBUG_GRPC";
@@ -59,31 +66,170 @@ fn log_file() -> Option<&'static Mutex<File>> {
     .as_ref()
 }
 
-/// Runs `call`; when the log is on, appends its request (built by `request`), its
-/// response (built by `response` from the answer) or error, and its duration.
-pub async fn logged<T, E: std::fmt::Display>(
-    method: &str,
-    type_name: Option<&str>,
-    request: impl FnOnce() -> Json,
-    call: impl Future<Output = Result<T, E>>,
-    response: impl FnOnce(&T) -> Json,
+/// One call as the log names it: the RPC, the type it is about, and how to show its
+/// values (the type's schema and the secret paths the caller passed).
+pub struct Call<'a> {
+    rpc: Operation,
+    type_name: Option<&'a str>,
+    block: Option<&'a Block>,
+    secrets: Vec<Path>,
+}
+
+impl<'a> Call<'a> {
+    /// A call about the provider as a whole: nothing in it is shown by schema.
+    pub fn provider(rpc: Operation) -> Call<'a> {
+        Call { rpc, type_name: None, block: None, secrets: Vec::new() }
+    }
+
+    /// A call about the provider's configuration, whose values are of `block`'s type;
+    /// `secrets` are the paths its values hold Pulumi secrets at.
+    pub fn of_provider(rpc: Operation, block: &'a Block, secrets: &[Path]) -> Call<'a> {
+        let secrets = if enabled() { secrets.to_vec() } else { Vec::new() };
+        Call { rpc, type_name: None, block: Some(block), secrets }
+    }
+
+    /// A call about `type_name` whose values are not shown by schema (they are counted, or
+    /// not logged at all).
+    pub fn named(rpc: Operation, type_name: &'a str) -> Call<'a> {
+        Call { rpc, type_name: Some(type_name), block: None, secrets: Vec::new() }
+    }
+
+    /// A call about `type_name`, whose values are of `block`'s type; `secrets` are the paths
+    /// the operation's values hold Pulumi secrets at.
+    pub fn of_type(rpc: Operation, type_name: &'a str, block: &'a Block, secrets: &[Path]) -> Call<'a> {
+        let secrets = if enabled() { secrets.to_vec() } else { Vec::new() };
+        Call { rpc, type_name: Some(type_name), block: Some(block), secrets }
+    }
+
+    fn redaction(&self) -> Redaction<'_> {
+        static NO_SCHEMA: OnceLock<Block> = OnceLock::new();
+        Redaction { block: self.block.unwrap_or_else(|| NO_SCHEMA.get_or_init(Block::default)), secrets: &self.secrets }
+    }
+}
+
+/// What the log shows of a request; each variant is one message's shape.
+pub enum Request<'a> {
+    /// No arguments: `{}`.
+    Empty,
+    /// `{"config"}`, the configuration as the operation built it.
+    Config(&'a Value),
+    /// ConfigureProvider's `{"terraform_version", "config"}`.
+    Configure {
+        terraform_version: &'a str,
+        config: &'a Value,
+    },
+    /// CallFunction's arguments, only counted: parameters carry no sensitivity in the schema.
+    Arguments(usize),
+    /// UpgradeResourceState's stored state, redacted like a value (a flatmap wholly).
+    UpgradeState(&'a UpgradeResourceStateRequest),
+    /// ReadResource's current state and private bytes.
+    Read {
+        current: &'a Value,
+        private: &'a [u8],
+    },
+    /// ImportResourceState's ID, and whether it went by identity (never its value).
+    Import {
+        id: &'a str,
+        by_identity: bool,
+    },
+    Plan(&'a PlanResourceChangeRequest),
+    Apply(&'a ApplyResourceChangeRequest),
+    /// A call whose values are never logged (ephemeral resources, actions, list queries,
+    /// identities, generated configuration): `{"<field>": "(not logged)"}` or `{}`, and the
+    /// answer only as `"answered"`.
+    NotLogged(Option<&'static str>),
+}
+
+impl Request<'_> {
+    fn shown(&self, r: &Redaction<'_>) -> Json {
+        match self {
+            Request::Empty | Request::NotLogged(None) => json!({}),
+            Request::NotLogged(Some(field)) => json!({ *field: NOT_LOGGED }),
+            Request::Config(config) => json!({ "config": r.value(config) }),
+            Request::Configure { terraform_version, config } => {
+                json!({ "terraform_version": terraform_version, "config": r.value(config) })
+            }
+            Request::Arguments(n_arguments) => json!({ "arguments": format!("<{n_arguments} arguments>") }),
+            Request::UpgradeState(request) => {
+                let raw = match &request.raw_state {
+                    RawState::Json(bytes) => r.raw_json(bytes),
+                    RawState::Flatmap(_) => json!(REDACTED),
+                };
+                json!({ "version": request.version, "raw_state": raw })
+            }
+            Request::Read { current, private: bytes } => {
+                json!({ "current_state": r.value(current), "private": private(bytes) })
+            }
+            Request::Import { id, by_identity } => {
+                json!({ "id": id, "identity": by_identity.then_some("(identity)") })
+            }
+            Request::Plan(request) => json!({
+                "prior_state": r.dynamic(&request.prior_state),
+                "proposed_new_state": r.dynamic(&request.proposed_new_state),
+                "config": r.dynamic(&request.config),
+                "prior_private": private(&request.prior_private),
+            }),
+            Request::Apply(request) => json!({
+                "prior_state": r.dynamic(&request.prior_state),
+                "planned_state": r.dynamic(&request.planned_state),
+                "config": r.dynamic(&request.config),
+                "planned_private": private(&request.planned_private),
+            }),
+        }
+    }
+}
+
+const NOT_LOGGED: &str = "(not logged)";
+
+/// What the log shows of an answer; implemented here once per answer type.
+pub trait Answer {
+    fn shown(&self, r: &Redaction<'_>) -> Json;
+}
+
+/// Runs `call`; when the log is on, appends its request, its answer or error, and its
+/// duration as one line.
+pub async fn logged<T: Answer, E: std::fmt::Display>(
+    call: Call<'_>,
+    request: Request<'_>,
+    answer: impl Future<Output = Result<T, E>>,
+) -> Result<T, E> {
+    let opaque = matches!(request, Request::NotLogged(_));
+    write_entry(call, request, answer, |answer, r| if opaque { json!("answered") } else { answer.shown(r) }).await
+}
+
+/// [`logged`] for a call whose values are never logged ([`Request::NotLogged`]), whatever
+/// its answer's type.
+pub async fn not_logged<T, E: std::fmt::Display>(
+    call: Call<'_>,
+    field: Option<&'static str>,
+    answer: impl Future<Output = Result<T, E>>,
+) -> Result<T, E> {
+    write_entry(call, Request::NotLogged(field), answer, |_, _| json!("answered")).await
+}
+
+async fn write_entry<T, E: std::fmt::Display>(
+    call: Call<'_>,
+    request: Request<'_>,
+    answer: impl Future<Output = Result<T, E>>,
+    shown: impl FnOnce(&T, &Redaction<'_>) -> Json,
 ) -> Result<T, E> {
     let Some(file) = log_file() else {
-        return call.await;
+        return answer.await;
     };
-    let request = request();
+    let redaction = call.redaction();
+    let request = request.shown(&redaction);
     let timestamp = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
     let started = Instant::now();
-    let result = call.await;
+    let result = answer.await;
     let duration = started.elapsed();
     let mut entry = Map::new();
-    entry.insert("method".into(), json!(method));
-    if let Some(type_name) = type_name {
+    entry.insert("method".into(), json!(call.rpc.v6_name()));
+    if let Some(type_name) = call.type_name {
         entry.insert("type_name".into(), json!(type_name));
     }
     entry.insert("request".into(), request);
     match &result {
-        Ok(answer) => entry.insert("response".into(), response(answer)),
+        Ok(answer) => entry.insert("response".into(), shown(answer, &redaction)),
         Err(err) => entry.insert("error".into(), json!(err.to_string())),
     };
     entry.insert("timestamp".into(), json!(format!("{}.{:09}", timestamp.as_secs(), timestamp.subsec_nanos())));
@@ -95,6 +241,119 @@ pub async fn logged<T, E: std::fmt::Display>(
         tracing::warn!("{DEBUG_GRPC_ENV}: cannot write the gRPC debug log: {err}");
     }
     result
+}
+
+impl Answer for Vec<Diagnostic> {
+    fn shown(&self, _: &Redaction<'_>) -> Json {
+        json!({ "diagnostics": diagnostics(self) })
+    }
+}
+
+impl Answer for ValidateProviderConfigResponse {
+    fn shown(&self, _: &Redaction<'_>) -> Json {
+        json!({ "diagnostics": diagnostics(&self.diagnostics) })
+    }
+}
+
+impl Answer for ProviderSchemaResponse {
+    fn shown(&self, _: &Redaction<'_>) -> Json {
+        json!({
+            "resources": self.schema.resources.len(),
+            "data_sources": self.schema.data_sources.len(),
+            "functions": self.schema.functions.len(),
+            "capabilities": self.capabilities,
+            "diagnostics": diagnostics(&self.diagnostics),
+        })
+    }
+}
+
+impl Answer for Support<ProviderMetadata> {
+    fn shown(&self, _: &Redaction<'_>) -> Json {
+        match self {
+            Support::Supported(m) => json!({
+                "capabilities": m.capabilities,
+                "resources": m.resources.len(),
+                "data_sources": m.data_sources.len(),
+                "functions": m.functions.len(),
+            }),
+            Support::Unsupported => json!("unimplemented"),
+        }
+    }
+}
+
+impl Answer for ReadDataSourceResponse {
+    fn shown(&self, r: &Redaction<'_>) -> Json {
+        json!({ "state": r.dynamic(&self.state), "diagnostics": diagnostics(&self.diagnostics) })
+    }
+}
+
+impl Answer for Support<CallFunctionResponse> {
+    /// The result is secret to the log: a function of secret arguments returns secrets.
+    fn shown(&self, _: &Redaction<'_>) -> Json {
+        match self {
+            Support::Supported(r) => json!({
+                "result": if r.error.is_some() { json!(null) } else { json!(REDACTED) },
+                "error": r.error.as_ref().map(|e| e.text.clone()),
+            }),
+            Support::Unsupported => json!("unimplemented"),
+        }
+    }
+}
+
+impl Answer for UpgradeResourceStateResponse {
+    fn shown(&self, r: &Redaction<'_>) -> Json {
+        json!({ "upgraded_state": r.dynamic(&self.upgraded_state), "diagnostics": diagnostics(&self.diagnostics) })
+    }
+}
+
+impl Answer for ReadResourceResponse {
+    fn shown(&self, r: &Redaction<'_>) -> Json {
+        json!({
+            "new_state": r.dynamic(&self.new_state),
+            "private": private(&self.private),
+            "diagnostics": diagnostics(&self.diagnostics),
+        })
+    }
+}
+
+impl Answer for ImportResourceStateResponse {
+    fn shown(&self, r: &Redaction<'_>) -> Json {
+        let imported: Vec<_> = self
+            .imported_resources
+            .iter()
+            .map(|i| json!({ "type_name": i.type_name, "state": r.dynamic(&i.state) }))
+            .collect();
+        json!({ "imported_resources": imported, "diagnostics": diagnostics(&self.diagnostics) })
+    }
+}
+
+impl Answer for PlanResourceChangeResponse {
+    fn shown(&self, r: &Redaction<'_>) -> Json {
+        json!({
+            "planned_state": r.dynamic(&self.planned_state),
+            "requires_replace": self.requires_replace.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            "planned_private": private(&self.planned_private),
+            "legacy_type_system": self.legacy_type_system,
+            "diagnostics": diagnostics(&self.diagnostics),
+        })
+    }
+}
+
+impl Answer for ApplyResourceChangeResponse {
+    fn shown(&self, r: &Redaction<'_>) -> Json {
+        json!({
+            "new_state": r.dynamic(&self.new_state),
+            "private": private(&self.private),
+            "diagnostics": diagnostics(&self.diagnostics),
+        })
+    }
+}
+
+/// StopProvider's answer: the provider's error text, if any.
+impl Answer for Option<String> {
+    fn shown(&self, _: &Redaction<'_>) -> Json {
+        json!({ "error": self })
+    }
 }
 
 /// How to show values of one object type: its schema and the paths that are secret.
@@ -267,7 +526,7 @@ pub fn to_json(value: &Value) -> Json {
 }
 
 /// Diagnostics as the log shows them. Their text is the provider's, and is kept.
-pub fn diagnostics(diagnostics: &[Diagnostic]) -> Json {
+fn diagnostics(diagnostics: &[Diagnostic]) -> Json {
     Json::Array(
         diagnostics
             .iter()
@@ -284,7 +543,7 @@ pub fn diagnostics(diagnostics: &[Diagnostic]) -> Json {
 }
 
 /// Private state: its length only.
-pub fn private(bytes: &[u8]) -> Json {
+fn private(bytes: &[u8]) -> Json {
     json!(format!("<{} bytes>", bytes.len()))
 }
 

@@ -3,15 +3,13 @@
 //!
 //! Results are never quoted in messages: an ephemeral value is a secret by nature.
 
-use super::debug_log;
-use serde_json::json;
 use std::time::SystemTime;
 
 use schema_gen::tf::Block;
 use schema_gen::translate::PropertyNames;
 
 use super::Connection;
-use super::{Diagnostics, Warned, call_error, decode, encode};
+use super::{Diagnostics, Warned, decode, encode, unlogged};
 use crate::cty::{self, Value};
 use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
 
@@ -44,15 +42,14 @@ impl Connection {
     ) -> Result<Diagnostics, LifecycleError> {
         let block = self.ephemeral_block(tf_name);
         let encoded = encode(subject, "the arguments", config, &block.implied_type())?;
-        let diagnostics = debug_log::logged(
-            "ValidateEphemeralResourceConfig",
-            Some(tf_name),
-            || json!({ "config": "(not logged)" }),
+        let diagnostics = unlogged(
+            subject,
+            Operation::ValidateEphemeralResourceConfig,
+            tf_name,
+            "config",
             self.client.0.validate_ephemeral_resource_config(tf_name, &encoded),
-            |_| json!("answered"),
         )
-        .await
-        .map_err(call_error(subject, Operation::ValidateEphemeralResourceConfig))?;
+        .await?;
         Ok(Diagnostics::new(block, names, &diagnostics))
     }
 
@@ -70,15 +67,9 @@ impl Connection {
         let ty = block.implied_type();
         let operation = Operation::OpenEphemeralResource;
         let encoded = encode(subject, "the arguments", config, &ty)?;
-        let response = debug_log::logged(
-            "OpenEphemeralResource",
-            Some(tf_name),
-            || json!({ "config": "(not logged)" }),
-            self.client.0.open_ephemeral_resource(tf_name, &encoded),
-            |_| json!("answered"),
-        )
-        .await
-        .map_err(call_error(subject, operation))?;
+        let response =
+            unlogged(subject, operation, tf_name, "config", self.client.0.open_ephemeral_resource(tf_name, &encoded))
+                .await?;
         // Terraform opens nothing when the open failed, so there is nothing to close then.
         let warnings = Diagnostics::new(block, names, &response.diagnostics).fail_on_errors(subject, operation)?;
         let mut problems = Vec::new();
@@ -129,15 +120,9 @@ impl Connection {
         private: Option<&[u8]>,
     ) -> Result<Warned<Renewed>, LifecycleError> {
         let operation = Operation::RenewEphemeralResource;
-        let response = debug_log::logged(
-            "RenewEphemeralResource",
-            Some(tf_name),
-            || json!({ "private": "(not logged)" }),
-            self.client.0.renew_ephemeral_resource(tf_name, private),
-            |_| json!("answered"),
-        )
-        .await
-        .map_err(call_error(subject, operation))?;
+        let response =
+            unlogged(subject, operation, tf_name, "private", self.client.0.renew_ephemeral_resource(tf_name, private))
+                .await?;
         let block = self.ephemeral_block(tf_name);
         let names = PropertyNames::of_block(block);
         let warnings = Diagnostics::new(block, &names, &response.diagnostics).fail_on_errors(subject, operation)?;
@@ -152,15 +137,9 @@ impl Connection {
         private: Option<&[u8]>,
     ) -> Result<Warned<()>, LifecycleError> {
         let operation = Operation::CloseEphemeralResource;
-        let diagnostics = debug_log::logged(
-            "CloseEphemeralResource",
-            Some(tf_name),
-            || json!({ "private": "(not logged)" }),
-            self.client.0.close_ephemeral_resource(tf_name, private),
-            |_| json!("answered"),
-        )
-        .await
-        .map_err(call_error(subject, operation))?;
+        let diagnostics =
+            unlogged(subject, operation, tf_name, "private", self.client.0.close_ephemeral_resource(tf_name, private))
+                .await?;
         let block = self.ephemeral_block(tf_name);
         let names = PropertyNames::of_block(block);
         let warnings = Diagnostics::new(block, &names, &diagnostics).fail_on_errors(subject, operation)?;

@@ -1,12 +1,10 @@
 //! GenerateResourceConfig (Terraform 1.14): the configuration that would manage an imported
 //! object, as the provider itself writes it for `terraform plan -generate-config-out`.
 
-use super::debug_log;
 use super::resource::Resource;
-use super::{Warned, call_error, decode};
+use super::{Warned, decode, unlogged};
 use crate::cty::Value;
 use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX};
-use serde_json::json;
 
 impl Resource<'_> {
     /// The provider's configuration for `state`, when it declares the
@@ -20,34 +18,30 @@ impl Resource<'_> {
         }
         let operation = Operation::GenerateResourceConfig;
         let encoded = self.encode("the imported state", state)?;
-        let response = debug_log::logged(
-            "GenerateResourceConfig",
-            Some(self.tf_name),
-            || json!({ "state": "(not logged)" }),
+        let response = unlogged(
+            &self.subject,
+            operation,
+            self.tf_name,
+            "state",
             self.provider.client.0.generate_resource_config(self.tf_name, &encoded),
-            |_| json!("answered"),
         )
-        .await
-        .map_err(call_error(&self.subject, operation))?;
+        .await?;
         let Some(response) = response.supported() else {
-            tracing::debug!(urn = %self.urn, "GenerateResourceConfig is unimplemented; deriving the inputs instead");
+            tracing::debug!(urn = %self.urn, "{operation} is unimplemented; deriving the inputs instead");
             return Ok(none());
         };
         let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, operation)?;
         let config = decode(&response.config, &self.ty()).map_err(|err| {
             self.bug(
                 "Provider produced invalid configuration",
-                vec![format!(
-                    "GenerateResourceConfig returned an invalid value for {}: {err}. {PROVIDER_BUG_SUFFIX}",
-                    self.urn
-                )],
+                vec![format!("{operation} returned an invalid value for {}: {err}. {PROVIDER_BUG_SUFFIX}", self.urn)],
             )
         })?;
         if config.is_null() || !config.is_wholly_known() {
             return Err(self.bug(
                 "Provider produced invalid configuration",
                 vec![format!(
-                    "GenerateResourceConfig returned a null or partly unknown configuration for {}. {PROVIDER_BUG_SUFFIX}",
+                    "{operation} returned a null or partly unknown configuration for {}. {PROVIDER_BUG_SUFFIX}",
                     self.urn
                 )],
             ));

@@ -1,15 +1,13 @@
 //! The list-resource calls (protocol 5.10/6.10): ValidateListResourceConfig, and
 //! ListResource, whose stream of events [`Listing`] decodes and checks one at a time.
 
-use super::debug_log;
-use serde_json::json;
 use std::sync::Arc;
 
 use schema_gen::tf::{Block, IdentitySchema};
 use schema_gen::translate::PropertyNames;
 
 use super::Connection;
-use super::{Diagnostics, call_error, decode, encode};
+use super::{Diagnostics, call_error, decode, encode, unlogged};
 use crate::cty::{self, Value};
 use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
 use crate::lifecycle::identity::{self, IdentityProblem};
@@ -49,15 +47,14 @@ impl Connection {
     ) -> Result<Diagnostics, LifecycleError> {
         let encoded = encode(subject, "the list query", config, &block.implied_type())?;
         let operation = Operation::ValidateListResourceConfig;
-        let response = debug_log::logged(
-            "ValidateListResourceConfig",
-            Some(tf_name),
-            || json!({ "config": "(not logged)" }),
+        let response = unlogged(
+            subject,
+            operation,
+            tf_name,
+            "config",
             self.client.0.validate_list_resource_config(tf_name, &encoded),
-            |_| json!("answered"),
         )
-        .await
-        .map_err(call_error(subject, operation))?;
+        .await?;
         let Some(diagnostics) = response.supported() else {
             return Err(self.list_unsupported(subject, tf_name, operation));
         };
@@ -91,15 +88,7 @@ impl Connection {
             include_resource_object: true,
             limit,
         };
-        let response = debug_log::logged(
-            "ListResource",
-            Some(tf_name),
-            || json!({ "config": "(not logged)" }),
-            self.client.0.list_resource(&request),
-            |_| json!("answered"),
-        )
-        .await
-        .map_err(call_error(subject, operation))?;
+        let response = unlogged(subject, operation, tf_name, "config", self.client.0.list_resource(&request)).await?;
         let Some(events) = response.supported() else {
             return Err(self.list_unsupported(subject, tf_name, operation));
         };
@@ -128,7 +117,7 @@ impl Listing {
             let event = match self.events.next().await? {
                 Ok(event) => event,
                 Err(status) => {
-                    let error = self.provider.client.0.stream_failed("ListResource", status).await;
+                    let error = self.provider.client.0.stream_failed(operation, status).await;
                     return Some(Err(call_error(&self.subject, operation)(error)));
                 }
             };
@@ -152,20 +141,18 @@ impl Listing {
             let Some(identity_data) = event.identity else {
                 if !diagnostics.warnings.is_empty() {
                     for warning in &diagnostics.warnings {
-                        tracing::warn!(subject = %self.subject, "ListResource: {warning}");
+                        tracing::warn!(subject = %self.subject, "{operation}: {warning}");
                     }
                     continue;
                 }
-                return Some(
-                    Err(self.bug(format!("missing identity data in ListResource event for {}", self.tf_name))),
-                );
+                return Some(Err(self.bug(format!("missing identity data in {operation} event for {}", self.tf_name))));
             };
             let ty = self.identity_schema.implied_type();
             let identity = match identity::check_identity(decode(&identity_data, &ty)) {
                 Ok(Some(identity)) => identity,
                 Ok(None) => {
                     return Some(Err(
-                        self.bug(format!("missing identity data in ListResource event for {}", self.tf_name))
+                        self.bug(format!("missing identity data in {operation} event for {}", self.tf_name))
                     ));
                 }
                 Err(IdentityProblem::Unknown(_)) => {

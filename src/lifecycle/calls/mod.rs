@@ -181,6 +181,20 @@ fn encode(subject: &Subject, what: &str, value: &Value, ty: &cty::Type) -> Resul
     })
 }
 
+/// A call whose values the gRPC debug log never shows (see [`debug_log::not_logged`]),
+/// its failure worded for `subject`.
+async fn unlogged<T>(
+    subject: &Subject,
+    operation: Operation,
+    tf_name: &str,
+    field: &'static str,
+    answer: impl std::future::Future<Output = Result<T, CallError>>,
+) -> Result<T, LifecycleError> {
+    debug_log::not_logged(debug_log::Call::named(operation, tf_name), Some(field), answer)
+        .await
+        .map_err(call_error(subject, operation))
+}
+
 fn call_error(subject: &Subject, operation: Operation) -> impl FnOnce(CallError) -> LifecycleError + '_ {
     move |error| LifecycleError::Call { subject: subject.clone(), operation, error: Box::new(error) }
 }

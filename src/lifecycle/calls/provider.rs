@@ -10,11 +10,12 @@ use super::{Client, Diagnostics, Warned, call_error, decode, encode};
 use crate::cty::{self, Value};
 use crate::lifecycle::error::ParameterizeError;
 use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
-use crate::tfplugin::{CallError, Support};
-use serde_json::json;
+use crate::tfplugin::CallError;
 
-use super::debug_log::{self, Redaction};
-use crate::tfplugin::types::{DynamicValue, ProviderMetadata, ReadDataSourceRequest, ServerCapabilities, Severity};
+use super::debug_log::{self, Call, Request};
+use crate::tfplugin::types::{
+    Diagnostic, DynamicValue, ProviderMetadata, ReadDataSourceRequest, ServerCapabilities, Severity,
+};
 
 /// The version string Terraform providers are told they run under: the Go
 /// implementation's, so providers that gate features on it behave the same.
@@ -26,29 +27,13 @@ impl Client {
         &self,
     ) -> Result<(ProviderSchema, ServerCapabilities), ParameterizeError> {
         let response = debug_log::logged(
-            "GetProviderSchema",
-            None,
-            || json!({}),
+            Call::provider(Operation::GetProviderSchema),
+            Request::Empty,
             self.0.get_provider_schema(),
-            |a| {
-                json!({
-                    "resources": a.schema.resources.len(),
-                    "data_sources": a.schema.data_sources.len(),
-                    "functions": a.schema.functions.len(),
-                    "capabilities": a.capabilities,
-                    "diagnostics": debug_log::diagnostics(&a.diagnostics),
-                })
-            },
         )
         .await?;
-        let errors: Vec<String> = response
-            .diagnostics
-            .iter()
-            .filter(|d| d.severity == Severity::Error)
-            .map(|d| if d.detail.is_empty() { d.summary.clone() } else { format!("{}: {}", d.summary, d.detail) })
-            .collect();
-        if !errors.is_empty() {
-            return Err(ParameterizeError::SchemaDiagnostics(errors.join("; ")));
+        if let Some(error) = schema_errors(&response.diagnostics) {
+            return Err(error);
         }
         Ok((response.schema, response.capabilities))
     }
@@ -59,25 +44,17 @@ impl Client {
     pub(in crate::lifecycle) async fn identity_schemas(
         &self,
     ) -> Result<BTreeMap<String, IdentitySchema>, ParameterizeError> {
-        let Some(response) = debug_log::logged(
-            "GetResourceIdentitySchemas",
+        let Some(response) = debug_log::not_logged(
+            Call::provider(Operation::GetResourceIdentitySchemas),
             None,
-            || json!({}),
             self.0.get_resource_identity_schemas(),
-            |_| json!("answered"),
         )
         .await?
         .supported() else {
             return Ok(BTreeMap::new());
         };
-        let errors: Vec<String> = response
-            .diagnostics
-            .iter()
-            .filter(|d| d.severity == Severity::Error)
-            .map(|d| if d.detail.is_empty() { d.summary.clone() } else { format!("{}: {}", d.summary, d.detail) })
-            .collect();
-        if !errors.is_empty() {
-            return Err(ParameterizeError::SchemaDiagnostics(errors.join("; ")));
+        if let Some(error) = schema_errors(&response.diagnostics) {
+            return Err(error);
         }
         Ok(response.schemas)
     }
@@ -85,22 +62,8 @@ impl Client {
     /// GetMetadata: what the provider has and which calls it lets us skip; `None` when it
     /// does not implement the call.
     pub(in crate::lifecycle) async fn metadata(&self) -> Result<Option<ProviderMetadata>, CallError> {
-        let answer = debug_log::logged(
-            "GetMetadata",
-            None,
-            || json!({}),
-            self.0.get_metadata(),
-            |a| match a {
-                Support::Supported(m) => json!({
-                    "capabilities": m.capabilities,
-                    "resources": m.resources.len(),
-                    "data_sources": m.data_sources.len(),
-                    "functions": m.functions.len(),
-                }),
-                Support::Unsupported => json!("unimplemented"),
-            },
-        )
-        .await?;
+        let answer =
+            debug_log::logged(Call::provider(Operation::GetMetadata), Request::Empty, self.0.get_metadata()).await?;
         Ok(answer.supported())
     }
 
@@ -108,6 +71,16 @@ impl Client {
     pub(in crate::lifecycle) fn protocol_number(&self) -> u32 {
         self.0.protocol().number()
     }
+}
+
+/// The error diagnostics of a schema answer, which fail start-up.
+fn schema_errors(diagnostics: &[Diagnostic]) -> Option<ParameterizeError> {
+    let errors: Vec<String> = diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| if d.detail.is_empty() { d.summary.clone() } else { format!("{}: {}", d.summary, d.detail) })
+        .collect();
+    (!errors.is_empty()).then(|| ParameterizeError::SchemaDiagnostics(errors.join("; ")))
 }
 
 /// What a function call answered.
@@ -119,25 +92,6 @@ pub enum FunctionResult {
 }
 
 impl Connection {
-    /// Remembers secret paths of provider configuration and data source arguments for the
-    /// gRPC debug log. They are kept for the process, and applied to every provider-level
-    /// value: redacting a same-named path elsewhere too is the safe mistake.
-    pub(in crate::lifecycle) fn note_secrets(&self, secrets: &[cty::Path]) {
-        if debug_log::enabled() && !secrets.is_empty() {
-            let mut noted = self.log_secrets.lock().unwrap_or_else(|p| p.into_inner());
-            for secret in secrets {
-                if !noted.contains(secret) {
-                    noted.push(secret.clone());
-                }
-            }
-        }
-    }
-
-    fn shown<R>(&self, block: &Block, show: impl FnOnce(Redaction<'_>) -> R) -> R {
-        let secrets = self.log_secrets.lock().unwrap_or_else(|p| p.into_inner());
-        show(Redaction { block, secrets: &secrets })
-    }
-
     /// `provider_meta`: sent (as null) only when the provider declares a schema for it.
     pub(super) fn provider_meta(&self) -> Option<DynamicValue> {
         self.schema.provider_meta().map(|_| DynamicValue::null())
@@ -159,33 +113,31 @@ impl Connection {
         let every_setting: Vec<cty::Path> =
             block.attributes.keys().chain(block.block_types.keys()).map(|name| cty::Path::root().attr(name)).collect();
         let response = debug_log::logged(
-            "ValidateProviderConfig",
-            None,
-            || json!({ "config": Redaction { block, secrets: &every_setting }.value(config) }),
+            Call::of_provider(Operation::ValidateProviderConfig, block, &every_setting),
+            Request::Config(config),
             self.client.0.validate_provider_config(&encoded),
-            |a| json!({ "diagnostics": debug_log::diagnostics(&a.diagnostics) }),
         )
         .await
         .map_err(call_error(subject, Operation::ValidateProviderConfig))?;
         Ok(Diagnostics::new(block, names, &response.diagnostics))
     }
 
-    /// ConfigureProvider; error diagnostics fail it.
+    /// ConfigureProvider; error diagnostics fail it. `secrets`: where `config` holds Pulumi
+    /// secrets, for the gRPC debug log.
     pub(in crate::lifecycle) async fn configure_provider(
         &self,
         subject: &Subject,
         names: &PropertyNames,
         config: &Value,
+        secrets: &[cty::Path],
     ) -> Result<Warned<()>, LifecycleError> {
         let block = &self.schema.provider().block;
         let encoded = encode(subject, "the configuration", config, &block.implied_type())?;
         let operation = Operation::ConfigureProvider;
         let diagnostics = debug_log::logged(
-            "ConfigureProvider",
-            None,
-            || self.shown(block, |r| json!({ "terraform_version": TERRAFORM_VERSION, "config": r.value(config) })),
+            Call::of_provider(operation, block, secrets),
+            Request::Configure { terraform_version: TERRAFORM_VERSION, config },
             self.client.0.configure_provider(TERRAFORM_VERSION, &encoded),
-            |d| json!({ "diagnostics": debug_log::diagnostics(d) }),
         )
         .await
         .map_err(call_error(subject, operation))?;
@@ -201,15 +153,14 @@ impl Connection {
         tf_name: &str,
         names: &PropertyNames,
         config: &Value,
+        secrets: &[cty::Path],
     ) -> Result<Diagnostics, LifecycleError> {
         let block = &self.data_source_schema(tf_name)?.block;
         let encoded = encode(subject, "the arguments", config, &block.implied_type())?;
         let diagnostics = debug_log::logged(
-            "ValidateDataResourceConfig",
-            Some(tf_name),
-            || self.shown(block, |r| json!({ "config": r.value(config) })),
+            Call::of_type(Operation::ValidateDataResourceConfig, tf_name, block, secrets),
+            Request::Config(config),
             self.client.0.validate_data_resource_config(tf_name, &encoded),
-            |d| json!({ "diagnostics": debug_log::diagnostics(d) }),
         )
         .await
         .map_err(call_error(subject, Operation::ValidateDataResourceConfig))?;
@@ -224,6 +175,7 @@ impl Connection {
         tf_name: &str,
         names: &PropertyNames,
         config: &Value,
+        secrets: &[cty::Path],
     ) -> Result<Warned<Value>, LifecycleError> {
         let block: &Block = &self.data_source_schema(tf_name)?.block;
         let ty = block.implied_type();
@@ -234,16 +186,9 @@ impl Connection {
             provider_meta: self.provider_meta(),
         };
         let response = debug_log::logged(
-            "ReadDataSource",
-            Some(tf_name),
-            || self.shown(block, |r| json!({ "config": r.value(config) })),
+            Call::of_type(operation, tf_name, block, secrets),
+            Request::Config(config),
             self.client.0.read_data_source(&request),
-            |a| {
-                self.shown(
-                    block,
-                    |r| json!({ "state": r.dynamic(&a.state), "diagnostics": debug_log::diagnostics(&a.diagnostics) }),
-                )
-            },
         )
         .await
         .map_err(call_error(subject, operation))?;
@@ -254,7 +199,7 @@ impl Connection {
             problems: vec![format!("{problem}. {PROVIDER_BUG_SUFFIX}")],
         };
         let state = decode(&response.state, &ty).map_err(|err| {
-            bug("Provider produced invalid object", format!("ReadDataSource returned an invalid value: {err}"))
+            bug("Provider produced invalid object", format!("{operation} returned an invalid value: {err}"))
         })?;
         if state.is_null() {
             return Err(bug("Provider produced null object", format!("{tf_name} returned null")));
@@ -283,17 +228,9 @@ impl Connection {
         // Function parameters carry no sensitivity in the schema, and a program may pass
         // secrets: the log shows how many arguments there were, never their values.
         let response = debug_log::logged(
-            "CallFunction",
-            Some(tf_name),
-            || json!({ "arguments": format!("<{} arguments>", encoded.len()) }),
+            Call::named(Operation::CallFunction, tf_name),
+            Request::Arguments(encoded.len()),
             self.client.0.call_function(tf_name, &encoded),
-            |a| match a {
-                Support::Supported(r) => json!({
-                    "result": if r.error.is_some() { json!(null) } else { json!(debug_log::REDACTED) },
-                    "error": r.error.as_ref().map(|e| e.text.clone()),
-                }),
-                Support::Unsupported => json!("unimplemented"),
-            },
         )
         .await
         .map_err(call_error(subject, Operation::CallFunction))?;

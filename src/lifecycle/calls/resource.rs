@@ -29,9 +29,8 @@ use crate::tfplugin::identity_list::UpgradeResourceIdentityRequest;
 use crate::tfplugin::types::{
     DeferredReason, DynamicValue, RawState, ReadResourceRequest, UpgradeResourceStateRequest,
 };
-use serde_json::json;
 
-use super::debug_log::{self, Redaction};
+use super::debug_log::{self, Call, Request};
 
 /// How long a provider may take to answer once it was asked to stop (cancellation or a
 /// timeout) before the bridge gives up on the call.
@@ -127,10 +126,10 @@ impl Resource<'_> {
         }
     }
 
-    /// Shows values of this resource type in the gRPC debug log.
-    pub(super) fn shown<R>(&self, show: impl FnOnce(Redaction<'_>) -> R) -> R {
+    /// A call about this resource type, for the gRPC debug log.
+    pub(super) fn log(&self, rpc: Operation) -> Call<'_> {
         let secrets = self.log_secrets.lock().unwrap_or_else(|p| p.into_inner());
-        show(Redaction { block: &self.schema.block, secrets: &secrets })
+        Call::of_type(rpc, self.tf_name, &self.schema.block, &secrets)
     }
 }
 
@@ -208,11 +207,9 @@ impl Resource<'_> {
     pub async fn validate(&self, config: &Value) -> Result<Diagnostics, LifecycleError> {
         let encoded = self.encode("the configuration", config)?;
         let diagnostics = debug_log::logged(
-            "ValidateResourceConfig",
-            Some(self.tf_name),
-            || self.shown(|r| json!({ "config": r.value(config) })),
+            self.log(Operation::ValidateResourceConfig),
+            Request::Config(config),
             self.provider.client.0.validate_resource_config(self.tf_name, &encoded),
-            |d| json!({ "diagnostics": debug_log::diagnostics(d) }),
         )
         .await
         .map_err(call_error(&self.subject, Operation::ValidateResourceConfig))?;
@@ -251,23 +248,9 @@ impl Resource<'_> {
             self.note_secrets(&debug_log::output_secrets(&self.schema.block, &self.props.names, outputs));
         }
         let response = debug_log::logged(
-            "UpgradeResourceState",
-            Some(self.tf_name),
-            || {
-                self.shown(|r| {
-                    let raw = match &request.raw_state {
-                        RawState::Json(bytes) => r.raw_json(bytes),
-                        RawState::Flatmap(_) => json!(debug_log::REDACTED),
-                    };
-                    json!({ "version": request.version, "raw_state": raw })
-                })
-            },
+            self.log(operation),
+            Request::UpgradeState(&request),
             self.provider.client.0.upgrade_resource_state(&request),
-            |a| {
-                self.shown(|r| {
-                    json!({ "upgraded_state": r.dynamic(&a.upgraded_state), "diagnostics": debug_log::diagnostics(&a.diagnostics) })
-                })
-            },
         )
         .await
         .map_err(call_error(&self.subject, operation))?;
@@ -325,12 +308,10 @@ impl Resource<'_> {
             version: meta.identity_schema_version,
             raw_identity: stored.into_bytes(),
         };
-        let response = debug_log::logged(
-            "UpgradeResourceIdentity",
-            Some(self.tf_name),
-            || json!({ "identity": "(not logged)" }),
+        let response = debug_log::not_logged(
+            self.log(operation),
+            Some("identity"),
             self.provider.client.0.upgrade_resource_identity(&request),
-            |_| json!("answered"),
         )
         .await
         .map_err(call_error(&self.subject, operation))?;
@@ -338,7 +319,7 @@ impl Resource<'_> {
             return Err(self.bug(
                 "Invalid resource identity upgrade",
                 vec![format!(
-                    "the stored identity has schema version {} and {} declares version {}, but the provider does not implement UpgradeResourceIdentity",
+                    "the stored identity has schema version {} and {} declares version {}, but the provider does not implement {operation}",
                     meta.identity_schema_version, self.tf_name, schema.version
                 )],
             ));
@@ -406,7 +387,7 @@ impl Resource<'_> {
     /// decode it with.
     pub(super) fn returned_identity(
         &self,
-        rpc: &str,
+        rpc: Operation,
         identity: Option<&DynamicValue>,
     ) -> Result<Option<Value>, LifecycleError> {
         let (Some(schema), Some(identity)) = (self.identity_schema, identity) else { return Ok(None) };
@@ -443,33 +424,23 @@ impl Resource<'_> {
         };
         let operation = Operation::ReadResource;
         let response = debug_log::logged(
-            "ReadResource",
-            Some(self.tf_name),
-            || self.shown(|r| json!({ "current_state": r.value(current), "private": debug_log::private(private) })),
+            self.log(operation),
+            Request::Read { current, private },
             self.provider.client.0.read_resource(&request),
-            |a| {
-                self.shown(|r| {
-                    json!({
-                        "new_state": r.dynamic(&a.new_state),
-                        "private": debug_log::private(&a.private),
-                        "diagnostics": debug_log::diagnostics(&a.diagnostics),
-                    })
-                })
-            },
         )
         .await
         .map_err(call_error(&self.subject, operation))?;
         let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, operation)?;
         if response.deferred.is_some() {
             return Err(self.deferred(format!(
-                "ReadResource of {:?} was deferred; Pulumi reads every resource it refreshes or imports now",
+                "{operation} of {:?} was deferred; Pulumi reads every resource it refreshes or imports now",
                 self.tf_name
             )));
         }
         let value = decode(&response.new_state, &self.ty()).map_err(|err| {
             self.bug(
                 "Provider produced invalid object",
-                vec![format!("ReadResource returned a state that is invalid: {err}")],
+                vec![format!("{operation} returned a state that is invalid: {err}")],
             )
         })?;
         if value.is_null() {
@@ -492,7 +463,7 @@ impl Resource<'_> {
                     .collect(),
             ));
         }
-        let identity = self.returned_identity("ReadResource", response.new_identity.as_ref())?;
+        let identity = self.returned_identity(operation, response.new_identity.as_ref())?;
         Ok(Warned { value: Some(Read { state: value, private: response.private, identity }), warnings })
     }
 
@@ -502,20 +473,9 @@ impl Resource<'_> {
         let operation = Operation::ImportResourceState;
         let identity_data = self.encode_identity(identity)?;
         let response = debug_log::logged(
-            "ImportResourceState",
-            Some(self.tf_name),
-            || json!({ "id": id, "identity": identity_data.as_ref().map(|_| "(identity)") }),
+            self.log(operation),
+            Request::Import { id, by_identity: identity_data.is_some() },
             self.provider.client.0.import_resource_state_by(self.tf_name, id, identity_data.as_ref()),
-            |a| {
-                self.shown(|r| {
-                    let imported: Vec<_> = a
-                        .imported_resources
-                        .iter()
-                        .map(|i| json!({ "type_name": i.type_name, "state": r.dynamic(&i.state) }))
-                        .collect();
-                    json!({ "imported_resources": imported, "diagnostics": debug_log::diagnostics(&a.diagnostics) })
-                })
-            },
         )
         .await
         .map_err(call_error(&self.subject, operation))?;
@@ -540,10 +500,7 @@ impl Resource<'_> {
             }
         };
         let state = decode(&imported.state, &self.ty()).map_err(|err| {
-            self.bug(
-                "Provider produced invalid object",
-                vec![format!("ImportResourceState returned an invalid state: {err}")],
-            )
+            self.bug("Provider produced invalid object", vec![format!("{operation} returned an invalid state: {err}")])
         })?;
         if state.is_null() {
             return Err(self.bug(
@@ -551,7 +508,7 @@ impl Resource<'_> {
                 vec![format!("Import returned null resource for id {id:?}")],
             ));
         }
-        let new_identity = self.returned_identity("ImportResourceState", imported.identity.as_ref())?;
+        let new_identity = self.returned_identity(operation, imported.identity.as_ref())?;
         if identity.is_some() && new_identity.is_none() {
             return Err(self.bug(
                 "Provider produced invalid identity",

@@ -1,10 +1,10 @@
-//! The identity and list-resource RPCs of both protocols, expanded inside `v5` and `v6`
-//! like `wire::shared_conversions!` (the messages are declared identically in both).
+//! The identity and list-resource RPCs on the wire, for both protocols: [`identity_list_wire!`]
+//! is expanded inside `v5` and `v6` after `resources_wire!` (whose helpers it uses); the
+//! messages are declared identically in both.
 
 /// Conversions and client methods for GetResourceIdentitySchemas, UpgradeResourceIdentity,
-/// ValidateListResourceConfig and ListResource. Needs `shared_conversions!` and
-/// `shared_client!` expanded first.
-macro_rules! identity_list_rpcs {
+/// ValidateListResourceConfig and ListResource. Needs `resources_wire!` expanded first.
+macro_rules! identity_list_wire {
     () => {
         use crate::tfplugin::identity_list::{
             IdentitySchemasResponse, ListResourceEvent, ListResourceRequest, UpgradeResourceIdentityRequest,
@@ -117,4 +117,4 @@ macro_rules! identity_list_rpcs {
     };
 }
 
-pub(crate) use identity_list_rpcs;
+pub(crate) use identity_list_wire;

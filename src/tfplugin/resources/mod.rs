@@ -1,7 +1,8 @@
-//! Protocol-neutral requests and responses of the provider RPCs.
+//! The core RPCs (the provider, resources, data sources, functions): their protocol-neutral
+//! requests and responses, and the types every family shares ([`DynamicValue`],
+//! [`Diagnostic`], [`DeferredReason`], [`Support`]). `wire` converts them for both protocols.
 //!
-//! These mirror the tfplugin6 messages with Terraform's field names, minus what the bridge
-//! does not send (ephemeral resources). Identity data (protocol 5.9/6.9) is an optional
+//! These mirror the tfplugin6 messages with Terraform's field names. Identity data (protocol 5.9/6.9) is an optional
 //! [`DynamicValue`]: `None` when the provider sent no `ResourceIdentityData`. Values stay encoded: a [`DynamicValue`] is
 //! the bytes a cty codec reads or wrote. The client fills in the fixed parts Terraform
 //! always sends (client capabilities), so callers do not.
@@ -9,6 +10,8 @@
 use std::collections::BTreeMap;
 
 use schema_gen::tf;
+
+pub(super) mod wire;
 
 /// An encoded cty value as it crosses the wire.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -275,27 +278,4 @@ pub struct FunctionError {
 pub struct CallFunctionResponse {
     pub result: DynamicValue,
     pub error: Option<FunctionError>,
-}
-
-/// PlanAction's answer.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlanActionResponse {
-    pub deferred: Option<DeferredReason>,
-    pub diagnostics: Vec<Diagnostic>,
-}
-
-/// One event of InvokeAction's stream.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ActionEvent {
-    /// A progress message, to show while the action runs.
-    Progress(String),
-    /// The action finished; error diagnostics mean it failed.
-    Completed(Vec<Diagnostic>),
-}
-
-/// GenerateResourceConfig's answer: the configuration that would manage a state.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GenerateResourceConfigResponse {
-    pub config: DynamicValue,
-    pub diagnostics: Vec<Diagnostic>,
 }

@@ -1,38 +1,12 @@
-//! The ephemeral-resource RPCs (protocol 5.7/6.7): ValidateEphemeralResourceConfig,
-//! OpenEphemeralResource, RenewEphemeralResource and CloseEphemeralResource.
-//!
-//! Their messages are the same in tfplugin5 and tfplugin6, so, like `wire_client`,
-//! `ephemeral_client!` is one body expanded inside `v5` and `v6`; the domain types are
-//! here rather than in `types` because nothing else uses them.
+//! The ephemeral-resource RPCs on the wire, for both protocols: [`ephemeral_wire!`] is
+//! expanded inside `v5` and `v6` after `resources_wire!` (whose helpers it uses); the
+//! messages are the same in tfplugin5 and tfplugin6.
 
 use std::time::SystemTime;
 
-use super::types::{DeferredReason, Diagnostic, DynamicValue};
-
-/// OpenEphemeralResource's answer.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OpenEphemeralResourceResponse {
-    pub result: DynamicValue,
-    /// Opaque bytes for Renew and Close; `None` when the provider sent none.
-    pub private: Option<Vec<u8>>,
-    /// When the provider wants RenewEphemeralResource called; `None`: never.
-    pub renew_at: Option<SystemTime>,
-    pub deferred: Option<DeferredReason>,
-    pub diagnostics: Vec<Diagnostic>,
-}
-
-/// RenewEphemeralResource's answer.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RenewEphemeralResourceResponse {
-    pub private: Option<Vec<u8>>,
-    /// The next renewal; `None`: no more.
-    pub renew_at: Option<SystemTime>,
-    pub diagnostics: Vec<Diagnostic>,
-}
-
 /// A protobuf timestamp as a time; one before the epoch or out of range is "now", so a
 /// provider's odd answer renews at once rather than never.
-pub(super) fn time_from_wire(timestamp: Option<prost_types::Timestamp>) -> Option<SystemTime> {
+pub(in crate::tfplugin) fn time_from_wire(timestamp: Option<prost_types::Timestamp>) -> Option<SystemTime> {
     let timestamp = timestamp?;
     let seconds = u64::try_from(timestamp.seconds).ok();
     let nanos = u32::try_from(timestamp.nanos).ok();
@@ -45,12 +19,11 @@ pub(super) fn time_from_wire(timestamp: Option<prost_types::Timestamp>) -> Optio
 }
 
 /// The ephemeral-resource client methods, expanded inside `v5` and `v6` after
-/// `shared_conversions!` (whose helpers they use).
-macro_rules! ephemeral_client {
+/// `resources_wire!` (whose helpers they use).
+macro_rules! ephemeral_wire {
     () => {
-        use crate::tfplugin::ephemeral::{
-            OpenEphemeralResourceResponse, RenewEphemeralResourceResponse, time_from_wire,
-        };
+        use crate::tfplugin::ephemeral::wire::time_from_wire;
+        use crate::tfplugin::ephemeral::{OpenEphemeralResourceResponse, RenewEphemeralResourceResponse};
 
         impl Client {
             pub(super) async fn validate_ephemeral_resource_config(
@@ -119,7 +92,7 @@ macro_rules! ephemeral_client {
     };
 }
 
-pub(crate) use ephemeral_client;
+pub(crate) use ephemeral_wire;
 
 #[cfg(test)]
 mod tests {

@@ -1,12 +1,15 @@
-//! Protocol-neutral requests and answers of the resource-identity RPCs (protocol 5.9/6.9:
-//! GetResourceIdentitySchemas, UpgradeResourceIdentity) and the list-resource RPCs
-//! (5.10/6.10: ValidateListResourceConfig, ListResource), in the style of [`super::types`].
+//! Resource identity (protocol 5.9/6.9: GetResourceIdentitySchemas, UpgradeResourceIdentity)
+//! and list resources (5.10/6.10: ValidateListResourceConfig, ListResource): their
+//! protocol-neutral requests and answers, in the style of [`super::resources`]; `wire`
+//! converts them for both protocols.
 
 use std::collections::BTreeMap;
 
 use schema_gen::tf;
 
-use super::types::{Diagnostic, DynamicValue};
+use super::resources::{Diagnostic, DynamicValue};
+
+pub(super) mod wire;
 
 /// GetResourceIdentitySchemas's answer.
 #[derive(Clone, Debug, Default, PartialEq)]
