@@ -43,6 +43,26 @@ pub enum IdentityProblem {
     Unknown(Vec<cty::Path>),
 }
 
+impl IdentityProblem {
+    /// Terraform's words for this problem with the identity `provider` returned from `rpc`
+    /// for `urn`: the summary, and the detail.
+    pub fn words(&self, provider: &str, urn: &str, rpc: impl std::fmt::Display) -> (&'static str, String) {
+        match self {
+            IdentityProblem::Unknown(_) => (
+                "Provider produced invalid identity",
+                format!("Provider {provider:?} returned an identity with unknown values for {urn} ({rpc})"),
+            ),
+            IdentityProblem::Mismatch(err) => (
+                "Provider produced an identity that doesn't match the schema",
+                format!(
+                    "Provider {provider:?} returned an identity for {urn} that doesn't match the identity schema: \
+                     {err} ({rpc})"
+                ),
+            ),
+        }
+    }
+}
+
 /// Terraform core's checks of a returned identity, decoded with the identity type. A null
 /// identity is no identity (`Ok(None)`): the framework reports a missing one itself, and
 /// Terraform only insists on one after an import by identity (see [`import_key`]).
@@ -278,5 +298,28 @@ mod tests {
         );
         let wrong = cty::json::decode(br#"{"id":"a","extra":1}"#, &ty);
         assert!(matches!(check_identity(wrong), Err(IdentityProblem::Mismatch(_))));
+    }
+
+    #[test]
+    fn returned_identity_problems_in_terraforms_words() {
+        let (provider, urn) = ("registry.terraform.io/acme/acme", "urn:pulumi:dev::p::acme:index/thing:Thing::t");
+        let cases = [
+            IdentityProblem::Mismatch("attribute \"id\": string required".to_owned()),
+            IdentityProblem::Unknown(vec![cty::Path::root().attr("id")]),
+        ];
+        let text: Vec<String> = cases
+            .iter()
+            .map(|problem| {
+                let (summary, detail) = problem.words(provider, urn, "ReadResource");
+                format!("{summary}: {detail}")
+            })
+            .collect();
+        expect_test::expect![[r#"
+            [
+                "Provider produced an identity that doesn't match the schema: Provider \"registry.terraform.io/acme/acme\" returned an identity for urn:pulumi:dev::p::acme:index/thing:Thing::t that doesn't match the identity schema: attribute \"id\": string required (ReadResource)",
+                "Provider produced invalid identity: Provider \"registry.terraform.io/acme/acme\" returned an identity with unknown values for urn:pulumi:dev::p::acme:index/thing:Thing::t (ReadResource)",
+            ]
+        "#]]
+        .assert_debug_eq(&text);
     }
 }

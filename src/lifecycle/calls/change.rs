@@ -25,9 +25,10 @@ impl Resource<'_> {
         &self,
         request: &PlanResourceChangeRequest,
         operation: Operation,
+        secrets: &[Path],
     ) -> Result<(PlanResourceChangeResponse, Warnings), LifecycleError> {
         let response = debug_log::logged(
-            self.log(operation),
+            self.log(operation, secrets),
             Request::Plan(request),
             self.provider.client.0.plan_resource_change(request),
         )
@@ -47,6 +48,7 @@ impl Resource<'_> {
         prior_identity: Option<&Value>,
         saved_private: &[u8],
         config: &Value,
+        secrets: &[Path],
     ) -> Result<Warned<Planned>, LifecycleError> {
         let ty = self.ty();
         let proposed = crate::lifecycle::proposed_new(&self.schema.block, prior, config).map_err(|err| {
@@ -65,7 +67,7 @@ impl Resource<'_> {
             planned_private: saved_private.to_vec(),
             prior_identity: self.encode_identity(prior_identity)?,
         };
-        let (response, mut warnings) = self.send_plan(&request, Operation::PlanResourceChange).await?;
+        let (response, mut warnings) = self.send_plan(&request, Operation::PlanResourceChange, secrets).await?;
         if let Some(reason) = response.deferred {
             // Terraform shows a deferred change in the plan and applies it in a later run. A
             // Pulumi deployment has no later run to carry it to: a preview shows the resource
@@ -133,6 +135,7 @@ impl Resource<'_> {
         prior: &Value,
         prior_private: &[u8],
         prior_identity: Option<&Value>,
+        secrets: &[Path],
     ) -> Result<Warned<Vec<u8>>, LifecycleError> {
         let request = PlanResourceChangeRequest {
             type_name: self.tf_name.to_owned(),
@@ -144,7 +147,7 @@ impl Resource<'_> {
             planned_private: Vec::new(),
             prior_identity: self.encode_identity(prior_identity)?,
         };
-        let (response, warnings) = self.send_plan(&request, Operation::PlanDestroy).await?;
+        let (response, warnings) = self.send_plan(&request, Operation::PlanDestroy, secrets).await?;
         let provider = self.provider.display_name();
         let planned = decode(&response.planned_state, &self.ty());
         match checks::destroy_plan_problem(planned.as_ref()) {
@@ -198,6 +201,7 @@ impl Resource<'_> {
         prior: &Value,
         planned: &Planned,
         config: &Value,
+        secrets: &[Path],
         limit: Option<Duration>,
         cancel: &CancellationToken,
     ) -> Result<Warned<Applied>, LifecycleError> {
@@ -215,7 +219,7 @@ impl Resource<'_> {
         };
         let operation = Operation::ApplyResourceChange;
         let call = debug_log::logged(
-            self.log(operation),
+            self.log(operation, secrets),
             Request::Apply(&request),
             self.provider.client.0.apply_resource_change(&request),
         );

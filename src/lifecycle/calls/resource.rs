@@ -46,8 +46,6 @@ pub struct Resource<'p> {
     pub(in crate::lifecycle) props: ResourceProperties,
     pub(in crate::lifecycle) urn: String,
     pub(super) subject: Subject,
-    /// Paths this operation's values hold Pulumi secrets at, for the gRPC debug log.
-    log_secrets: std::sync::Mutex<Vec<Path>>,
 }
 
 /// A plan the provider made and the bridge checked.
@@ -112,24 +110,25 @@ impl<'p> Resource<'p> {
             props,
             urn: urn.to_owned(),
             subject: Subject::Urn(urn.to_owned()),
-            log_secrets: std::sync::Mutex::new(Vec::new()),
         }
     }
 }
 
 impl Resource<'_> {
-    /// Remembers secret paths of this operation's values, so the gRPC debug log redacts
-    /// them. Cheap when the log is off.
-    pub(in crate::lifecycle) fn note_secrets(&self, secrets: &[Path]) {
-        if debug_log::enabled() && !secrets.is_empty() {
-            self.log_secrets.lock().unwrap_or_else(|p| p.into_inner()).extend_from_slice(secrets);
+    /// The paths at which stored outputs hold Pulumi secrets, for the gRPC debug log to
+    /// redact in the state built from them; nothing when the log is off. An operation passes
+    /// these, with its configuration's secret paths, to each call it makes.
+    pub(in crate::lifecycle) fn stored_secrets(&self, outputs: &crate::property::PropertyMap) -> Vec<Path> {
+        if debug_log::enabled() {
+            debug_log::output_secrets(&self.schema.block, &self.props.names, outputs)
+        } else {
+            Vec::new()
         }
     }
 
-    /// A call about this resource type, for the gRPC debug log.
-    pub(super) fn log(&self, rpc: Operation) -> Call<'_> {
-        let secrets = self.log_secrets.lock().unwrap_or_else(|p| p.into_inner());
-        Call::of_type(rpc, self.tf_name, &self.schema.block, &secrets)
+    /// A call about this resource type, for the gRPC debug log, redacting `secrets` too.
+    pub(super) fn log<'a>(&'a self, rpc: Operation, secrets: &'a [Path]) -> Call<'a> {
+        Call::of_type(rpc, self.tf_name, &self.schema.block, secrets)
     }
 }
 
@@ -204,10 +203,10 @@ impl Resource<'_> {
 
     /// ValidateResourceConfig: the provider's diagnostics, errors included (Check turns them
     /// into failures).
-    pub async fn validate(&self, config: &Value) -> Result<Diagnostics, LifecycleError> {
+    pub async fn validate(&self, config: &Value, secrets: &[Path]) -> Result<Diagnostics, LifecycleError> {
         let encoded = self.encode("the configuration", config)?;
         let diagnostics = debug_log::logged(
-            self.log(Operation::ValidateResourceConfig),
+            self.log(Operation::ValidateResourceConfig, secrets),
             Request::Config(config),
             self.provider.client.0.validate_resource_config(self.tf_name, &encoded),
         )
@@ -219,10 +218,12 @@ impl Resource<'_> {
     /// Loads stored outputs the way Terraform loads state: rebuilds the raw state and sends
     /// it through `UpgradeResourceState` with the stored schema version. Returns the
     /// upgraded value and the stored private bytes.
+    /// `secrets`: the outputs' secret paths ([`Resource::stored_secrets`]), for the log.
     pub async fn upgrade(
         &self,
         id: &str,
         outputs: &crate::property::PropertyMap,
+        secrets: &[Path],
     ) -> Result<Warned<(Value, state::Meta)>, LifecycleError> {
         let state_error = |reason: String| LifecycleError::State { subject: self.subject.clone(), reason };
         let meta = state::Meta::from_outputs(outputs).map_err(|err| state_error(err.to_string()))?;
@@ -244,11 +245,8 @@ impl Resource<'_> {
             raw_state: RawState::Json(raw),
         };
         let operation = Operation::UpgradeResourceState;
-        if debug_log::enabled() {
-            self.note_secrets(&debug_log::output_secrets(&self.schema.block, &self.props.names, outputs));
-        }
         let response = debug_log::logged(
-            self.log(operation),
+            self.log(operation, secrets),
             Request::UpgradeState(&request),
             self.provider.client.0.upgrade_resource_state(&request),
         )
@@ -309,7 +307,7 @@ impl Resource<'_> {
             raw_identity: stored.into_bytes(),
         };
         let response = debug_log::not_logged(
-            self.log(operation),
+            self.log(operation, &[]),
             Some("identity"),
             self.provider.client.0.upgrade_resource_identity(&request),
         )
@@ -391,21 +389,10 @@ impl Resource<'_> {
         identity: Option<&DynamicValue>,
     ) -> Result<Option<Value>, LifecycleError> {
         let (Some(schema), Some(identity)) = (self.identity_schema, identity) else { return Ok(None) };
-        let provider = self.provider.display_name();
-        match identity::check_identity(decode(identity, &schema.implied_type())) {
-            Ok(identity) => Ok(identity),
-            Err(IdentityProblem::Unknown(_)) => Err(self.bug(
-                "Provider produced invalid identity",
-                vec![format!("Provider {provider:?} returned an identity with unknown values for {} ({rpc})", self.urn)],
-            )),
-            Err(IdentityProblem::Mismatch(err)) => Err(self.bug(
-                "Provider produced an identity that doesn't match the schema",
-                vec![format!(
-                    "Provider {provider:?} returned an identity for {} that doesn't match the identity schema: {err} ({rpc})",
-                    self.urn
-                )],
-            )),
-        }
+        identity::check_identity(decode(identity, &schema.implied_type())).map_err(|problem| {
+            let (summary, detail) = problem.words(self.provider.display_name(), &self.urn, rpc);
+            self.bug(summary, vec![detail])
+        })
     }
 
     /// ReadResource with the (upgraded) state; `None` when the remote object is gone.
@@ -414,6 +401,7 @@ impl Resource<'_> {
         current: &Value,
         private: &[u8],
         current_identity: Option<&Value>,
+        secrets: &[Path],
     ) -> Result<Warned<Option<Read>>, LifecycleError> {
         let request = ReadResourceRequest {
             type_name: self.tf_name.to_owned(),
@@ -424,7 +412,7 @@ impl Resource<'_> {
         };
         let operation = Operation::ReadResource;
         let response = debug_log::logged(
-            self.log(operation),
+            self.log(operation, secrets),
             Request::Read { current, private },
             self.provider.client.0.read_resource(&request),
         )
@@ -473,7 +461,7 @@ impl Resource<'_> {
         let operation = Operation::ImportResourceState;
         let identity_data = self.encode_identity(identity)?;
         let response = debug_log::logged(
-            self.log(operation),
+            self.log(operation, &[]),
             Request::Import { id, by_identity: identity_data.is_some() },
             self.provider.client.0.import_resource_state_by(self.tf_name, id, identity_data.as_ref()),
         )

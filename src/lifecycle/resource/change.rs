@@ -16,10 +16,13 @@ impl Resource<'_> {
     pub async fn diff(&self, request: &DiffRequest, cache: &PlanCache) -> Result<Diffed, LifecycleError> {
         let DiffRequest { id, olds, news, .. } = request;
         let mut warnings = Warnings::default();
-        let (prior, meta) = warnings.keep(self.upgrade(id, olds).await?);
-        let (config, _) = self.config(news)?;
+        let mut secrets = self.stored_secrets(olds);
+        let (prior, meta) = warnings.keep(self.upgrade(id, olds, &secrets).await?);
+        let (config, config_secrets) = self.config(news)?;
+        secrets.extend(config_secrets);
         let prior_identity = self.stored_identity(&meta)?;
-        let planned = warnings.keep(self.plan(&prior, &meta.private, prior_identity.as_ref(), &[], &config).await?);
+        let planned =
+            warnings.keep(self.plan(&prior, &meta.private, prior_identity.as_ref(), &[], &config, &secrets).await?);
         let warnings = warnings.into_vec();
         if planned.deferred.is_some() {
             // A change the provider deferred: shown as an update (its warning says why), never
@@ -46,7 +49,15 @@ impl Resource<'_> {
     /// Create: plan from a null prior; unless previewing, apply.
     pub async fn create(&self, request: &CreateRequest) -> Result<Written, LifecycleError> {
         let CreateRequest { news, preview, timeout_seconds, cancel, .. } = request;
-        let write = Write { id: "", prior: None, news, preview: *preview, timeout_seconds: *timeout_seconds, cancel };
+        let write = Write {
+            id: "",
+            prior: None,
+            stored_secrets: Vec::new(),
+            news,
+            preview: *preview,
+            timeout_seconds: *timeout_seconds,
+            cancel,
+        };
         self.plan_and_apply(write, Warnings::default(), None).await
     }
 
@@ -55,9 +66,17 @@ impl Resource<'_> {
     pub async fn update(&self, request: &UpdateRequest, cache: &PlanCache) -> Result<Written, LifecycleError> {
         let UpdateRequest { id, olds, news, preview, timeout_seconds, cancel, .. } = request;
         let mut warnings = Warnings::default();
-        let prior = warnings.keep(self.upgrade(id, olds).await?);
-        let write =
-            Write { id, prior: Some(prior), news, preview: *preview, timeout_seconds: *timeout_seconds, cancel };
+        let stored_secrets = self.stored_secrets(olds);
+        let prior = warnings.keep(self.upgrade(id, olds, &stored_secrets).await?);
+        let write = Write {
+            id,
+            prior: Some(prior),
+            stored_secrets,
+            news,
+            preview: *preview,
+            timeout_seconds: *timeout_seconds,
+            cancel,
+        };
         self.plan_and_apply(write, warnings, Some(cache)).await
     }
 
@@ -73,6 +92,8 @@ impl Resource<'_> {
         let (prior, meta) = write.prior.unwrap_or_else(|| (Value::null(self.ty()), Meta::default()));
         let previous_meta = (!prior.is_null()).then_some(&meta);
         let (config, secrets) = self.config(write.news)?;
+        // What the gRPC debug log redacts: secrets of the stored outputs and of the inputs.
+        let log_secrets = [write.stored_secrets.as_slice(), &secrets].concat();
         let config = with_operation_timeout(&self.schema.block, &config, change.as_str(), write.timeout_seconds);
         let prior_identity = self.stored_identity(&meta)?;
         // Update takes its plan out whether or not it applies, so nothing outlives it. The
@@ -84,8 +105,9 @@ impl Resource<'_> {
         } else {
             checks::saved_plan_private(&self.schema.block, earlier.as_ref(), &prior, &config)
         };
-        let planned =
-            warnings.keep(self.plan(&prior, &meta.private, prior_identity.as_ref(), saved_private, &config).await?);
+        let planned = warnings.keep(
+            self.plan(&prior, &meta.private, prior_identity.as_ref(), saved_private, &config, &log_secrets).await?,
+        );
         if write.preview {
             // The planned identity may still be unknown-free but is not the provider's final
             // word; a preview keeps the stored one.
@@ -107,7 +129,7 @@ impl Resource<'_> {
             self.check_final_plan(earlier, &prior, &config, &planned.value)?;
         }
         let limit = limit(write.timeout_seconds);
-        let applied = warnings.keep(self.apply(&prior, &planned, &config, limit, write.cancel).await?);
+        let applied = warnings.keep(self.apply(&prior, &planned, &config, &log_secrets, limit, write.cancel).await?);
         self.finish(applied, write.news, previous_meta, &secrets, warnings.into_vec(), change)
     }
 
@@ -157,17 +179,26 @@ impl Resource<'_> {
         let DeleteRequest { id, olds, timeout_seconds, cancel, .. } = request;
         let timeout_seconds = *timeout_seconds;
         let mut warnings = Warnings::default();
-        let (prior, meta) = warnings.keep(self.upgrade(id, olds).await?);
+        let secrets = self.stored_secrets(olds);
+        let (prior, meta) = warnings.keep(self.upgrade(id, olds, &secrets).await?);
         let null = Value::null(self.ty());
         let prior_identity = self.stored_identity(&meta)?;
         let private = if self.provider.capabilities.plan_destroy {
-            warnings.keep(self.plan_destroy(&prior, &meta.private, prior_identity.as_ref()).await?)
+            warnings.keep(self.plan_destroy(&prior, &meta.private, prior_identity.as_ref(), &secrets).await?)
         } else {
             meta.private
         };
         // Terraform sends no planned identity with a destroy: the plan is null.
         let applied = warnings.keep(
-            self.apply(&prior, &Planned::destroy(null.clone(), private), &null, limit(timeout_seconds), cancel).await?,
+            self.apply(
+                &prior,
+                &Planned::destroy(null.clone(), private),
+                &null,
+                &secrets,
+                limit(timeout_seconds),
+                cancel,
+            )
+            .await?,
         );
         if !applied.errors.is_empty() {
             return Err(LifecycleError::ApplyFailed {

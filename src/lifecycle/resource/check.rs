@@ -47,14 +47,14 @@ impl Resource<'_> {
     }
 
     async fn validate_inputs(&self, inputs: &PropertyMap) -> Result<Checked, LifecycleError> {
-        let config = match self.config(inputs) {
-            Ok((config, _)) => config,
+        let (config, secrets) = match self.config(inputs) {
+            Ok(converted) => converted,
             Err(LifecycleError::InvalidProperty { error, .. }) => {
                 return Ok(Checked { failures: vec![checks::convert_failure(&error)], ..Checked::default() });
             }
             Err(other) => return Err(other),
         };
-        let diagnostics = self.validate(&config).await?;
+        let diagnostics = self.validate(&config, &secrets).await?;
         Ok(Checked {
             inputs: PropertyMap::new(),
             failures: checks::check_failures(&diagnostics.errors, &[]),

@@ -160,6 +160,8 @@ struct Write<'a> {
     id: &'a str,
     /// The upgraded prior state and its meta; `None` for a create.
     prior: Option<(Value, Meta)>,
+    /// The prior outputs' secret paths, for the gRPC debug log (empty for a create).
+    stored_secrets: Vec<cty::Path>,
     news: &'a PropertyMap,
     preview: bool,
     timeout_seconds: f64,
@@ -219,7 +221,6 @@ impl Resource<'_> {
             convert::to_cty(&self.schema.block, &self.props.names, inputs, UnknownKeys::Reject).map_err(|error| {
                 LifecycleError::InvalidProperty { subject: self.subject().clone(), error: Box::new(error) }
             })?;
-        self.note_secrets(&secrets);
         Ok((strip_computed_only(&self.schema.block, &value), secrets))
     }
 

@@ -27,9 +27,11 @@ impl Resource<'_> {
         old_inputs: Option<&PropertyMap>,
     ) -> Result<Written, LifecycleError> {
         let mut warnings = Warnings::default();
-        let (prior, meta) = warnings.keep(self.upgrade(id, olds).await?);
+        let stored_secrets = self.stored_secrets(olds);
+        let (prior, meta) = warnings.keep(self.upgrade(id, olds, &stored_secrets).await?);
         let current_identity = self.stored_identity(&meta)?;
-        let Some(read) = warnings.keep(self.read(&prior, &meta.private, current_identity.as_ref()).await?) else {
+        let read = self.read(&prior, &meta.private, current_identity.as_ref(), &stored_secrets).await?;
+        let Some(read) = warnings.keep(read) else {
             let warnings = warnings.into_vec();
             return Ok(Written { id: String::new(), outputs: PropertyMap::new(), inputs: None, warnings });
         };
@@ -73,7 +75,7 @@ impl Resource<'_> {
             }
         };
         let Some(read) =
-            warnings.keep(self.read(&imported.state, &imported.private, imported.identity.as_ref()).await?)
+            warnings.keep(self.read(&imported.state, &imported.private, imported.identity.as_ref(), &[]).await?)
         else {
             tracing::debug!(resource = self.tf_name, id, "the object to import does not exist");
             return Ok(Written {
