@@ -9,8 +9,6 @@
 //!
 //! Architecture invariant: no gRPC types; progress leaves through a callback.
 
-use schema_gen::translate::PropertyNames;
-
 use super::calls::{Connection, TokenKind};
 use super::checks::{self, CheckFailure};
 use super::error::{LifecycleError, Subject};
@@ -85,9 +83,7 @@ impl Connection {
                 package: self.package_name.clone(),
             });
         };
-        let block = &self.schema.actions[tf_name].block;
-        let names = PropertyNames::of_block(block);
-        let subject = Subject::Token(format!("{token} (action {tf_name})"));
+        let action = self.action(tf_name, Subject::Token(format!("{token} (action {tf_name})")));
         let mut run = ActionRun::default();
         let mut config_args = args.clone();
         config_args.remove(ACTION_URN_ARGUMENT);
@@ -98,16 +94,15 @@ impl Connection {
             }
             Err(failure) => vec![failure],
         };
-        let validate = async |config: &Value, _: &[crate::cty::Path]| {
-            self.validate_action_config(&subject, tf_name, &names, config).await
-        };
-        let (config, mut warnings) = match Arguments::check(block, &names, &config_args, earlier, validate).await? {
+        let validate = async |config: &Value, _: &[crate::cty::Path]| action.validate(config).await;
+        let checked = Arguments::check(action.block(), action.names(), &config_args, earlier, validate).await?;
+        let (config, mut warnings) = match checked {
             Arguments::Valid { config, warnings, .. } => (config, warnings),
             Arguments::Invalid { failures, warnings } => return Ok(ActionRun { failures, warnings, ..run }),
         };
         match mode {
             ActionMode::Plan => {
-                if let Some(reason) = warnings.keep(self.plan_action(&subject, tf_name, &names, &config).await?) {
+                if let Some(reason) = warnings.keep(action.plan(&config).await?) {
                     warnings.note(checks::Message::Deferred, format!(
                         "the action {tf_name} was deferred by the provider ({}); it will be planned again in the next run",
                         super::deferral::reason_text(reason)
@@ -118,7 +113,7 @@ impl Connection {
                 if !config.is_wholly_known() {
                     // Terraform's summary for the same situation.
                     return Err(LifecycleError::Invalid {
-                        subject,
+                        subject: action.subject().clone(),
                         message: "Action configuration unknown during apply: the arguments of the action are not all \
                                   known, so it cannot run"
                             .to_owned(),
@@ -126,7 +121,7 @@ impl Connection {
                 }
                 let urn = run.urn.clone();
                 let on_progress = |message: &str| progress(urn.as_deref(), message);
-                warnings.keep(self.invoke_action(&subject, tf_name, &names, &config, &on_progress).await?);
+                warnings.keep(action.invoke(&config, &on_progress).await?);
             }
         }
         run.warnings = warnings.into_vec();

@@ -113,14 +113,11 @@ impl Connection {
         tf_name: &str,
         args: &PropertyMap,
     ) -> Result<Invoked, LifecycleError> {
-        let block: &Block = &self.schema.ephemeral_resources[tf_name].block;
-        let names = PropertyNames::of_block(block);
-        let subject = Subject::Token(token.to_owned());
+        let resource = self.ephemeral_resource(tf_name, Subject::Token(token.to_owned()));
+        let (block, names, subject) = (resource.block(), resource.names(), resource.subject());
         let mut invoked = Invoked::default();
-        let validate = async |config: &Value, _: &[crate::cty::Path]| {
-            self.validate_ephemeral_resource_config(&subject, tf_name, &names, config).await
-        };
-        let (config, mut warnings) = match Arguments::check(block, &names, args, Vec::new(), validate).await? {
+        let validate = async |config: &Value, _: &[crate::cty::Path]| resource.validate(config).await;
+        let (config, mut warnings) = match Arguments::check(block, names, args, Vec::new(), validate).await? {
             Arguments::Valid { config, warnings, .. } => (config, warnings),
             Arguments::Invalid { failures, warnings } => return Ok(Invoked { failures, warnings, ..invoked }),
         };
@@ -130,13 +127,13 @@ impl Connection {
             let planned = super::proposed_new::planned_data_source_object(block, &config).map_err(|err| {
                 LifecycleError::Internal { subject: subject.clone(), message: format!("cannot plan the open: {err}") }
             })?;
-            invoked.outputs = self.ephemeral_outputs(&subject, block, &names, &planned)?;
+            invoked.outputs = self.ephemeral_outputs(subject, block, names, &planned)?;
             invoked.warnings = warnings.into_vec();
             return Ok(invoked);
         }
-        let opened = warnings.keep(self.open_ephemeral_resource(&subject, tf_name, &names, &config).await?);
-        let outputs = self.ephemeral_outputs(&subject, block, &names, &opened.result);
-        let id = self.track_ephemeral(open, &subject, tf_name, opened);
+        let opened = warnings.keep(resource.open(&config).await?);
+        let outputs = self.ephemeral_outputs(subject, block, names, &opened.result);
+        let id = self.track_ephemeral(open, subject, tf_name, opened);
         let problem = match (id, outputs) {
             (Some(_), Ok(outputs)) => {
                 // Only what the provider made up: arguments echoed back are the program's own.
@@ -197,8 +194,8 @@ impl Connection {
             drop(tracked);
             let (provider, subject, tf_name) = (Arc::clone(self), subject.clone(), tf_name.to_owned());
             tokio::spawn(async move {
-                if let Err(err) = provider.close_ephemeral_resource(&subject, &tf_name, opened.private.as_deref()).await
-                {
+                let resource = provider.ephemeral_resource(&tf_name, subject);
+                if let Err(err) = resource.close(opened.private.as_deref()).await {
                     tracing::warn!("{err}");
                 }
             });
@@ -266,7 +263,8 @@ impl Connection {
         if let Some(failure) = entry.renew_failure.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take() {
             closed.errors.push(failure);
         }
-        match self.close_ephemeral_resource(&entry.subject, &entry.tf_name, entry.private.as_deref()).await {
+        let resource = self.ephemeral_resource(&entry.tf_name, entry.subject.clone());
+        match resource.close(entry.private.as_deref()).await {
             Ok(warned) => closed.warnings.extend(warned.warnings.into_vec()),
             Err(err) => closed.errors.push(err.to_string()),
         }
@@ -288,8 +286,11 @@ impl Renewal {
     async fn run(mut self) {
         loop {
             tokio::time::sleep(renew_delay(SystemTime::now(), self.renew_at)).await;
-            let renewed =
-                self.provider.renew_ephemeral_resource(&self.subject, &self.tf_name, self.private.as_deref()).await;
+            let renewed = self
+                .provider
+                .ephemeral_resource(&self.tf_name, self.subject.clone())
+                .renew(self.private.as_deref())
+                .await;
             match renewed {
                 Ok(warned) => {
                     for warning in warned.warnings.into_vec() {

@@ -84,19 +84,16 @@ impl Connection {
         tf_name: &str,
         args: &PropertyMap,
     ) -> Result<Invoked, LifecycleError> {
-        let block = &self.data_source_schema(tf_name)?.block;
-        let names = PropertyNames::of_block(block);
-        let subject = Subject::Token(token.to_owned());
+        let source = self.data_source(tf_name, Subject::Token(token.to_owned()))?;
+        let (block, names, subject) = (source.block(), source.names(), source.subject());
         let mut invoked = Invoked::default();
-        let validate = async |config: &Value, secrets: &[crate::cty::Path]| {
-            self.validate_data_resource_config(&subject, tf_name, &names, config, secrets).await
-        };
-        let (config, secrets, mut warnings) = match Arguments::check(block, &names, args, Vec::new(), validate).await? {
+        let validate = async |config: &Value, secrets: &[crate::cty::Path]| source.validate(config, secrets).await;
+        let (config, secrets, mut warnings) = match Arguments::check(block, names, args, Vec::new(), validate).await? {
             Arguments::Valid { config, secrets, warnings } => (config, secrets, warnings),
             Arguments::Invalid { failures, warnings } => return Ok(Invoked { failures, warnings, ..invoked }),
         };
         let state = if config.is_wholly_known() {
-            warnings.keep(self.read_data_source(&subject, tf_name, &names, &config, &secrets).await?)
+            warnings.keep(source.read(&config, &secrets).await?)
         } else {
             // A preview with arguments not known yet: what Terraform plans for the read.
             super::proposed_new::planned_data_source_object(block, &config).map_err(|err| LifecycleError::Internal {
@@ -105,8 +102,8 @@ impl Connection {
             })?
         };
         invoked.warnings = warnings.into_vec();
-        let outputs = convert::from_cty(block, &names, &state, &[])
-            .map_err(|error| LifecycleError::InvalidProperty { subject, error: Box::new(error) })?;
+        let outputs = convert::from_cty(block, names, &state, &[])
+            .map_err(|error| LifecycleError::InvalidProperty { subject: subject.clone(), error: Box::new(error) })?;
         invoked.outputs = outputs.into_iter().map(|(k, v)| (k, without_secrets(v))).collect();
         Ok(invoked)
     }

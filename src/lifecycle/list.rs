@@ -264,9 +264,9 @@ impl Connection {
                 ),
             });
         };
-        let block = &list_schema.block;
-        let names = schema_gen::translate::PropertyNames::of_block(block);
-        let (config, _secrets) = convert::to_cty(block, &names, &query.query, UnknownKeys::Reject)
+        let resource = self.list_resource(&tf_name, &list_schema.block, subject.clone());
+        let (block, names) = (resource.block(), resource.names());
+        let (config, _secrets) = convert::to_cty(block, names, &query.query, UnknownKeys::Reject)
             .map_err(|error| LifecycleError::InvalidProperty { subject: subject.clone(), error: Box::new(error) })?;
         // Absent fields are null attributes, never a null object: Terraform sends the
         // empty configuration when a query has no `config` block.
@@ -280,7 +280,7 @@ impl Connection {
         };
         let unknown = cty::unknown_paths(&config);
         if !unknown.is_empty() {
-            let paths: Vec<String> = unknown.iter().map(|path| pulumi_path(block, &names, path).to_string()).collect();
+            let paths: Vec<String> = unknown.iter().map(|path| pulumi_path(block, names, path).to_string()).collect();
             return Err(LifecycleError::Invalid {
                 subject: subject.clone(),
                 message: format!(
@@ -290,19 +290,20 @@ impl Connection {
                 ),
             });
         }
-        let diagnostics = self.validate_list_resource_config(subject, &tf_name, block, &names, &config).await?;
+        let diagnostics = resource.validate(&config).await?;
+        let operation = super::error::Operation::ValidateListResourceConfig;
         if !diagnostics.errors.is_empty() {
             return Err(LifecycleError::Diagnostics {
                 subject: subject.clone(),
-                operation: super::error::Operation::ValidateListResourceConfig,
+                operation,
                 diagnostics: diagnostics.errors,
             });
         }
         for warning in &diagnostics.warnings {
-            tracing::warn!(%subject, "ValidateListResourceConfig: {warning}");
+            tracing::warn!(%subject, "{operation}: {warning}");
         }
         let limit = if query.limit > 0 { query.limit } else { i64::MAX };
-        let listing = self.list_resource(subject, &tf_name, block, &config, limit).await?;
+        let listing = resource.list(self, &config, limit).await?;
         Ok(Session {
             token: query.token.clone(),
             fingerprint: fingerprint.to_owned(),

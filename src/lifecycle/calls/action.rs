@@ -1,72 +1,62 @@
 //! The calls of an action (Terraform 1.14): ValidateActionConfig, PlanAction and
 //! InvokeAction, whose events stream back while it runs.
 
-use schema_gen::tf::Block;
-use schema_gen::translate::PropertyNames;
-
-use super::Connection;
+use super::handles::{Action, Bound};
 use super::{Diagnostics, Warned, call_error, encode, unlogged};
 use crate::cty::Value;
-use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
+use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX};
 use crate::tfplugin::actions::ActionEvent;
 use crate::tfplugin::types::{DeferredReason, Support};
 
-impl Connection {
-    fn action_block(&self, tf_name: &str) -> &Block {
-        &self.schema.actions[tf_name].block
-    }
-
+impl Action<'_> {
     /// The error for an action RPC the provider answered `Unimplemented`: it predates
     /// Terraform 1.14's actions, although its schema declares one.
-    fn actions_unsupported(&self, subject: &Subject, tf_name: &str, operation: Operation) -> LifecycleError {
+    fn unsupported(&self, operation: Operation) -> LifecycleError {
+        let Bound { connection, tf_name, subject, .. } = &self.0;
         LifecycleError::ProviderBug {
             subject: subject.clone(),
             summary: "Provider does not support actions",
             problems: vec![format!(
                 "provider {:?} answered {operation} with Unimplemented (it is older than Terraform 1.14's \
                  actions), although its schema declares the action {tf_name}",
-                self.display_name()
+                connection.display_name()
             )],
         }
     }
 
     /// ValidateActionConfig: the provider's diagnostics, errors included (the caller turns
     /// them into failures on the arguments).
-    pub(in crate::lifecycle) async fn validate_action_config(
-        &self,
-        subject: &Subject,
-        tf_name: &str,
-        names: &PropertyNames,
-        config: &Value,
-    ) -> Result<Diagnostics, LifecycleError> {
-        let block = self.action_block(tf_name);
+    pub(in crate::lifecycle) async fn validate(&self, config: &Value) -> Result<Diagnostics, LifecycleError> {
+        let Bound { connection, tf_name, block, names, subject } = &self.0;
         let operation = Operation::ValidateActionConfig;
         let encoded = encode(subject, "the action configuration", config, &block.implied_type())?;
-        let response =
-            unlogged(subject, operation, tf_name, "config", self.client.0.validate_action_config(tf_name, &encoded))
-                .await?;
+        let response = unlogged(
+            subject,
+            operation,
+            tf_name,
+            "config",
+            connection.client.0.validate_action_config(tf_name, &encoded),
+        )
+        .await?;
         match response {
             Support::Supported(diagnostics) => Ok(Diagnostics::new(block, names, &diagnostics)),
-            Support::Unsupported => Err(self.actions_unsupported(subject, tf_name, operation)),
+            Support::Unsupported => Err(self.unsupported(operation)),
         }
     }
 
     /// PlanAction; error diagnostics fail it. The answer is the deferral the provider asked
     /// for, if any.
-    pub(in crate::lifecycle) async fn plan_action(
+    pub(in crate::lifecycle) async fn plan(
         &self,
-        subject: &Subject,
-        tf_name: &str,
-        names: &PropertyNames,
         config: &Value,
     ) -> Result<Warned<Option<DeferredReason>>, LifecycleError> {
-        let block = self.action_block(tf_name);
+        let Bound { connection, tf_name, block, names, subject } = &self.0;
         let operation = Operation::PlanAction;
         let encoded = encode(subject, "the action configuration", config, &block.implied_type())?;
         let response =
-            unlogged(subject, operation, tf_name, "config", self.client.0.plan_action(tf_name, &encoded)).await?;
+            unlogged(subject, operation, tf_name, "config", connection.client.0.plan_action(tf_name, &encoded)).await?;
         let Some(response) = response.supported() else {
-            return Err(self.actions_unsupported(subject, tf_name, operation));
+            return Err(self.unsupported(operation));
         };
         let warnings = Diagnostics::new(block, names, &response.diagnostics).fail_on_errors(subject, operation)?;
         Ok(Warned { value: response.deferred, warnings })
@@ -74,21 +64,19 @@ impl Connection {
 
     /// InvokeAction with a wholly known configuration: every progress message goes to
     /// `progress` as it arrives; the final event's error diagnostics fail the action.
-    pub(in crate::lifecycle) async fn invoke_action(
+    pub(in crate::lifecycle) async fn invoke(
         &self,
-        subject: &Subject,
-        tf_name: &str,
-        names: &PropertyNames,
         config: &Value,
         progress: &(dyn Fn(&str) + Send + Sync),
     ) -> Result<Warned<()>, LifecycleError> {
-        let block = self.action_block(tf_name);
+        let Bound { connection, tf_name, block, names, subject } = &self.0;
         let operation = Operation::InvokeAction;
         let encoded = encode(subject, "the action configuration", config, &block.implied_type())?;
         let events =
-            unlogged(subject, operation, tf_name, "config", self.client.0.invoke_action(tf_name, &encoded)).await?;
+            unlogged(subject, operation, tf_name, "config", connection.client.0.invoke_action(tf_name, &encoded))
+                .await?;
         let Some(mut events) = events.supported() else {
-            return Err(self.actions_unsupported(subject, tf_name, operation));
+            return Err(self.unsupported(operation));
         };
         let mut n_events = 0usize;
         loop {

@@ -6,12 +6,11 @@
 use std::time::SystemTime;
 
 use schema_gen::tf::Block;
-use schema_gen::translate::PropertyNames;
 
-use super::Connection;
+use super::handles::{Bound, EphemeralResource};
 use super::{Diagnostics, Warned, decode, encode, unlogged};
 use crate::cty::{self, Value};
-use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
+use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX};
 
 /// An open ephemeral resource, as OpenEphemeralResource answered.
 pub struct Opened {
@@ -26,28 +25,18 @@ pub struct Renewed {
     pub renew_at: Option<SystemTime>,
 }
 
-impl Connection {
-    fn ephemeral_block(&self, tf_name: &str) -> &Block {
-        &self.schema.ephemeral_resources[tf_name].block
-    }
-
+impl EphemeralResource<'_> {
     /// ValidateEphemeralResourceConfig: the provider's diagnostics, errors included (Invoke
     /// turns them into failures).
-    pub(in crate::lifecycle) async fn validate_ephemeral_resource_config(
-        &self,
-        subject: &Subject,
-        tf_name: &str,
-        names: &PropertyNames,
-        config: &Value,
-    ) -> Result<Diagnostics, LifecycleError> {
-        let block = self.ephemeral_block(tf_name);
+    pub(in crate::lifecycle) async fn validate(&self, config: &Value) -> Result<Diagnostics, LifecycleError> {
+        let Bound { connection, tf_name, block, names, subject } = &self.0;
         let encoded = encode(subject, "the arguments", config, &block.implied_type())?;
         let diagnostics = unlogged(
             subject,
             Operation::ValidateEphemeralResourceConfig,
             tf_name,
             "config",
-            self.client.0.validate_ephemeral_resource_config(tf_name, &encoded),
+            connection.client.0.validate_ephemeral_resource_config(tf_name, &encoded),
         )
         .await?;
         Ok(Diagnostics::new(block, names, &diagnostics))
@@ -56,20 +45,19 @@ impl Connection {
     /// OpenEphemeralResource with a wholly known configuration, checked as Terraform checks
     /// it. An open whose answer fails the checks is closed again before the error returns,
     /// so that nothing stays open that nobody tracks.
-    pub(in crate::lifecycle) async fn open_ephemeral_resource(
-        &self,
-        subject: &Subject,
-        tf_name: &str,
-        names: &PropertyNames,
-        config: &Value,
-    ) -> Result<Warned<Opened>, LifecycleError> {
-        let block = self.ephemeral_block(tf_name);
+    pub(in crate::lifecycle) async fn open(&self, config: &Value) -> Result<Warned<Opened>, LifecycleError> {
+        let Bound { connection, tf_name, block, names, subject } = &self.0;
         let ty = block.implied_type();
         let operation = Operation::OpenEphemeralResource;
         let encoded = encode(subject, "the arguments", config, &ty)?;
-        let response =
-            unlogged(subject, operation, tf_name, "config", self.client.0.open_ephemeral_resource(tf_name, &encoded))
-                .await?;
+        let response = unlogged(
+            subject,
+            operation,
+            tf_name,
+            "config",
+            connection.client.0.open_ephemeral_resource(tf_name, &encoded),
+        )
+        .await?;
         // Terraform opens nothing when the open failed, so there is nothing to close then.
         let warnings = Diagnostics::new(block, names, &response.diagnostics).fail_on_errors(subject, operation)?;
         let mut problems = Vec::new();
@@ -90,7 +78,7 @@ impl Connection {
             }
         };
         if !problems.is_empty() {
-            let closed = self.close_ephemeral_resource(subject, tf_name, response.private.as_deref()).await;
+            let closed = self.close(response.private.as_deref()).await;
             let mut problems: Vec<String> = problems
                 .into_iter()
                 .map(|problem| {
@@ -113,36 +101,34 @@ impl Connection {
     }
 
     /// RenewEphemeralResource; error diagnostics fail it.
-    pub(in crate::lifecycle) async fn renew_ephemeral_resource(
-        &self,
-        subject: &Subject,
-        tf_name: &str,
-        private: Option<&[u8]>,
-    ) -> Result<Warned<Renewed>, LifecycleError> {
+    pub(in crate::lifecycle) async fn renew(&self, private: Option<&[u8]>) -> Result<Warned<Renewed>, LifecycleError> {
+        let Bound { connection, tf_name, block, names, subject } = &self.0;
         let operation = Operation::RenewEphemeralResource;
-        let response =
-            unlogged(subject, operation, tf_name, "private", self.client.0.renew_ephemeral_resource(tf_name, private))
-                .await?;
-        let block = self.ephemeral_block(tf_name);
-        let names = PropertyNames::of_block(block);
-        let warnings = Diagnostics::new(block, &names, &response.diagnostics).fail_on_errors(subject, operation)?;
+        let response = unlogged(
+            subject,
+            operation,
+            tf_name,
+            "private",
+            connection.client.0.renew_ephemeral_resource(tf_name, private),
+        )
+        .await?;
+        let warnings = Diagnostics::new(block, names, &response.diagnostics).fail_on_errors(subject, operation)?;
         Ok(Warned { value: Renewed { private: response.private, renew_at: response.renew_at }, warnings })
     }
 
     /// CloseEphemeralResource; error diagnostics fail it.
-    pub(in crate::lifecycle) async fn close_ephemeral_resource(
-        &self,
-        subject: &Subject,
-        tf_name: &str,
-        private: Option<&[u8]>,
-    ) -> Result<Warned<()>, LifecycleError> {
+    pub(in crate::lifecycle) async fn close(&self, private: Option<&[u8]>) -> Result<Warned<()>, LifecycleError> {
+        let Bound { connection, tf_name, block, names, subject } = &self.0;
         let operation = Operation::CloseEphemeralResource;
-        let diagnostics =
-            unlogged(subject, operation, tf_name, "private", self.client.0.close_ephemeral_resource(tf_name, private))
-                .await?;
-        let block = self.ephemeral_block(tf_name);
-        let names = PropertyNames::of_block(block);
-        let warnings = Diagnostics::new(block, &names, &diagnostics).fail_on_errors(subject, operation)?;
+        let diagnostics = unlogged(
+            subject,
+            operation,
+            tf_name,
+            "private",
+            connection.client.0.close_ephemeral_resource(tf_name, private),
+        )
+        .await?;
+        let warnings = Diagnostics::new(block, names, &diagnostics).fail_on_errors(subject, operation)?;
         Ok(Warned { value: (), warnings })
     }
 }

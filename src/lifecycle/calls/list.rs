@@ -7,6 +7,7 @@ use schema_gen::tf::{Block, IdentitySchema};
 use schema_gen::translate::PropertyNames;
 
 use super::Connection;
+use super::handles::{Bound, ListResource};
 use super::{Diagnostics, call_error, decode, encode, unlogged};
 use crate::cty::{self, Value};
 use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
@@ -34,17 +35,11 @@ pub struct Listing {
     events: ListEvents,
 }
 
-impl Connection {
+impl ListResource<'_> {
     /// ValidateListResourceConfig, with only the type and the configuration, as Terraform
     /// sends it. The diagnostics are the caller's to judge.
-    pub(in crate::lifecycle) async fn validate_list_resource_config(
-        &self,
-        subject: &Subject,
-        tf_name: &str,
-        block: &Block,
-        names: &PropertyNames,
-        config: &Value,
-    ) -> Result<Diagnostics, LifecycleError> {
+    pub(in crate::lifecycle) async fn validate(&self, config: &Value) -> Result<Diagnostics, LifecycleError> {
+        let Bound { connection, tf_name, block, names, subject } = &self.0;
         let encoded = encode(subject, "the list query", config, &block.implied_type())?;
         let operation = Operation::ValidateListResourceConfig;
         let response = unlogged(
@@ -52,26 +47,26 @@ impl Connection {
             operation,
             tf_name,
             "config",
-            self.client.0.validate_list_resource_config(tf_name, &encoded),
+            connection.client.0.validate_list_resource_config(tf_name, &encoded),
         )
         .await?;
         let Some(diagnostics) = response.supported() else {
-            return Err(self.list_unsupported(subject, tf_name, operation));
+            return Err(self.unsupported(operation));
         };
         Ok(Diagnostics::new(block, names, &diagnostics))
     }
 
     /// Starts ListResource, asking for the resource objects and at most `limit` results.
-    pub(in crate::lifecycle) async fn list_resource(
-        self: &Arc<Self>,
-        subject: &Subject,
-        tf_name: &str,
-        block: &Block,
+    /// `provider` is the connection this handle was made from, which the listing keeps.
+    pub(in crate::lifecycle) async fn list(
+        &self,
+        provider: &Arc<Connection>,
         config: &Value,
         limit: i64,
     ) -> Result<Listing, LifecycleError> {
+        let Bound { tf_name, block, subject, .. } = &self.0;
         let operation = Operation::ListResource;
-        let Some(identity_schema) = self.identity_schemas.get(tf_name).cloned() else {
+        let Some(identity_schema) = provider.identity_schemas.get(*tf_name).cloned() else {
             // Terraform core refuses the same: a list result is known by its identity.
             return Err(LifecycleError::ProviderBug {
                 subject: subject.clone(),
@@ -83,20 +78,22 @@ impl Connection {
             });
         };
         let request = ListResourceRequest {
-            type_name: tf_name.to_owned(),
+            type_name: (*tf_name).to_owned(),
             config: encode(subject, "the list query", config, &block.implied_type())?,
             include_resource_object: true,
             limit,
         };
-        let response = unlogged(subject, operation, tf_name, "config", self.client.0.list_resource(&request)).await?;
+        let response =
+            unlogged(subject, operation, tf_name, "config", provider.client.0.list_resource(&request)).await?;
         let Some(events) = response.supported() else {
-            return Err(self.list_unsupported(subject, tf_name, operation));
+            return Err(self.unsupported(operation));
         };
-        let provider = Arc::clone(self);
-        Ok(Listing { provider, subject: subject.clone(), tf_name: tf_name.to_owned(), identity_schema, events })
+        let provider = Arc::clone(provider);
+        Ok(Listing { provider, subject: subject.clone(), tf_name: (*tf_name).to_owned(), identity_schema, events })
     }
 
-    fn list_unsupported(&self, subject: &Subject, tf_name: &str, operation: Operation) -> LifecycleError {
+    fn unsupported(&self, operation: Operation) -> LifecycleError {
+        let Bound { tf_name, subject, .. } = &self.0;
         LifecycleError::ProviderBug {
             subject: subject.clone(),
             summary: "Provider does not support list resources",

@@ -33,6 +33,7 @@ mod connection;
 pub(crate) mod debug_log;
 mod ephemeral;
 mod generate;
+mod handles;
 mod list;
 mod provider;
 mod resource;

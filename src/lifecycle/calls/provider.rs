@@ -2,10 +2,11 @@
 
 use std::collections::BTreeMap;
 
-use schema_gen::tf::{Block, IdentitySchema, ProviderSchema, Type};
+use schema_gen::tf::{IdentitySchema, ProviderSchema, Type};
 use schema_gen::translate::PropertyNames;
 
 use super::Connection;
+use super::handles::{Bound, DataSource};
 use super::{Client, Diagnostics, Warned, call_error, decode, encode};
 use crate::cty::{self, Value};
 use crate::lifecycle::error::ParameterizeError;
@@ -145,74 +146,6 @@ impl Connection {
         Ok(Warned { value: (), warnings })
     }
 
-    /// ValidateDataResourceConfig: the provider's diagnostics, errors included (Invoke turns
-    /// them into failures).
-    pub(in crate::lifecycle) async fn validate_data_resource_config(
-        &self,
-        subject: &Subject,
-        tf_name: &str,
-        names: &PropertyNames,
-        config: &Value,
-        secrets: &[cty::Path],
-    ) -> Result<Diagnostics, LifecycleError> {
-        let block = &self.data_source_schema(tf_name)?.block;
-        let encoded = encode(subject, "the arguments", config, &block.implied_type())?;
-        let diagnostics = debug_log::logged(
-            Call::of_type(Operation::ValidateDataResourceConfig, tf_name, block, secrets),
-            Request::Config(config),
-            self.client.0.validate_data_resource_config(tf_name, &encoded),
-        )
-        .await
-        .map_err(call_error(subject, Operation::ValidateDataResourceConfig))?;
-        Ok(Diagnostics::new(block, names, &diagnostics))
-    }
-
-    /// ReadDataSource with a wholly known configuration, checked as Terraform checks it:
-    /// the result must be a known, non-null object.
-    pub(in crate::lifecycle) async fn read_data_source(
-        &self,
-        subject: &Subject,
-        tf_name: &str,
-        names: &PropertyNames,
-        config: &Value,
-        secrets: &[cty::Path],
-    ) -> Result<Warned<Value>, LifecycleError> {
-        let block: &Block = &self.data_source_schema(tf_name)?.block;
-        let ty = block.implied_type();
-        let operation = Operation::ReadDataSource;
-        let request = ReadDataSourceRequest {
-            type_name: tf_name.to_owned(),
-            config: encode(subject, "the arguments", config, &ty)?,
-            provider_meta: self.provider_meta(),
-        };
-        let response = debug_log::logged(
-            Call::of_type(operation, tf_name, block, secrets),
-            Request::Config(config),
-            self.client.0.read_data_source(&request),
-        )
-        .await
-        .map_err(call_error(subject, operation))?;
-        let warnings = Diagnostics::new(block, names, &response.diagnostics).fail_on_errors(subject, operation)?;
-        let bug = |summary: &'static str, problem: String| LifecycleError::ProviderBug {
-            subject: subject.clone(),
-            summary,
-            problems: vec![format!("{problem}. {PROVIDER_BUG_SUFFIX}")],
-        };
-        let state = decode(&response.state, &ty).map_err(|err| {
-            bug("Provider produced invalid object", format!("{operation} returned an invalid value: {err}"))
-        })?;
-        if state.is_null() {
-            return Err(bug("Provider produced null object", format!("{tf_name} returned null")));
-        }
-        if !state.is_wholly_known() {
-            return Err(bug(
-                "Provider produced invalid object",
-                format!("{tf_name} returned a value that is not wholly known"),
-            ));
-        }
-        Ok(Warned { value: state, warnings })
-    }
-
     /// CallFunction with wholly known arguments, each with its parameter's type.
     pub(in crate::lifecycle) async fn call_function(
         &self,
@@ -251,5 +184,69 @@ impl Connection {
             problems: vec![format!("{tf_name} returned an invalid result: {err}. {PROVIDER_BUG_SUFFIX}")],
         })?;
         Ok(FunctionResult::Value(result))
+    }
+}
+
+impl DataSource<'_> {
+    /// ValidateDataResourceConfig: the provider's diagnostics, errors included (Invoke turns
+    /// them into failures).
+    pub(in crate::lifecycle) async fn validate(
+        &self,
+        config: &Value,
+        secrets: &[cty::Path],
+    ) -> Result<Diagnostics, LifecycleError> {
+        let Bound { connection, tf_name, block, names, subject } = &self.0;
+        let encoded = encode(subject, "the arguments", config, &block.implied_type())?;
+        let diagnostics = debug_log::logged(
+            Call::of_type(Operation::ValidateDataResourceConfig, tf_name, block, secrets),
+            Request::Config(config),
+            connection.client.0.validate_data_resource_config(tf_name, &encoded),
+        )
+        .await
+        .map_err(call_error(subject, Operation::ValidateDataResourceConfig))?;
+        Ok(Diagnostics::new(block, names, &diagnostics))
+    }
+
+    /// ReadDataSource with a wholly known configuration, checked as Terraform checks it:
+    /// the result must be a known, non-null object.
+    pub(in crate::lifecycle) async fn read(
+        &self,
+        config: &Value,
+        secrets: &[cty::Path],
+    ) -> Result<Warned<Value>, LifecycleError> {
+        let Bound { connection, tf_name, block, names, subject } = &self.0;
+        let ty = block.implied_type();
+        let operation = Operation::ReadDataSource;
+        let request = ReadDataSourceRequest {
+            type_name: (*tf_name).to_owned(),
+            config: encode(subject, "the arguments", config, &ty)?,
+            provider_meta: connection.provider_meta(),
+        };
+        let response = debug_log::logged(
+            Call::of_type(operation, tf_name, block, secrets),
+            Request::Config(config),
+            connection.client.0.read_data_source(&request),
+        )
+        .await
+        .map_err(call_error(subject, operation))?;
+        let warnings = Diagnostics::new(block, names, &response.diagnostics).fail_on_errors(subject, operation)?;
+        let bug = |summary: &'static str, problem: String| LifecycleError::ProviderBug {
+            subject: subject.clone(),
+            summary,
+            problems: vec![format!("{problem}. {PROVIDER_BUG_SUFFIX}")],
+        };
+        let state = decode(&response.state, &ty).map_err(|err| {
+            bug("Provider produced invalid object", format!("{operation} returned an invalid value: {err}"))
+        })?;
+        if state.is_null() {
+            return Err(bug("Provider produced null object", format!("{tf_name} returned null")));
+        }
+        if !state.is_wholly_known() {
+            return Err(bug(
+                "Provider produced invalid object",
+                format!("{tf_name} returned a value that is not wholly known"),
+            ));
+        }
+        Ok(Warned { value: state, warnings })
     }
 }
