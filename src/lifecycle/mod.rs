@@ -70,7 +70,7 @@ pub(crate) use proposed_new::proposed_new;
 pub use provider_config::ConfigChecked;
 pub use resource::{Autonaming, Checked, Diffed, Written};
 pub use session::{
-    CheckRequest, ConfigureRequest, CreateRequest, DeleteRequest, DiffRequest, InvokeRequest, Progress, ReadRequest,
-    Session, UpdateRequest, start_provider, start_provider_with_cache,
+    CheckRequest, ConfigureRequest, CreateRequest, DeleteRequest, DiffConfigRequest, DiffRequest, InvokeRequest,
+    Progress, ReadRequest, Session, UpdateRequest, start_provider, start_provider_with_cache,
 };
 pub use terraform_config::TERRAFORM_CONFIG_METHOD;

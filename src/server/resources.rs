@@ -13,8 +13,9 @@ use tonic::{Code, Status};
 
 use super::Provider;
 use crate::lifecycle::{
-    Autonaming, CheckFailure, CheckRequest, ConfigureRequest, CreateRequest, DeleteRequest, DiffKind, DiffRequest,
-    Diffed, InvokeRequest, LifecycleError, PartialFailure, ReadRequest, Session, UpdateRequest, Written,
+    Autonaming, CheckFailure, CheckRequest, ConfigureRequest, CreateRequest, DeleteRequest, DiffConfigRequest,
+    DiffKind, DiffRequest, Diffed, InvokeRequest, LifecycleError, PartialFailure, ReadRequest, Session, UpdateRequest,
+    Written,
 };
 use crate::property::PropertyMap;
 use crate::property::structpb::{decode_struct, encode_struct};
@@ -178,7 +179,7 @@ impl Provider {
             None => properties(request.olds.as_ref(), "olds")?,
         };
         let news = properties(request.news.as_ref(), "news")?;
-        Ok(diff_response(session.diff_config(&olds, &news)))
+        Ok(diff_response(session.diff_config(DiffConfigRequest { olds, news })))
     }
 
     pub(super) async fn do_configure(

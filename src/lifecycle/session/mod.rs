@@ -43,7 +43,7 @@ use crate::tfplugin::reattach::{REATTACH_ENV_VARS, reattach_config_from_env};
 use crate::tfplugin::{LaunchConfig, launch, reattach};
 
 pub use functions::{InvokeRequest, Progress};
-pub use provider::ConfigureRequest;
+pub use provider::{ConfigureRequest, DiffConfigRequest};
 pub use resources::{CheckRequest, CreateRequest, DeleteRequest, DiffRequest, ReadRequest, UpdateRequest};
 
 /// A launched, described provider, and what the process remembers of the deployment.

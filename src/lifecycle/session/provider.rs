@@ -16,6 +16,14 @@ pub struct ConfigureRequest {
     pub config: PropertyMap,
 }
 
+/// DiffConfig: the provider configuration stored (`olds`: the old inputs when the engine
+/// sends them) against the new one.
+#[derive(Clone, Debug, Default)]
+pub struct DiffConfigRequest {
+    pub olds: PropertyMap,
+    pub news: PropertyMap,
+}
+
 impl Session {
     /// CheckConfig; its inputs are remembered for `terraformConfig`.
     pub async fn check_config(&self, request: ConfigureRequest) -> Result<ConfigChecked, LifecycleError> {
@@ -24,9 +32,9 @@ impl Session {
         Ok(checked)
     }
 
-    /// DiffConfig: which settings changed between `olds` and `news`.
-    pub fn diff_config(&self, olds: &PropertyMap, news: &PropertyMap) -> Diffed {
-        self.connection.diff_config(olds, news)
+    /// DiffConfig: which settings changed.
+    pub fn diff_config(&self, request: DiffConfigRequest) -> Diffed {
+        self.connection.diff_config(&request.olds, &request.news)
     }
 
     /// Configure; its settings are remembered for `terraformConfig`. Returns the
