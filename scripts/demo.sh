@@ -20,7 +20,7 @@ tools=${TFBRIDGE_TOOLS_DIR:-$HOME/.cache/tfbridge-tools}
 case "$implementation" in
   ours)
     profile=${DEMO_PROFILE:-demo}
-    cargo build --profile "$profile" --locked --bin pulumi-resource-terraform-provider
+    build_plugin=(cargo build --profile "$profile" --locked --bin pulumi-resource-terraform-provider)
     # Cargo's dev profile builds into target/debug; every other profile into its own name.
     [[ "$profile" == dev ]] && profile_dir=debug || profile_dir=$profile
     plugin=${CARGO_TARGET_DIR:-$repo/target}/$profile_dir/pulumi-resource-terraform-provider
@@ -33,6 +33,7 @@ case "$implementation" in
     plugin=$tools/anchor/3.136.0/pulumi-resource-terraform-provider
     version=1.1.3
     groups=(random pulumi-cli pulumi-language-yaml anchor)
+    build_plugin=(true)
     ;;
   *)
     echo "DEMO_IMPLEMENTATION must be ours or go, not $implementation" >&2
@@ -41,7 +42,14 @@ case "$implementation" in
 esac
 [[ -n "$version" ]] || { echo "could not read the version from Cargo.toml" >&2; exit 1; }
 
-bash scripts/test-tools.sh "${groups[@]}"
+# The peers (Go) build beside the plugin (Rust): a cold Cargo build spends minutes on a few
+# large crates one core at a time, and the Go builds fill the other core meanwhile.
+bash scripts/test-tools.sh "${groups[@]}" &
+tools_job=$!
+trap 'kill "$tools_job" 2>/dev/null || true' EXIT
+"${build_plugin[@]}"
+wait "$tools_job" || { echo "scripts/test-tools.sh ${groups[*]} failed (its log is above)" >&2; exit 1; }
+trap - EXIT
 random=$tools/providers/random/3.9.0/terraform-provider-random
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/tfbridge-demo.XXXXXX")
