@@ -1,5 +1,5 @@
-//! Package schemas in tests: the goldens' one check, shared by tests/schema_golden.rs (the
-//! fixture) and tests/schema_golden_real.rs (real providers), and the `schema-gen` command.
+//! Package schemas in tests: the goldens' one check, shared by tests/hermetic/schema_golden.rs (the
+//! fixture) and tests/peer/schema_golden_real.rs (real providers), and the `schema-gen` command.
 
 use std::path::Path;
 use std::process::{Command, Output};
