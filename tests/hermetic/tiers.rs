@@ -12,7 +12,12 @@
 //!   `mod` line names a file;
 //! - every `e2e_*` module is in the peer tier;
 //! - no file of the hermetic tier uses a peer (`real_provider`, `tools_dir`, the Go
-//!   implementation): it would fail on a machine without them.
+//!   implementation): it would fail on a machine without them;
+//! - no test changes what the whole process shares (its environment, its current directory):
+//!   the tests of a tier run in one process, two at a time, so such a change would reach the
+//!   tests running beside it and every later one, and the library reads some settings once
+//!   per process (`PULUMI_TF_DEBUG_GRPC`). A setting for a child process goes on its
+//!   `Command`.
 
 use crate::common;
 
@@ -21,6 +26,9 @@ use std::path::{Path, PathBuf};
 
 /// Words that only a peer-tier test has a reason to use.
 const PEER_MARKERS: &[&str] = &["real_provider(", "tools_dir(", "Implementation::Go", "tfbridge-tools"];
+
+/// Calls that change what every test of a binary shares.
+const PROCESS_WIDE_CHANGES: &[&str] = &["set_var(", "remove_var(", "set_current_dir("];
 
 /// The names of the `[[test]]` targets of a Cargo.toml that require the `peer-tests` feature.
 fn peer_targets(manifest: &str) -> BTreeSet<String> {
@@ -139,6 +147,33 @@ fn every_e2e_test_is_in_the_peer_tier_and_no_other_test_uses_a_peer() {
             ));
         }
     }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn no_test_changes_the_environment_or_the_current_directory_of_the_process() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<PathBuf> = ["hermetic", "peer", "common"]
+        .iter()
+        .flat_map(|dir| rust_files(&root.join("tests").join(dir)))
+        .filter(|file| file.file_name().is_some_and(|name| name != "tiers.rs"))
+        .collect();
+    files.extend(rust_files(&root.join("benches")));
+    assert!(files.iter().any(|file| file.ends_with("tests/common/mod.rs")), "the scan finds tests/common");
+    let problems: Vec<String> = files
+        .iter()
+        .filter_map(|file| {
+            let text = std::fs::read_to_string(file).expect("read a test file");
+            let used: Vec<&str> = PROCESS_WIDE_CHANGES.iter().copied().filter(|call| text.contains(call)).collect();
+            (!used.is_empty()).then(|| {
+                format!(
+                    "{}: {used:?} changes the process every test of the binary shares; set it on the child's \
+                     `Command` (or pass it as an argument) instead",
+                    file.strip_prefix(root).unwrap_or(file).display()
+                )
+            })
+        })
+        .collect();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
