@@ -20,7 +20,8 @@ const LAUNCHER_ENV: &str = "TFBRIDGE_ORPHAN_TEST_LAUNCHER";
 /// This test's full name, which the launcher run selects with `--exact`.
 const THIS_TEST: &str = "tfplugin_orphans::no_provider_survives_sigkill_of_its_launcher";
 
-/// What the launcher prints before the provider's pid (libtest prints lines of its own).
+/// What the launcher prints before the provider's pid (libtest prints text of its own, on the
+/// same line too).
 const PID_LINE: &str = "launched provider pid: ";
 
 fn run_launcher(provider: std::path::PathBuf) -> anyhow::Result<()> {
@@ -65,7 +66,8 @@ fn no_provider_survives_sigkill_of_its_launcher() -> anyhow::Result<()> {
     let mut line = None;
     for next in stdout.lines() {
         let next = next?;
-        if let Some(pid) = next.strip_prefix(PID_LINE) {
+        // libtest prints `test <name> ... ` without a line break before the test's output.
+        if let Some((_, pid)) = next.split_once(PID_LINE) {
             line = Some(pid.to_owned());
             break;
         }
