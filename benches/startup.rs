@@ -43,7 +43,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use common::engine::Implementation;
+use common::Implementation;
 use common::plugin::Plugin;
 use serde_json::{Value as Json, json};
 use tfbridge::tfplugin::{LaunchConfig, launch};
@@ -219,7 +219,7 @@ async fn floor(provider: &Path) -> anyhow::Result<(f64, f64)> {
 fn plugin_binary(implementation: Implementation) -> PathBuf {
     match (implementation, std::env::var_os("BENCH_OURS_BINARY")) {
         (Implementation::Ours, Some(binary)) => PathBuf::from(binary),
-        _ => implementation.binary(),
+        _ => implementation.plugin_binary().unwrap_or_else(|err| panic!("{err:#}")),
     }
 }
 
@@ -312,8 +312,8 @@ async fn start_up(
     let checked = client
         .check_config(pulumirpc::CheckRequest {
             urn: urn.clone(),
-            olds: Some(common::engine::to_struct(&json!({}))),
-            news: Some(common::engine::to_struct(&args)),
+            olds: Some(common::engine_client::to_struct(&json!({}))),
+            news: Some(common::engine_client::to_struct(&args)),
             ..Default::default()
         })
         .await?

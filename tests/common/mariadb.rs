@@ -1,5 +1,5 @@
 //! A throw-away MariaDB server for the tests that need a real database (the MySQL provider's,
-//! `tests/e2e_mysql*.rs`): Debian's `mariadbd` (installed by `scripts/test-tools.sh services`)
+//! `tests/peer/e2e_mysql*.rs`): Debian's `mariadbd` (installed by `scripts/test-tools.sh services`)
 //! on a free loopback port, with its data in a fresh temp directory, run as the `mysql` user
 //! when the tests run as root (`mariadbd` refuses root) and as the current user otherwise.
 //!

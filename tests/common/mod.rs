@@ -1,19 +1,69 @@
-//! Helpers shared by the integration tests: where the real provider binaries are, scratch
+//! Helpers shared by the two test binaries (`tests/hermetic`, `tests/peer`): which plugin
+//! implementation runs and where its binary is, where the real provider binaries are, scratch
 //! directories, and whether a process is still alive.
+//!
+//! The two stand-ins for the Pulumi engine are named for their side of the protocol:
+//! `engine_client` is the engine as the provider's gRPC *client* (it starts a plugin and makes
+//! the resource calls), `engine_service` is the engine's own `Engine` *service*, which a
+//! plugin calls back (to log).
 
-#![allow(dead_code)] // Each test crate uses a different subset.
+#![allow(dead_code)] // Each test binary uses a different subset.
 
-pub mod engine;
+pub mod engine_client;
+pub mod engine_service;
 pub mod fixture;
+pub mod implementation;
 pub mod languages;
 pub mod mariadb;
 pub mod msgpack;
 pub mod plugin;
 pub mod programs;
 pub mod pulumi;
-pub mod recording_engine;
+pub mod registry;
 pub mod schema;
 pub mod versions;
+
+pub use implementation::Implementation;
+#[allow(unused_imports)] // benches/startup.rs, which includes this module too, does not use it.
+pub use implementation::our_plugin;
+
+/// One `#[test]` per implementation, `<name>::ours` and `<name>::go`, for each scenario.
+///
+/// - `for_both_implementations!(a, b)`: the tests call the scenario functions `a` and `b` of
+///   the calling module with the implementation.
+/// - `for_both_implementations!(a => run(A), b => run(B, "x"))`: the tests named `a` and `b`
+///   call `run` with the arguments given, then the implementation.
+#[allow(unused_macros)] // The peer tier's; the hermetic one runs no Go implementation.
+macro_rules! for_both_implementations {
+    ($($scenario:ident),* $(,)?) => {$(
+        mod $scenario {
+            #[test]
+            fn ours() -> anyhow::Result<()> {
+                super::$scenario($crate::common::Implementation::Ours)
+            }
+            #[test]
+            fn go() -> anyhow::Result<()> {
+                super::$scenario($crate::common::Implementation::Go)
+            }
+        }
+    )*};
+    ($($name:ident => $run:ident($($arg:expr),* $(,)?)),* $(,)?) => {$(
+        mod $name {
+            #[allow(unused_imports)] // What the arguments name, whatever that is.
+            use super::*;
+            #[test]
+            fn ours() -> anyhow::Result<()> {
+                $run($($arg,)* $crate::common::Implementation::Ours)
+            }
+            #[test]
+            fn go() -> anyhow::Result<()> {
+                $run($($arg,)* $crate::common::Implementation::Go)
+            }
+        }
+    )*};
+}
+#[allow(unused_imports)] // As above.
+pub(crate) use for_both_implementations;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};

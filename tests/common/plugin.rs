@@ -8,8 +8,6 @@ use tfbridge_proto::pulumirpc;
 use tfbridge_proto::pulumirpc::resource_provider_client::ResourceProviderClient;
 use tonic::transport::Channel;
 
-pub const BINARY: &str = env!("CARGO_BIN_EXE_pulumi-resource-terraform-provider");
-
 /// A running plugin process and the port it announced.
 pub struct Plugin {
     pub child: Child,
@@ -18,7 +16,7 @@ pub struct Plugin {
 
 impl Plugin {
     pub fn start(args: &[&str]) -> Plugin {
-        Plugin::start_binary(std::path::Path::new(BINARY), args)
+        Plugin::start_binary(&super::implementation::our_plugin(), args)
     }
 
     /// Starts another provider binary the same way (e.g. the Go implementation).

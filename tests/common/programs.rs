@@ -15,8 +15,9 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 
+use super::Implementation;
 use super::languages;
-use super::pulumi::{Cli, CommandOutput, Implementation, Workspace};
+use super::pulumi::{Cli, CommandOutput, Workspace};
 
 /// The language of a program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

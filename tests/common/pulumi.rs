@@ -21,21 +21,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 
-/// Which program serves the `terraform-provider` plugin.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Implementation {
-    /// Our Rust binary, as built by cargo for this test run.
-    Ours,
-    /// The Go implementation (pulumi-terraform-bridge `dynamic`), built by
-    /// `scripts/test-tools.sh anchor`.
-    Go,
-}
+use super::Implementation;
 
 /// The environment variable holding a workspace's root in every process it starts.
 const WORKSPACE_MARKER: &str = "TFBRIDGE_E2E_WORKSPACE";
 
-/// The Go implementation's version, as its build stamps it (see scripts/README.md).
-const GO_IMPLEMENTATION_VERSION: &str = super::versions::GO_IMPLEMENTATION;
 const PULUMI_VERSION: &str = super::versions::PULUMI;
 const PULUMI_YAML_VERSION: &str = super::versions::PULUMI_YAML;
 
@@ -107,50 +97,6 @@ impl Cli {
 /// The default time one CLI command may take before it is killed. Generous: two shared cores
 /// and several engineers building at once make a one-second `pulumi up` take much longer.
 pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(240);
-
-impl Implementation {
-    pub const ALL: [Implementation; 2] = [Implementation::Ours, Implementation::Go];
-
-    /// The plugin executable.
-    pub fn plugin_binary(self) -> anyhow::Result<PathBuf> {
-        match self {
-            // A copy elsewhere, when several worktrees share one target directory and another
-            // build may replace the binary while a test runs.
-            Implementation::Ours => match std::env::var_os("TFBRIDGE_TEST_PLUGIN_BINARY") {
-                Some(copy) if !copy.is_empty() => Ok(PathBuf::from(copy)),
-                _ => Ok(PathBuf::from(super::plugin::BINARY)),
-            },
-            Implementation::Go => {
-                let path = super::tools_dir()
-                    .join("anchor")
-                    .join(super::versions::BRIDGE)
-                    .join("pulumi-resource-terraform-provider");
-                anyhow::ensure!(
-                    path.is_file(),
-                    "the Go implementation is missing at {}: run scripts/test-tools.sh anchor",
-                    path.display()
-                );
-                Ok(path)
-            }
-        }
-    }
-
-    /// The version the plugin is installed under; `package add terraform-provider@<v>` names it
-    /// so the CLI never asks GitHub for the latest release.
-    pub fn plugin_version(self) -> &'static str {
-        match self {
-            Implementation::Ours => env!("CARGO_PKG_VERSION"),
-            Implementation::Go => GO_IMPLEMENTATION_VERSION,
-        }
-    }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            Implementation::Ours => "ours",
-            Implementation::Go => "go",
-        }
-    }
-}
 
 /// The Pulumi CLI and the YAML language host, or an error naming the script that builds them.
 fn pulumi_tools(cli: Cli) -> anyhow::Result<(PathBuf, PathBuf)> {

@@ -1,11 +1,13 @@
-//! Package schemas in tests: the goldens' one check, shared by tests/schema_golden.rs (the
-//! fixture) and tests/schema_golden_real.rs (real providers), and the `schema-gen` command.
+//! Package schemas in tests: the goldens' one check, shared by tests/hermetic/schema_golden.rs (the
+//! fixture) and tests/peer/schema_golden_real.rs (real providers), and the `schema-gen` command.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Output};
 
 use expect_test::ExpectFile;
 use tfbridge::installer::NoProgress;
+use tfbridge::schema_cache::SchemaCache;
 
 /// The plugin version written as `parameterization.baseProvider.version`; fixed so that the
 /// goldens do not change with each release.
@@ -20,9 +22,18 @@ pub async fn check(
     warnings_golden: ExpectFile,
 ) -> anyhow::Result<()> {
     let args = tfbridge::parameterize::parse_args(&[format!("./terraform-provider-{name}")])?;
-    let parameterized = tfbridge::lifecycle::start_provider(&args, dir, &NoProgress).await?;
+    // The schema cache is given explicitly, in a fresh directory, rather than read from the
+    // environment: the tests of a binary share one process, and neither its environment nor
+    // the user's own cache has a say in a golden.
+    let cache_dir = super::scratch_dir("schema-golden-cache");
+    let cache = SchemaCache::from_variables(&BTreeMap::from([(
+        "PULUMI_DYNAMIC_TF_PLUGIN_CACHE_DIR".to_owned(),
+        cache_dir.display().to_string(),
+    )]));
+    let parameterized = tfbridge::lifecycle::start_provider_with_cache(&args, dir, &NoProgress, cache).await?;
     let (spec, warnings) = parameterized.package_schema(PLUGIN_VERSION);
     parameterized.shutdown().await;
+    let _ = std::fs::remove_dir_all(&cache_dir);
     schema_golden.assert_eq(&(spec.to_json_pretty() + "\n"));
     let warnings: String = warnings.iter().map(|warning| format!("{warning}\n")).collect();
     warnings_golden.assert_eq(&warnings);

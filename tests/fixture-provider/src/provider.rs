@@ -134,8 +134,11 @@ impl Fixture {
     }
 }
 
-/// Writes a provider service impl: the listed items as given (the RPCs whose names or
-/// messages differ between the protocols), the RPCs written the same in both (from
+/// Writes a provider service impl: the listed items as given (the RPCs whose messages or
+/// behaviour differ between the protocols), the RPCs that do the same in both under the names
+/// each protocol gives them (`renamed`: the metadata converter, then each RPC's method name,
+/// message module where it differs from the method's, and the name [`Fixture::enter`]
+/// records), the RPCs written the same in both (GetMetadata, GetFunctions, and from
 /// UpgradeResourceState on: same method names, same message fields; `pb`, `Request`,
 /// `Response`, `Status` and the `protocol_conversions!` helpers resolve in the module that
 /// invokes the macro, so each protocol gets its own types), and every method in the
@@ -146,11 +149,86 @@ impl Fixture {
 macro_rules! provider_service {
     (
         impl $($service:ident)::+ for $ty:ident { $($body:tt)* }
+        renamed {
+            metadata: $metadata:path;
+            schema: $schema:ident($schema_msg:ident) = $schema_name:literal;
+            validate_resource: $validate_resource:ident = $validate_resource_name:literal;
+            validate_data_source: $validate_data_source:ident = $validate_data_source_name:literal;
+            configure: $configure:ident = $configure_name:literal;
+            stop: $stop:ident = $stop_name:literal;
+        }
         unimplemented { $($method:ident($request:ty) -> $response:ty = $name:literal;)* }
     ) => {
         #[tonic::async_trait]
         impl $($service)::+ for $ty {
             $($body)*
+
+            async fn get_metadata(
+                &self,
+                _request: Request<pb::get_metadata::Request>,
+            ) -> Result<Response<pb::get_metadata::Response>, Status> {
+                self.fixture.enter("GetMetadata").await?;
+                Ok(Response::new($metadata(&self.fixture.schema)))
+            }
+
+            async fn $schema(
+                &self,
+                _request: Request<pb::$schema_msg::Request>,
+            ) -> Result<Response<pb::$schema_msg::Response>, Status> {
+                self.fixture.enter($schema_name).await?;
+                self.fixture.flood_written().await;
+                Ok(Response::new(self.schema.clone()))
+            }
+
+            async fn get_functions(
+                &self,
+                _request: Request<pb::get_functions::Request>,
+            ) -> Result<Response<pb::get_functions::Response>, Status> {
+                self.fixture.enter("GetFunctions").await?;
+                Ok(Response::new(pb::get_functions::Response {
+                    functions: self.schema.functions.clone(),
+                    diagnostics: Vec::new(),
+                }))
+            }
+
+            async fn $validate_resource(
+                &self,
+                request: Request<pb::$validate_resource::Request>,
+            ) -> Result<Response<pb::$validate_resource::Response>, Status> {
+                self.fixture.enter($validate_resource_name).await?;
+                let request = request.into_inner();
+                let diagnostics = self.fixture.validate_resource_config(&request.type_name, &msgpack_of(request.config));
+                Ok(Response::new(pb::$validate_resource::Response { diagnostics: diagnostics_of(diagnostics) }))
+            }
+
+            async fn $validate_data_source(
+                &self,
+                request: Request<pb::$validate_data_source::Request>,
+            ) -> Result<Response<pb::$validate_data_source::Response>, Status> {
+                self.fixture.enter($validate_data_source_name).await?;
+                let request = request.into_inner();
+                let diagnostics =
+                    self.fixture.validate_data_source_config(&request.type_name, &msgpack_of(request.config));
+                Ok(Response::new(pb::$validate_data_source::Response { diagnostics: diagnostics_of(diagnostics) }))
+            }
+
+            async fn $configure(
+                &self,
+                request: Request<pb::$configure::Request>,
+            ) -> Result<Response<pb::$configure::Response>, Status> {
+                self.fixture.enter($configure_name).await?;
+                let diagnostics = self.fixture.check_provider_config(&msgpack_of(request.into_inner().config));
+                Ok(Response::new(pb::$configure::Response { diagnostics: diagnostics_of(diagnostics) }))
+            }
+
+            async fn $stop(
+                &self,
+                _request: Request<pb::$stop::Request>,
+            ) -> Result<Response<pb::$stop::Response>, Status> {
+                self.fixture.enter($stop_name).await?;
+                self.fixture.stop();
+                Ok(Response::new(pb::$stop::Response { error: String::new() }))
+            }
 
             async fn upgrade_resource_state(
                 &self,

@@ -41,34 +41,6 @@ provider_service! {
         type ListResourceStream = BoxStream<pb::list_resource::Event>;
         type InvokeActionStream = BoxStream<pb::invoke_action::Event>;
 
-        async fn get_metadata(
-            &self,
-            _request: Request<pb::get_metadata::Request>,
-        ) -> Result<Response<pb::get_metadata::Response>, Status> {
-            self.fixture.enter("GetMetadata").await?;
-            Ok(Response::new(convert::metadata_v5(&self.fixture.schema)))
-        }
-
-        async fn get_schema(
-            &self,
-            _request: Request<pb::get_provider_schema::Request>,
-        ) -> Result<Response<pb::get_provider_schema::Response>, Status> {
-            self.fixture.enter("GetSchema").await?;
-            self.fixture.flood_written().await;
-            Ok(Response::new(self.schema.clone()))
-        }
-
-        async fn get_functions(
-            &self,
-            _request: Request<pb::get_functions::Request>,
-        ) -> Result<Response<pb::get_functions::Response>, Status> {
-            self.fixture.enter("GetFunctions").await?;
-            Ok(Response::new(pb::get_functions::Response {
-                functions: self.schema.functions.clone(),
-                diagnostics: Vec::new(),
-            }))
-        }
-
         async fn get_resource_identity_schemas(
             &self,
             _request: Request<pb::get_resource_identity_schemas::Request>,
@@ -91,45 +63,15 @@ provider_service! {
             }))
         }
 
-        async fn validate_resource_type_config(
-            &self,
-            request: Request<pb::validate_resource_type_config::Request>,
-        ) -> Result<Response<pb::validate_resource_type_config::Response>, Status> {
-            self.fixture.enter("ValidateResourceTypeConfig").await?;
-            let request = request.into_inner();
-            let diagnostics = self.fixture.validate_resource_config(&request.type_name, &msgpack_of(request.config));
-            Ok(Response::new(pb::validate_resource_type_config::Response { diagnostics: diagnostics_of(diagnostics) }))
-        }
-
-        async fn validate_data_source_config(
-            &self,
-            request: Request<pb::validate_data_source_config::Request>,
-        ) -> Result<Response<pb::validate_data_source_config::Response>, Status> {
-            self.fixture.enter("ValidateDataSourceConfig").await?;
-            let request = request.into_inner();
-            let diagnostics = self.fixture.validate_data_source_config(&request.type_name, &msgpack_of(request.config));
-            Ok(Response::new(pb::validate_data_source_config::Response { diagnostics: diagnostics_of(diagnostics) }))
-        }
-
-        async fn configure(
-            &self,
-            request: Request<pb::configure::Request>,
-        ) -> Result<Response<pb::configure::Response>, Status> {
-            self.fixture.enter("Configure").await?;
-            let diagnostics = self.fixture.check_provider_config(&msgpack_of(request.into_inner().config));
-            Ok(Response::new(pb::configure::Response { diagnostics: diagnostics_of(diagnostics) }))
-        }
-
-        async fn stop(
-            &self,
-            _request: Request<pb::stop::Request>,
-        ) -> Result<Response<pb::stop::Response>, Status> {
-            self.fixture.enter("Stop").await?;
-            self.fixture.stop();
-            Ok(Response::new(pb::stop::Response { error: String::new() }))
-        }
-
         crate::ephemeral::ephemeral_methods!();
+    }
+    renamed {
+        metadata: convert::metadata_v5;
+        schema: get_schema(get_provider_schema) = "GetSchema";
+        validate_resource: validate_resource_type_config = "ValidateResourceTypeConfig";
+        validate_data_source: validate_data_source_config = "ValidateDataSourceConfig";
+        configure: configure = "Configure";
+        stop: stop = "Stop";
     }
     unimplemented {
         upgrade_resource_identity(pb::upgrade_resource_identity::Request) -> pb::upgrade_resource_identity::Response = "UpgradeResourceIdentity";

@@ -48,34 +48,6 @@ provider_service! {
         type ReadStateBytesStream = BoxStream<pb::read_state_bytes::Response>;
         type InvokeActionStream = BoxStream<pb::invoke_action::Event>;
 
-        async fn get_metadata(
-            &self,
-            _request: Request<pb::get_metadata::Request>,
-        ) -> Result<Response<pb::get_metadata::Response>, Status> {
-            self.fixture.enter("GetMetadata").await?;
-            Ok(Response::new(convert::metadata_v6(&self.fixture.schema)))
-        }
-
-        async fn get_provider_schema(
-            &self,
-            _request: Request<pb::get_provider_schema::Request>,
-        ) -> Result<Response<pb::get_provider_schema::Response>, Status> {
-            self.fixture.enter("GetProviderSchema").await?;
-            self.fixture.flood_written().await;
-            Ok(Response::new(self.schema.clone()))
-        }
-
-        async fn get_functions(
-            &self,
-            _request: Request<pb::get_functions::Request>,
-        ) -> Result<Response<pb::get_functions::Response>, Status> {
-            self.fixture.enter("GetFunctions").await?;
-            Ok(Response::new(pb::get_functions::Response {
-                functions: self.schema.functions.clone(),
-                diagnostics: Vec::new(),
-            }))
-        }
-
         async fn get_resource_identity_schemas(
             &self,
             _request: Request<pb::get_resource_identity_schemas::Request>,
@@ -161,35 +133,6 @@ provider_service! {
             Ok(Response::new(pb::validate_provider_config::Response { diagnostics: diagnostics_of(diagnostics) }))
         }
 
-        async fn validate_resource_config(
-            &self,
-            request: Request<pb::validate_resource_config::Request>,
-        ) -> Result<Response<pb::validate_resource_config::Response>, Status> {
-            self.fixture.enter("ValidateResourceConfig").await?;
-            let request = request.into_inner();
-            let diagnostics = self.fixture.validate_resource_config(&request.type_name, &msgpack_of(request.config));
-            Ok(Response::new(pb::validate_resource_config::Response { diagnostics: diagnostics_of(diagnostics) }))
-        }
-
-        async fn validate_data_resource_config(
-            &self,
-            request: Request<pb::validate_data_resource_config::Request>,
-        ) -> Result<Response<pb::validate_data_resource_config::Response>, Status> {
-            self.fixture.enter("ValidateDataResourceConfig").await?;
-            let request = request.into_inner();
-            let diagnostics = self.fixture.validate_data_source_config(&request.type_name, &msgpack_of(request.config));
-            Ok(Response::new(pb::validate_data_resource_config::Response { diagnostics: diagnostics_of(diagnostics) }))
-        }
-
-        async fn configure_provider(
-            &self,
-            request: Request<pb::configure_provider::Request>,
-        ) -> Result<Response<pb::configure_provider::Response>, Status> {
-            self.fixture.enter("ConfigureProvider").await?;
-            let diagnostics = self.fixture.check_provider_config(&msgpack_of(request.into_inner().config));
-            Ok(Response::new(pb::configure_provider::Response { diagnostics: diagnostics_of(diagnostics) }))
-        }
-
         async fn validate_action_config(
             &self,
             request: Request<pb::validate_action_config::Request>,
@@ -257,16 +200,15 @@ provider_service! {
             }))
         }
 
-        async fn stop_provider(
-            &self,
-            _request: Request<pb::stop_provider::Request>,
-        ) -> Result<Response<pb::stop_provider::Response>, Status> {
-            self.fixture.enter("StopProvider").await?;
-            self.fixture.stop();
-            Ok(Response::new(pb::stop_provider::Response { error: String::new() }))
-        }
-
         crate::ephemeral::ephemeral_methods!();
+    }
+    renamed {
+        metadata: convert::metadata_v6;
+        schema: get_provider_schema(get_provider_schema) = "GetProviderSchema";
+        validate_resource: validate_resource_config = "ValidateResourceConfig";
+        validate_data_source: validate_data_resource_config = "ValidateDataResourceConfig";
+        configure: configure_provider = "ConfigureProvider";
+        stop: stop_provider = "StopProvider";
     }
     unimplemented {
         move_resource_state(pb::move_resource_state::Request) -> pb::move_resource_state::Response = "MoveResourceState";

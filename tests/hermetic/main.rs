@@ -1,0 +1,24 @@
+//! The hermetic tier, as one test binary: `cargo test --workspace` runs it on any machine
+//! with Rust alone (no Go, no network, no peers). Each module is what used to be a test
+//! target of its own; a test's name is `<module>::<test>`, e.g.
+//! `cargo test --test hermetic -- plugin_process::`.
+//!
+//! A test that needs a peer belongs in `tests/peer/`; `tiers.rs` keeps the two apart.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod debug_log_golden;
+mod identity_list_fixture;
+mod installer;
+mod lifecycle_fixture;
+mod lifecycle_planned_private;
+mod parameterize_schema;
+mod plugin_process;
+mod schema_cache_lazy;
+mod schema_gen_cli;
+mod schema_golden;
+mod tfplugin_fixture;
+mod tfplugin_goplugin_services;
+mod tfplugin_launch;
+mod tiers;
