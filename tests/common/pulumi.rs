@@ -17,11 +17,15 @@
 //! only; it knows nothing about the programs it runs or the Terraform providers they use.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::Context as _;
 
 use super::Implementation;
+
+mod running;
+
+pub use running::Running;
 
 /// The environment variable holding a workspace's root in every process it starts.
 const WORKSPACE_MARKER: &str = "TFBRIDGE_E2E_WORKSPACE";
@@ -517,56 +521,6 @@ impl Workspace {
                 format!("no resource named {name} in the state; it has {urns:?}")
             },
         )
-    }
-}
-
-/// A command started by [`Workspace::spawn_pulumi`], still running.
-pub struct Running<'w> {
-    workspace: &'w Workspace,
-    pub child: std::process::Child,
-    command: String,
-    stdout_path: PathBuf,
-    stderr_path: PathBuf,
-}
-
-impl Running<'_> {
-    /// What the command has printed to stdout so far.
-    pub fn stdout_so_far(&self) -> String {
-        std::fs::read_to_string(&self.stdout_path).unwrap_or_default()
-    }
-
-    /// Sends `signal` to the CLI process alone, as `kill -INT <pid>` would.
-    pub fn signal(&self, signal: libc::c_int) -> anyhow::Result<()> {
-        let pid = libc::pid_t::try_from(self.child.id())?;
-        // SAFETY: kill(2) with a pid we own and a valid signal number has no memory effects.
-        anyhow::ensure!(unsafe { libc::kill(pid, signal) } == 0, "kill({pid}, {signal})");
-        Ok(())
-    }
-
-    /// Waits for the command to exit, killing it (and its process group) after `timeout`;
-    /// then kills whatever the workspace left running.
-    pub fn wait(mut self, timeout: Duration) -> anyhow::Result<CommandOutput> {
-        let deadline = Instant::now() + timeout;
-        let (code, timed_out) = loop {
-            if let Some(status) = self.child.try_wait()? {
-                break (status.code(), false);
-            }
-            if Instant::now() >= deadline {
-                super::kill_process_group(self.child.id());
-                let status = self.child.wait()?;
-                break (status.code(), true);
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        };
-        super::kill_process_group(self.child.id());
-        self.workspace.kill_leftovers();
-        Ok(CommandOutput {
-            command: self.command,
-            code,
-            timed_out,
-            stdout: std::fs::read_to_string(&self.stdout_path).unwrap_or_default(),
-            stderr: std::fs::read_to_string(&self.stderr_path).unwrap_or_default(),
-        })
     }
 }
 
