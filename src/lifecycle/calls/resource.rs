@@ -218,7 +218,7 @@ impl Resource<'_> {
     /// Loads stored outputs the way Terraform loads state: rebuilds the raw state and sends
     /// it through `UpgradeResourceState` with the stored schema version. Returns the
     /// upgraded value and the stored private bytes.
-    /// `secrets`: the outputs' secret paths ([`Resource::stored_secrets`]), for the log.
+    /// `secrets`: the outputs' secret paths (`Resource::stored_secrets`), for the log.
     pub async fn upgrade(
         &self,
         id: &str,

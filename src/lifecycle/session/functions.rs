@@ -75,7 +75,7 @@ impl Session {
         }
     }
 
-    /// Closes every open ephemeral resource (see [`crate::lifecycle::ephemeral`]).
+    /// Closes every open ephemeral resource, each exactly once (see `lifecycle/ephemeral.rs`).
     pub async fn close_ephemerals(&self) -> Closed {
         self.connection.close_ephemerals(&self.ephemerals).await
     }
