@@ -54,9 +54,9 @@ pub struct ListPage {
 
 /// Listings waiting for their next page.
 #[derive(Default)]
-pub struct ListSessions(Mutex<HashMap<String, Session>>);
+pub struct ListSessions(Mutex<HashMap<String, PendingList>>);
 
-struct Session {
+struct PendingList {
     token: String,
     fingerprint: String,
     /// The limit the last page was asked with.
@@ -135,14 +135,14 @@ fn scalar_text(value: &Value) -> Option<String> {
 }
 
 impl ListSessions {
-    fn take(&self, token: &str) -> Option<Session> {
+    fn take(&self, token: &str) -> Option<PendingList> {
         let mut sessions = self.0.lock().unwrap_or_else(|p| p.into_inner());
         // Expired listings are dropped (closing their streams) whenever one is looked up.
         sessions.retain(|_, session| session.last_used.elapsed() < SESSION_TTL);
         sessions.remove(token)
     }
 
-    fn put(&self, key: String, session: Session) {
+    fn put(&self, key: String, session: PendingList) {
         self.0.lock().unwrap_or_else(|p| p.into_inner()).insert(key, session);
     }
 }
@@ -195,7 +195,7 @@ impl Connection {
         };
         let mut results = Vec::new();
         let mut finished = false;
-        let capped = |session: &Session| session.cap.is_some_and(|cap| session.returned >= cap);
+        let capped = |session: &PendingList| session.cap.is_some_and(|cap| session.returned >= cap);
         while (results.len() as i64) < page_size {
             if capped(&session) {
                 finished = true;
@@ -242,7 +242,7 @@ impl Connection {
         subject: &Subject,
         query: &ListQuery,
         fingerprint: &str,
-    ) -> Result<Session, LifecycleError> {
+    ) -> Result<PendingList, LifecycleError> {
         let tf_name = match self.lookup_token(&query.token) {
             Some((TokenKind::Resource, tf_name)) => tf_name.to_owned(),
             _ => {
@@ -304,7 +304,7 @@ impl Connection {
         }
         let limit = if query.limit > 0 { query.limit } else { i64::MAX };
         let listing = resource.list(self, &config, limit).await?;
-        Ok(Session {
+        Ok(PendingList {
             token: query.token.clone(),
             fingerprint: fingerprint.to_owned(),
             limit: query.limit,

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use common::Implementation;
 use common::programs::{Language, ProgramWorkspace};
-use common::pulumi::{CommandOutput, Workspace};
+use common::pulumi::{CommandOutput, Workspace, plugin_lines};
 use common::versions;
 
 /// The sensitive provider setting and the config secret the programs use.
@@ -273,32 +273,6 @@ fn python_ephemeral_password_to_a_write_only_argument() -> anyhow::Result<()> {
     pw.stack_init()?;
     must_show(&mut pw, &log, &[])?;
     Ok(())
-}
-
-/// The lines of our plugin (and the Terraform providers it runs, whose output it logs) in
-/// the CLI's verbose JSON log: the CLI relays a plugin's stderr line by line as a message,
-/// once plainly and once as `eventSink::<Level>(<{%reset%}>...<{%reset%}>)`; ours start with
-/// our tracing format's timestamp and level. The CLI's own lines are not ours: at `-v=9` and
-/// above it logs every property value it marshals, secrets included, in the clear.
-fn plugin_lines(log: &str) -> Vec<String> {
-    let mut lines = Vec::new();
-    for line in log.lines() {
-        let Ok(entry) = serde_json::from_str::<serde_json::Value>(line) else { continue };
-        let Some(message) = entry["msg"].as_str() else { continue };
-        let message = match message.strip_prefix("eventSink::") {
-            Some(rest) => rest.split_once("(<{%reset%}>").map_or("", |(_, inner)| inner),
-            None => message,
-        };
-        let mut words = message.split_whitespace();
-        let stamp = words.next().unwrap_or_default();
-        let level = words.next().unwrap_or_default();
-        let is_timestamp =
-            stamp.len() > 20 && stamp.as_bytes()[4] == b'-' && stamp.contains('T') && stamp.ends_with('Z');
-        if is_timestamp && ["TRACE", "DEBUG", "INFO", "WARN", "ERROR"].contains(&level) {
-            lines.push(message.to_owned());
-        }
-    }
-    lines
 }
 
 /// Item 5: the whole flow with our trace logging and the CLI's most verbose logging, which

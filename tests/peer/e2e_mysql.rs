@@ -34,7 +34,7 @@ use std::path::{Path, PathBuf};
 
 use common::Implementation;
 use common::mariadb::{MariaDb, ROOT_PASSWORD};
-use common::pulumi::{CommandOutput, Workspace};
+use common::pulumi::{CommandOutput, Workspace, plugin_lines};
 use common::versions;
 
 /// The application user's passwords, before and after the update.
@@ -391,32 +391,6 @@ fn files_under(dir: &Path) -> Vec<(PathBuf, String)> {
         }
     }
     found
-}
-
-/// The lines of our plugin in the CLI's verbose JSON log (`--logtostderr --logflow -v=11`):
-/// the CLI relays a plugin's stderr line by line, once plainly and once as
-/// `eventSink::<Level>(<{%reset%}>...<{%reset%}>)`; ours start with our tracing format's
-/// timestamp and level. The CLI's own lines are not ours (at `-v=9` and above it logs
-/// property values in the clear).
-fn plugin_lines(log: &str) -> Vec<String> {
-    let mut lines = Vec::new();
-    for line in log.lines() {
-        let Ok(entry) = serde_json::from_str::<serde_json::Value>(line) else { continue };
-        let Some(message) = entry["msg"].as_str() else { continue };
-        let message = match message.strip_prefix("eventSink::") {
-            Some(rest) => rest.split_once("(<{%reset%}>").map_or("", |(_, inner)| inner),
-            None => message,
-        };
-        let mut words = message.split_whitespace();
-        let stamp = words.next().unwrap_or_default();
-        let level = words.next().unwrap_or_default();
-        let is_timestamp =
-            stamp.len() > 20 && stamp.as_bytes()[4] == b'-' && stamp.contains('T') && stamp.ends_with('Z');
-        if is_timestamp && ["TRACE", "DEBUG", "INFO", "WARN", "ERROR"].contains(&level) {
-            lines.push(message.to_owned());
-        }
-    }
-    lines
 }
 
 /// Secrets (the root password of both providers, the user's passwords before and after an

@@ -93,7 +93,12 @@ impl Resource<'_> {
         let previous_meta = (!prior.is_null()).then_some(&meta);
         let (config, secrets) = self.config(write.news)?;
         // What the gRPC debug log redacts: secrets of the stored outputs and of the inputs.
-        let log_secrets = [write.stored_secrets.as_slice(), &secrets].concat();
+        // Nothing stored to add with the log off, or for a create: no copy then.
+        let log_secrets: std::borrow::Cow<'_, [cty::Path]> = if write.stored_secrets.is_empty() {
+            std::borrow::Cow::Borrowed(&secrets)
+        } else {
+            std::borrow::Cow::Owned([write.stored_secrets.as_slice(), &secrets].concat())
+        };
         let config = with_operation_timeout(&self.schema.block, &config, change.as_str(), write.timeout_seconds);
         let prior_identity = self.stored_identity(&meta)?;
         // Update takes its plan out whether or not it applies, so nothing outlives it. The
