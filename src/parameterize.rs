@@ -30,6 +30,7 @@ pub enum Source {
 /// A parsed `ParametersArgs` request.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Args {
+    /// Where the provider comes from: a registry address and version, or a local binary.
     pub source: Source,
     /// Terraform type names (resources, data sources, functions) to keep; empty keeps all.
     pub includes: Vec<String>,

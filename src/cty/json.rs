@@ -64,57 +64,59 @@ fn encode_value(value: &Value, ty: &Type, out: &mut String, depth: usize) -> Res
         }
         (View::String(s), Type::String) => push_json_string(s, out),
         (View::List(_, elems), Type::List(elem_ty)) | (View::Set(_, elems), Type::Set(elem_ty)) => {
-            out.push('[');
-            for (idx, elem) in elems.iter().enumerate() {
-                if idx > 0 {
-                    out.push(',');
-                }
-                encode_value(elem, elem_ty, out, depth + 1).map_err(|err| err.within(PathStep::Index(idx as u64)))?;
-            }
-            out.push(']');
+            push_joined(out, ['[', ']'], elems.iter().enumerate(), |(idx, elem), out| {
+                encode_value(elem, elem_ty, out, depth + 1).map_err(|err| err.within(PathStep::Index(idx as u64)))
+            })?;
         }
         (View::Tuple(elems), Type::Tuple(elem_tys)) => {
             if elems.len() != elem_tys.len() {
                 return Err(Error::new(ErrorKind::TupleLength { expected: elem_tys.len(), given: elems.len() }));
             }
-            out.push('[');
-            for (idx, (elem, elem_ty)) in elems.iter().zip(elem_tys).enumerate() {
-                if idx > 0 {
-                    out.push(',');
-                }
-                encode_value(elem, elem_ty, out, depth + 1).map_err(|err| err.within(PathStep::Index(idx as u64)))?;
-            }
-            out.push(']');
+            push_joined(out, ['[', ']'], elems.iter().zip(elem_tys).enumerate(), |(idx, (elem, elem_ty)), out| {
+                encode_value(elem, elem_ty, out, depth + 1).map_err(|err| err.within(PathStep::Index(idx as u64)))
+            })?;
         }
         (View::Map(_, elems), Type::Map(elem_ty)) => {
-            out.push('{');
-            for (idx, (key, elem)) in elems.iter().enumerate() {
-                if idx > 0 {
-                    out.push(',');
-                }
+            push_joined(out, ['{', '}'], elems.iter(), |(key, elem), out| {
                 push_json_string(key, out);
                 out.push(':');
-                encode_value(elem, elem_ty, out, depth + 1)
-                    .map_err(|err| err.within(PathStep::Key(key.to_string())))?;
-            }
-            out.push('}');
+                encode_value(elem, elem_ty, out, depth + 1).map_err(|err| err.within(PathStep::Key(key.to_string())))
+            })?;
         }
         (View::Object(attrs), Type::Object(object_ty)) => {
             check_attribute_names(attrs, &object_ty.attrs)?;
-            out.push('{');
-            for (idx, ((name, attr), attr_ty)) in attrs.iter().zip(object_ty.attrs.values()).enumerate() {
-                if idx > 0 {
-                    out.push(',');
-                }
-                push_json_string(name, out);
-                out.push(':');
-                encode_value(attr, attr_ty, out, depth + 1)
-                    .map_err(|err| err.within(PathStep::Attr(name.to_string())))?;
-            }
-            out.push('}');
+            push_joined(
+                out,
+                ['{', '}'],
+                attrs.iter().zip(object_ty.attrs.values()),
+                |((name, attr), attr_ty), out| {
+                    push_json_string(name, out);
+                    out.push(':');
+                    encode_value(attr, attr_ty, out, depth + 1)
+                        .map_err(|err| err.within(PathStep::Attr(name.to_string())))
+                },
+            )?;
         }
         _ => return mismatch(),
     }
+    Ok(())
+}
+
+/// Writes `items` comma-separated between the two `brackets`, each by `write`.
+fn push_joined<T>(
+    out: &mut String,
+    brackets: [char; 2],
+    items: impl Iterator<Item = T>,
+    mut write: impl FnMut(T, &mut String) -> Result<(), Error>,
+) -> Result<(), Error> {
+    out.push(brackets[0]);
+    for (idx, item) in items.enumerate() {
+        if idx > 0 {
+            out.push(',');
+        }
+        write(item, out)?;
+    }
+    out.push(brackets[1]);
     Ok(())
 }
 

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use semver::Version;
 
-use super::address::{InvalidAddress, ProviderAddress};
+use super::address::{InvalidAddress, Platform, ProviderAddress};
 
 /// Everything that can go wrong while resolving, downloading, verifying or caching a provider.
 #[derive(Debug, thiserror::Error)]
@@ -158,6 +158,14 @@ pub enum Error {
 }
 
 impl Error {
+    pub(crate) fn platform_not_supported(address: &ProviderAddress, version: &Version, platform: &Platform) -> Error {
+        Error::PlatformNotSupported {
+            address: address.clone(),
+            version: version.clone(),
+            platform: platform.to_string(),
+        }
+    }
+
     pub(crate) fn io(action: &'static str, path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Error {
         let path = path.into();
         move |source| Error::Io { action, path, source }

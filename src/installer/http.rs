@@ -192,16 +192,7 @@ impl HttpClient {
                         reason: format!("redirect ({}) without a Location header", response.status().as_u16()),
                     },
                 )?;
-            let next = current.join(location).map_err(|error| Error::InvalidResponse {
-                url: current.to_string(),
-                reason: format!("redirect to invalid URL {location:?}: {error}"),
-            })?;
-            if next.scheme() != "https" && next.scheme() != "http" {
-                return Err(Error::InvalidResponse {
-                    url: current.to_string(),
-                    reason: format!("redirect to unsupported URL {next}"),
-                });
-            }
+            let next = resolve(&current, location)?;
             current = next;
         }
         Err(Error::TooManyRedirects { url: url.to_string(), limit: MAX_REDIRECTS })
@@ -243,6 +234,23 @@ impl HttpClient {
     }
 }
 
+impl SmallResponse {
+    /// Nothing if the response is a 200; else the error for its status (`http` says whether
+    /// credentials went with it).
+    pub(crate) fn require_ok(&self, http: &HttpClient) -> Result<(), Error> {
+        if self.status == 200 {
+            return Ok(());
+        }
+        let had_credentials = http.has_credentials_for(&self.final_url);
+        Err(status_error(
+            &self.final_url,
+            self.status,
+            String::from_utf8_lossy(&self.body).into_owned(),
+            had_credentials,
+        ))
+    }
+}
+
 /// Maps an unexpected status to the error a user can act on.
 pub(crate) fn status_error(url: &Url, status: u16, body: String, had_credentials: bool) -> Error {
     if status == 401 || status == 403 {
@@ -266,6 +274,22 @@ pub(crate) fn tokens_from_environment(vars: impl Iterator<Item = (String, String
         tokens.insert(host.to_ascii_lowercase(), Token::new(value));
     }
     tokens
+}
+
+/// Resolves a URL from a response (a redirect's Location, a link in a document) against the
+/// response's URL; only http(s) is acceptable.
+pub(crate) fn resolve(base: &Url, reference: &str) -> Result<Url, Error> {
+    let resolved = base.join(reference).map_err(|error| Error::InvalidResponse {
+        url: base.to_string(),
+        reason: format!("invalid URL {reference:?}: {error}"),
+    })?;
+    if resolved.scheme() != "https" && resolved.scheme() != "http" {
+        return Err(Error::InvalidResponse {
+            url: base.to_string(),
+            reason: format!("URL {resolved} is neither http nor https"),
+        });
+    }
+    Ok(resolved)
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ use super::cliconfig::{InstallationMethod, MethodLocation};
 use super::error::Error;
 use super::filesystem::{LocalLocation, find_executable, scan, unpacked_package_dir};
 use super::hash::{directory_hash1, zip_hash};
-use super::http::{HttpClient, HttpSettings, status_error};
+use super::http::{HttpClient, HttpSettings};
 use super::lockfile::{LockedProvider, read_locked_provider};
 use super::verify::{Authentication, check_shasums_lists, matches_any_hash, verify_signature};
 use super::{InstallRequest, InstalledProvider, InstallerConfig, Progress, VersionConstraints, mirror, registry};
@@ -124,14 +124,8 @@ fn find_in_local_caches(
         }
         let Some(executable) = find_executable(&package_dir, &address.type_name) else { continue };
         progress.step(&format!("using {} {version} from {label} at {}", address.short_name(), cache_root.display()));
-        return Ok(Some(InstalledProvider {
-            address: address.clone(),
-            source: format!("{} {version} from {label} at {}", address.short_name(), cache_root.display()),
-            downloaded: false,
-            version,
-            executable,
-            package_dir,
-        }));
+        let from = format!("from {label} at {}", cache_root.display());
+        return Ok(Some(InstalledProvider::found(address, &version, executable, package_dir, &from, false)));
     }
     Ok(None)
 }
@@ -315,14 +309,8 @@ async fn install_archive(
         // Another process installed it while we were resolving or waiting for the lock.
         let label = "the plugin cache";
         check_locked_hashes(address, version, label, locked, &[directory_hash1(&final_dir)?])?;
-        return Ok(InstalledProvider {
-            address: address.clone(),
-            version: version.clone(),
-            executable,
-            package_dir: final_dir,
-            source: format!("{} {version} from {label} at {}", address.short_name(), config.cache_dir.display()),
-            downloaded: false,
-        });
+        let from = format!("from {label} at {}", config.cache_dir.display());
+        return Ok(InstalledProvider::found(address, version, executable, final_dir, &from, false));
     }
     let staging = Staging::begin(&config.cache_dir, address, version, &config.platform)?;
     let zip_path = staging.zip_path();
@@ -357,16 +345,45 @@ async fn install_archive(
         })?;
     make_executable(&executable_in_staging)?;
     let executable_name = executable_in_staging.file_name().map(ToOwned::to_owned).unwrap_or_default();
+    install_staged(staging, final_dir, &executable_name, address, version, &fetched.description, progress)
+}
+
+impl InstalledProvider {
+    /// `version` of `address` in `package_dir`, run by `executable`; `from` says where it
+    /// came from ("from the plugin cache at …").
+    fn found(
+        address: &ProviderAddress,
+        version: &Version,
+        executable: PathBuf,
+        package_dir: PathBuf,
+        from: &str,
+        downloaded: bool,
+    ) -> InstalledProvider {
+        let source = format!("{} {version} {from}", address.short_name());
+        InstalledProvider {
+            address: address.clone(),
+            version: version.clone(),
+            executable,
+            package_dir,
+            source,
+            downloaded,
+        }
+    }
+}
+
+/// Moves a checked package from `staging` into `final_dir`, where it is installed.
+fn install_staged(
+    staging: Staging,
+    final_dir: PathBuf,
+    executable_name: &std::ffi::OsStr,
+    address: &ProviderAddress,
+    version: &Version,
+    from: &str,
+    progress: &dyn Progress,
+) -> Result<InstalledProvider, Error> {
     staging.commit(&final_dir)?;
     progress.step(&format!("installed {} {version} into {}", address.short_name(), final_dir.display()));
-    Ok(InstalledProvider {
-        address: address.clone(),
-        version: version.clone(),
-        executable: final_dir.join(executable_name),
-        package_dir: final_dir,
-        source: format!("{} {version} {}", address.short_name(), fetched.description),
-        downloaded: true,
-    })
+    Ok(InstalledProvider::found(address, version, final_dir.join(executable_name), final_dir, from, true))
 }
 
 /// Copies an unpacked package from a filesystem mirror into our cache, as `terraform init`
@@ -394,14 +411,7 @@ async fn install_unpacked(
         && directory_hash1(&final_dir)? == mirror_hash
     {
         // Another process copied it while we were resolving or waiting for the lock.
-        return Ok(InstalledProvider {
-            address: address.clone(),
-            version: version.clone(),
-            executable,
-            package_dir: final_dir,
-            source: format!("{} {version} from {label}", address.short_name()),
-            downloaded: false,
-        });
+        return Ok(InstalledProvider::found(address, version, executable, final_dir, &format!("from {label}"), false));
     }
     let staging = Staging::begin(&config.cache_dir, address, version, &config.platform)?;
     progress.step(&format!("copying {} {version} from {label}", address.short_name()));
@@ -427,16 +437,7 @@ async fn install_unpacked(
     let executable_name = find_executable(&staging.package_dir(), &address.type_name)
         .and_then(|executable| executable.file_name().map(ToOwned::to_owned))
         .unwrap_or_default();
-    staging.commit(&final_dir)?;
-    progress.step(&format!("installed {} {version} into {}", address.short_name(), final_dir.display()));
-    Ok(InstalledProvider {
-        address: address.clone(),
-        version: version.clone(),
-        executable: final_dir.join(executable_name),
-        package_dir: final_dir,
-        source: format!("{} {version} from {label}", address.short_name()),
-        downloaded: true,
-    })
+    install_staged(staging, final_dir, &executable_name, address, version, &format!("from {label}"), progress)
 }
 
 /// Copies a directory tree, following symbolic links (a mirror may link to the real files)
@@ -546,15 +547,7 @@ async fn fetch_archive(
 
 async fn fetch_document(http: &HttpClient, url: &Url) -> Result<Vec<u8>, Error> {
     let response = http.get_small(url, "*/*", SMALL_DOCUMENT_LIMIT).await?;
-    if response.status != 200 {
-        let body = String::from_utf8_lossy(&response.body).into_owned();
-        return Err(status_error(
-            &response.final_url,
-            response.status,
-            body,
-            http.has_credentials_for(&response.final_url),
-        ));
-    }
+    response.require_ok(http)?;
     Ok(response.body)
 }
 

@@ -11,8 +11,8 @@ use url::Url;
 
 use super::address::{Platform, ProviderAddress};
 use super::error::Error;
-use super::http::HttpClient;
-use super::registry::{parse_json, resolve};
+use super::http::{HttpClient, resolve};
+use super::registry::parse_json;
 
 const DOCUMENT_LIMIT: u64 = 4 << 20;
 
@@ -74,19 +74,11 @@ pub(crate) async fn archive(
     let url = provider_url(base, address, &format!("{version}.json"))?;
     let response = http.get_small(&url, "application/json", DOCUMENT_LIMIT).await?;
     if response.status == 404 {
-        return Err(Error::PlatformNotSupported {
-            address: address.clone(),
-            version: version.clone(),
-            platform: platform.to_string(),
-        });
+        return Err(Error::platform_not_supported(address, version, platform));
     }
     let document: VersionDocument = parse_json(&response, http, "a network mirror version document")?;
     let Some(entry) = document.archives.get(&platform.to_string()) else {
-        return Err(Error::PlatformNotSupported {
-            address: address.clone(),
-            version: version.clone(),
-            platform: platform.to_string(),
-        });
+        return Err(Error::platform_not_supported(address, version, platform));
     };
     Ok(MirrorArchive { url: resolve(&response.final_url, &entry.url)?, hashes: entry.hashes.clone() })
 }

@@ -9,7 +9,7 @@ use url::Url;
 
 use super::address::{InvalidAddress, Platform, ProviderAddress};
 use super::error::Error;
-use super::http::{HttpClient, SmallResponse, status_error};
+use super::http::{HttpClient, SmallResponse, resolve};
 
 /// Largest discovery or metadata document we read; Terraform caps discovery at 1 MiB.
 const DOCUMENT_LIMIT: u64 = 1 << 20;
@@ -169,11 +169,7 @@ pub(crate) async fn package_meta(
     )?;
     let response = http.get_small(&url, "application/json", DOCUMENT_LIMIT).await?;
     if response.status == 404 {
-        return Err(Error::PlatformNotSupported {
-            address: address.clone(),
-            version: version.clone(),
-            platform: platform.to_string(),
-        });
+        return Err(Error::platform_not_supported(address, version, platform));
     }
     let document: DownloadDocument = parse_json(&response, http, "provider download metadata")?;
     if document.os != platform.os || document.arch != platform.arch {
@@ -216,36 +212,13 @@ pub(crate) fn protocols_compatible(protocols: &[String]) -> bool {
     })
 }
 
-/// Resolves a URL from a response against the response's URL; only http(s) is acceptable.
-pub(crate) fn resolve(base: &Url, reference: &str) -> Result<Url, Error> {
-    let resolved = base.join(reference).map_err(|error| Error::InvalidResponse {
-        url: base.to_string(),
-        reason: format!("invalid URL {reference:?}: {error}"),
-    })?;
-    if resolved.scheme() != "https" && resolved.scheme() != "http" {
-        return Err(Error::InvalidResponse {
-            url: base.to_string(),
-            reason: format!("URL {resolved} is neither http nor https"),
-        });
-    }
-    Ok(resolved)
-}
-
 /// Parses a 200 JSON answer, mapping every other status to its error.
 pub(crate) fn parse_json<T: serde::de::DeserializeOwned>(
     response: &SmallResponse,
     http: &HttpClient,
     what: &str,
 ) -> Result<T, Error> {
-    if response.status != 200 {
-        let body = String::from_utf8_lossy(&response.body).into_owned();
-        return Err(status_error(
-            &response.final_url,
-            response.status,
-            body,
-            http.has_credentials_for(&response.final_url),
-        ));
-    }
+    response.require_ok(http)?;
     serde_json::from_slice(&response.body).map_err(|error| Error::InvalidResponse {
         url: response.final_url.to_string(),
         reason: format!("not {what}: {error}"),

@@ -266,31 +266,20 @@ fn set_elements_correlate(
             }
         }
     }
-    let before = out.len();
-    for (idx, matched) in planned_matched.iter().enumerate() {
-        if !matched {
+    // Unmatched planned elements first; the other direction would mostly repeat the same
+    // mismatch, so it is reported only when every planned element found a partner.
+    let sides =
+        [("planned", &planned_matched, planned_elems, "actual"), ("actual", &actual_matched, actual_elems, "plan")];
+    for (side, matched, elems, other) in sides {
+        let before = out.len();
+        for (elem, _) in elems.iter().zip(matched.iter()).filter(|(_, matched)| !**matched) {
             out.push(Violation::new(
                 path,
-                format!(
-                    "planned set element {} does not correlate with any element in actual",
-                    gostring::value(&planned_elems[idx])
-                ),
+                format!("{side} set element {} does not correlate with any element in {other}", gostring::value(elem)),
             ));
         }
-    }
-    if out.len() > before {
-        // The other direction would mostly repeat the same mismatch.
-        return;
-    }
-    for (idx, matched) in actual_matched.iter().enumerate() {
-        if !matched {
-            out.push(Violation::new(
-                path,
-                format!(
-                    "actual set element {} does not correlate with any element in plan",
-                    gostring::value(&actual_elems[idx])
-                ),
-            ));
+        if out.len() > before {
+            return;
         }
     }
 }

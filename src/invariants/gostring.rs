@@ -171,21 +171,12 @@ fn write_refinements(refinements: &Refinements, out: &mut String) {
     if let Some(prefix) = &refinements.string_prefix {
         let _ = write!(out, ".StringPrefixFull({})", quote(prefix));
     }
-    if let Some(lower) = &refinements.number_lower {
-        let _ = write!(
-            out,
-            ".NumberRangeLowerBound(cty.MustParseNumberVal({}), {})",
-            quote(&lower.value.to_plain_string()),
-            lower.inclusive
-        );
-    }
-    if let Some(upper) = &refinements.number_upper {
-        let _ = write!(
-            out,
-            ".NumberRangeUpperBound(cty.MustParseNumberVal({}), {})",
-            quote(&upper.value.to_plain_string()),
-            upper.inclusive
-        );
+    let bounds = [("Lower", &refinements.number_lower), ("Upper", &refinements.number_upper)];
+    for (side, bound) in bounds {
+        if let Some(bound) = bound {
+            let value = quote(&bound.value.to_plain_string());
+            let _ = write!(out, ".NumberRange{side}Bound(cty.MustParseNumberVal({value}), {})", bound.inclusive);
+        }
     }
     if refinements.length_lower != 0 {
         let _ = write!(out, ".CollectionLengthLowerBound({})", refinements.length_lower);

@@ -20,13 +20,18 @@ pub fn assert_plan_valid(schema: &Block, prior: &Value, config: &Value, planned:
     violations
 }
 
-fn block_valid(schema: &Block, prior: &Value, config: &Value, planned: &Value, path: &Path, out: &mut Vec<Violation>) {
-    if planned.is_null() && !config.is_null() {
-        out.push(Violation::new(path, "planned for absence but config wants existence"));
-        return;
+/// Whether the plan has a block or object where the config has none, or the other way round.
+fn presence_problem(config: &Value, planned: &Value) -> Option<&'static str> {
+    match (config.is_null(), planned.is_null()) {
+        (false, true) => Some("planned for absence but config wants existence"),
+        (true, false) => Some("planned for existence but config wants absence"),
+        _ => None,
     }
-    if config.is_null() && !planned.is_null() {
-        out.push(Violation::new(path, "planned for existence but config wants absence"));
+}
+
+fn block_valid(schema: &Block, prior: &Value, config: &Value, planned: &Value, path: &Path, out: &mut Vec<Violation>) {
+    if let Some(problem) = presence_problem(config, planned) {
+        out.push(Violation::new(path, problem));
         return;
     }
     if planned.is_null() {
@@ -260,12 +265,8 @@ fn object_valid(
     path: &Path,
     out: &mut Vec<Violation>,
 ) {
-    if planned.is_null() && !config.is_null() {
-        out.push(Violation::new(path, "planned for absence but config wants existence"));
-        return;
-    }
-    if config.is_null() && !planned.is_null() {
-        out.push(Violation::new(path, "planned for existence but config wants absence"));
+    if let Some(problem) = presence_problem(config, planned) {
+        out.push(Violation::new(path, problem));
         return;
     }
     if !config.is_null() && !planned.is_known() {
@@ -276,24 +277,9 @@ fn object_valid(
         return;
     }
     let element_ty = nested_element_type(nested);
-    let count_mismatch = |planned_len: Option<usize>, config_len: Option<usize>| {
-        format!(
-            "count in plan ({}) disagrees with count in config ({})",
-            gostring_length(planned_len),
-            gostring_length(config_len)
-        )
-    };
     match nested.nesting {
         ObjectNesting::Single => attrs_valid(nested.attributes.iter(), prior, config, planned, path, out),
-        ObjectNesting::List => {
-            let (planned_len, config_len) = (element_count(planned), element_count(config));
-            if planned_len.is_none() && config_len.is_none() {
-                return;
-            }
-            if planned_len.is_none() || planned_len != config_len {
-                out.push(Violation::new(path, count_mismatch(planned_len, config_len)));
-                return;
-            }
+        ObjectNesting::List if counts_agree(planned, config, path, out) => {
             let (config_elems, prior_elems) = (elements_of(config), elements_of(prior));
             for (idx, planned_ev) in elements_of(planned).iter().enumerate() {
                 let Some(config_ev) = config_elems.get(idx) else { continue };
@@ -301,15 +287,7 @@ fn object_valid(
                 attrs_valid(nested.attributes.iter(), &prior_ev, config_ev, planned_ev, &path.index(idx as u64), out);
             }
         }
-        ObjectNesting::Map => {
-            let (planned_len, config_len) = (element_count(planned), element_count(config));
-            if planned_len.is_none() && config_len.is_none() {
-                return;
-            }
-            if planned_len.is_none() || planned_len != config_len {
-                out.push(Violation::new(path, count_mismatch(planned_len, config_len)));
-                return;
-            }
+        ObjectNesting::Map if counts_agree(planned, config, path, out) => {
             let (planned_entries, config_entries, prior_entries) =
                 (entries_of(planned), entries_of(config), entries_of(prior));
             for (key, planned_ev) in &planned_entries {
@@ -335,6 +313,7 @@ fn object_valid(
                 }
             }
         }
+        ObjectNesting::List | ObjectNesting::Map => {}
         ObjectNesting::Set => {
             // Only the count can be checked; an unknown length admits any count.
             if let (Some(planned_len), Some(config_len)) = (element_count(planned), element_count(config))
@@ -344,6 +323,29 @@ fn object_valid(
             }
         }
     }
+}
+
+/// Whether a list or map of nested objects has the same known count in plan and config, so
+/// that its elements can be compared; a differing count is reported. Both counts unknown
+/// leaves nothing to compare either.
+fn counts_agree(planned: &Value, config: &Value, path: &Path, out: &mut Vec<Violation>) -> bool {
+    let (planned_len, config_len) = (element_count(planned), element_count(config));
+    if planned_len.is_none() && config_len.is_none() {
+        return false;
+    }
+    if planned_len.is_none() || planned_len != config_len {
+        out.push(Violation::new(path, count_mismatch(planned_len, config_len)));
+        return false;
+    }
+    true
+}
+
+fn count_mismatch(planned_len: Option<usize>, config_len: Option<usize>) -> String {
+    format!(
+        "count in plan ({}) disagrees with count in config ({})",
+        gostring_length(planned_len),
+        gostring_length(config_len)
+    )
 }
 
 /// The object type of one element of a nested attribute.

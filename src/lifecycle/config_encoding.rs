@@ -85,32 +85,10 @@ fn unfold_value(value: &PropertyValue, kind: Kind) -> PropertyValue {
             Kind::Object | Kind::String => PropertyValue::Object(PropertyMap::new()),
         },
         PropertyValue::String(text) => match serde_json::from_str::<serde_json::Value>(text) {
-            Ok(json) => from_json(json),
+            Ok(json) => structpb::from_json(json),
             Err(_) => value.clone(),
         },
         other => other.clone(),
-    }
-}
-
-/// A JSON value as a property value, with Pulumi's secret signature objects (which the Go
-/// implementation writes inside encoded settings) made secrets again.
-fn from_json(json: serde_json::Value) -> PropertyValue {
-    use serde_json::Value as Json;
-    match json {
-        Json::Null => PropertyValue::Null,
-        Json::Bool(b) => PropertyValue::Bool(b),
-        Json::Number(n) => n.as_f64().map_or(PropertyValue::Null, PropertyValue::Number),
-        Json::String(s) => PropertyValue::String(s),
-        Json::Array(items) => PropertyValue::Array(items.into_iter().map(from_json).collect()),
-        Json::Object(mut map) => {
-            let is_secret = map.get(structpb::SIGNATURE_KEY).and_then(serde_json::Value::as_str)
-                == Some(structpb::SECRET_SIGNATURE);
-            if is_secret {
-                let inner = map.remove("value").unwrap_or(Json::Null);
-                return PropertyValue::Secret(Box::new(from_json(inner)));
-            }
-            PropertyValue::Object(map.into_iter().map(|(key, item)| (key, from_json(item))).collect())
-        }
     }
 }
 
@@ -160,29 +138,13 @@ fn write_go_json(value: &PropertyValue, out: &mut String) {
         PropertyValue::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         PropertyValue::Number(n) => out.push_str(&go_float(*n)),
         PropertyValue::String(s) => write_go_string(s, out),
-        PropertyValue::Array(items) => {
-            out.push('[');
-            for (idx, item) in items.iter().enumerate() {
-                if idx > 0 {
-                    out.push(',');
-                }
-                write_go_json(item, out);
-            }
-            out.push(']');
-        }
-        PropertyValue::Object(map) => {
-            // PropertyMap is ordered by key, as Go sorts a map's keys.
-            out.push('{');
-            for (idx, (key, item)) in map.iter().enumerate() {
-                if idx > 0 {
-                    out.push(',');
-                }
-                write_go_string(key, out);
-                out.push(':');
-                write_go_json(item, out);
-            }
-            out.push('}');
-        }
+        PropertyValue::Array(items) => write_joined(out, ['[', ']'], items.iter(), write_go_json),
+        // PropertyMap is ordered by key, as Go sorts a map's keys.
+        PropertyValue::Object(map) => write_joined(out, ['{', '}'], map.iter(), |(key, item), out| {
+            write_go_string(key, out);
+            out.push(':');
+            write_go_json(item, out);
+        }),
         PropertyValue::Output(output) => match &output.value {
             Some(inner) => write_go_json(inner, out),
             None => out.push_str("null"),
@@ -192,6 +154,23 @@ fn write_go_json(value: &PropertyValue, out: &mut String) {
         // Mappable of a value it cannot map.
         _ => out.push_str("null"),
     }
+}
+
+/// Writes `items` comma-separated between the two `brackets`, each by `write`.
+fn write_joined<T>(
+    out: &mut String,
+    brackets: [char; 2],
+    items: impl Iterator<Item = T>,
+    write: impl Fn(T, &mut String),
+) {
+    out.push(brackets[0]);
+    for (idx, item) in items.enumerate() {
+        if idx > 0 {
+            out.push(',');
+        }
+        write(item, out);
+    }
+    out.push(brackets[1]);
 }
 
 fn write_go_string(text: &str, out: &mut String) {

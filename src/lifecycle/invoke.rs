@@ -22,8 +22,12 @@ use crate::property::{PropertyMap, PropertyValue, UnknownKind};
 /// Invoke's result: outputs, or failures naming the arguments at fault.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Invoked {
+    /// A function's `result`, a data source's state, an open ephemeral resource's result;
+    /// empty when there are failures.
     pub outputs: PropertyMap,
+    /// What is wrong with the arguments; when there are any, nothing ran.
     pub failures: Vec<CheckFailure>,
+    /// The provider's warning diagnostics, each worded for the user.
     pub warnings: Vec<String>,
     /// The resource the warnings are about: an action's `urn` argument; none for the others.
     pub urn: Option<String>,

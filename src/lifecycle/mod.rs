@@ -67,7 +67,6 @@ pub use error::{
 pub use invoke::Invoked;
 pub use list::{ListPage, ListQuery};
 pub(crate) use proposed_new::proposed_new;
-pub use provider_config::ConfigChecked;
 pub use resource::{Autonaming, Checked, Diffed, Written};
 pub use session::{
     CheckRequest, ConfigureRequest, CreateRequest, DeleteRequest, DiffConfigRequest, DiffRequest, InvokeRequest,

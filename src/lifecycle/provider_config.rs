@@ -17,21 +17,13 @@ use super::checks::{self, CheckFailure};
 use super::config_encoding::{self, Kind};
 use super::detailed_diff::{PropertyDiff, Sets, detailed_diff, top_level_keys};
 use super::error::{LifecycleError, MissingKey, Subject};
-use super::resource::Diffed;
+use super::resource::{Checked, Diffed};
 use crate::convert::values::{self as convert, UnknownKeys};
 use crate::cty;
 use crate::property::{PropertyMap, PropertyValue};
 
 /// Keys the engine and SDKs put into provider configuration for themselves.
 const ENGINE_KEYS: &[&str] = &["version", "pluginDownloadURL", "parameterization", "name"];
-
-/// CheckConfig's result.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ConfigChecked {
-    pub inputs: PropertyMap,
-    pub failures: Vec<CheckFailure>,
-    pub warnings: Vec<String>,
-}
 
 impl Connection {
     pub(super) fn config_names(&self) -> PropertyNames {
@@ -91,7 +83,7 @@ impl Connection {
 
     /// CheckConfig: unknown keys and the provider's own validation become failures on
     /// Pulumi names; sensitive settings are marked secret.
-    pub async fn check_config(&self, urn: &str, news: &PropertyMap) -> Result<ConfigChecked, LifecycleError> {
+    pub async fn check_config(&self, urn: &str, news: &PropertyMap) -> Result<Checked, LifecycleError> {
         let names = self.config_names();
         let block = &self.schema.provider().block;
         let settings = self.terraform_settings(&names, news);
@@ -100,7 +92,7 @@ impl Connection {
         // Stored as the Go implementation stores them, so a stack moves between the two
         // without a provider update either way.
         let inputs = config_encoding::fold(&inputs, &self.config_kinds(&names));
-        let mut checked = ConfigChecked { inputs, ..ConfigChecked::default() };
+        let mut checked = Checked { inputs, ..Checked::default() };
         let config = match convert::to_cty(block, &names, &settings, UnknownKeys::Reject) {
             // CheckConfig's settings arrive without their secret marks: ValidateProviderConfig's
             // log entry redacts every setting.

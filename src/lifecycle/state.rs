@@ -53,6 +53,18 @@ pub struct Meta {
     pub other: serde_json::Map<String, serde_json::Value>,
 }
 
+/// Takes the schema version `key` out of `__meta`: an integer, or the decimal string the Go
+/// implementation writes; absent or null is 0. `Err` is as in [`Meta::read`].
+fn version(meta: &mut serde_json::Map<String, serde_json::Value>, key: &str) -> Result<i64, String> {
+    let not_an_integer = |shown: &dyn std::fmt::Display| format!(".{key} {shown} is not an integer");
+    match meta.remove(key) {
+        None | Some(serde_json::Value::Null) => Ok(0),
+        Some(serde_json::Value::String(text)) => text.parse().map_err(|_| not_an_integer(&format!("{text:?}"))),
+        Some(serde_json::Value::Number(n)) => n.as_i64().ok_or_else(|| not_an_integer(&n)),
+        Some(other) => Err(not_an_integer(&other)),
+    }
+}
+
 impl Meta {
     /// Reads `__meta` from outputs; absent means version 0 and no private state.
     pub fn from_outputs(outputs: &PropertyMap) -> Result<Meta, StateError> {
@@ -69,16 +81,7 @@ impl Meta {
         };
         let mut other: serde_json::Map<String, serde_json::Value> =
             serde_json::from_str(text).map_err(|err| format!(" is not a JSON object: {err}"))?;
-        let schema_version = match other.remove("schema_version") {
-            None | Some(serde_json::Value::Null) => 0,
-            Some(serde_json::Value::String(text)) => {
-                text.parse().map_err(|_| format!(".schema_version {text:?} is not an integer"))?
-            }
-            Some(serde_json::Value::Number(n)) => {
-                n.as_i64().ok_or_else(|| format!(".schema_version {n} is not an integer"))?
-            }
-            Some(other) => return Err(format!(".schema_version {other} is not an integer")),
-        };
+        let schema_version = version(&mut other, "schema_version")?;
         let private = match other.remove("private_state") {
             None | Some(serde_json::Value::Null) => Vec::new(),
             Some(serde_json::Value::String(text)) => base64::engine::general_purpose::STANDARD
@@ -95,16 +98,7 @@ impl Meta {
             }
             Some(_) => return Err(".identity is not a string".to_owned()),
         };
-        let identity_schema_version = match other.remove("identity_schema_version") {
-            None | Some(serde_json::Value::Null) => 0,
-            Some(serde_json::Value::String(text)) => {
-                text.parse().map_err(|_| format!(".identity_schema_version {text:?} is not an integer"))?
-            }
-            Some(serde_json::Value::Number(n)) => {
-                n.as_i64().ok_or_else(|| format!(".identity_schema_version {n} is not an integer"))?
-            }
-            Some(other) => return Err(format!(".identity_schema_version {other} is not an integer")),
-        };
+        let identity_schema_version = version(&mut other, "identity_schema_version")?;
         Ok(Meta { schema_version, private, identity, identity_schema_version, other })
     }
 

@@ -15,7 +15,7 @@ use super::calls::Connection;
 use super::error::{LifecycleError, Subject};
 use crate::convert::values::{self as convert, UnknownKeys};
 use crate::cty;
-use crate::property::{PropertyMap, PropertyValue};
+use crate::property::{PropertyMap, PropertyValue, structpb};
 
 /// The method's name, the part after `/` in its token `pulumi:providers:<pkg>/terraformConfig`.
 pub const TERRAFORM_CONFIG_METHOD: &str = "terraformConfig";
@@ -60,22 +60,11 @@ fn result(json: serde_json::Value) -> PropertyMap {
         serde_json::Value::Object(map) => map,
         _ => serde_json::Map::new(),
     };
-    let secret_entries: PropertyMap =
-        entries.into_iter().map(|(key, value)| (key, PropertyValue::Secret(Box::new(from_json(value))))).collect();
+    let secret_entries: PropertyMap = entries
+        .into_iter()
+        .map(|(key, value)| (key, PropertyValue::Secret(Box::new(structpb::from_json(value)))))
+        .collect();
     PropertyMap::from([("result".to_owned(), PropertyValue::Object(secret_entries))])
-}
-
-fn from_json(value: serde_json::Value) -> PropertyValue {
-    use serde_json::Value as Json;
-    match value {
-        Json::Null => PropertyValue::Null,
-        Json::Bool(b) => PropertyValue::Bool(b),
-        // Pulumi numbers are f64; the Go implementation reads this JSON into f64 too.
-        Json::Number(n) => n.as_f64().map_or(PropertyValue::Null, PropertyValue::Number),
-        Json::String(s) => PropertyValue::String(s),
-        Json::Array(items) => PropertyValue::Array(items.into_iter().map(from_json).collect()),
-        Json::Object(map) => PropertyValue::Object(map.into_iter().map(|(k, v)| (k, from_json(v))).collect()),
-    }
 }
 
 #[cfg(test)]

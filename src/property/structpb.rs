@@ -96,6 +96,27 @@ pub fn encode_value(value: &PropertyValue) -> Value {
     Value { kind: Some(kind) }
 }
 
+/// A JSON value as a property value, with secret signature objects (which the Go
+/// implementation writes inside JSON-encoded provider settings) made secrets again. Numbers
+/// become f64, as Pulumi's are; the Go implementation reads such JSON into f64 too.
+pub fn from_json(json: serde_json::Value) -> PropertyValue {
+    use serde_json::Value as Json;
+    match json {
+        Json::Null => PropertyValue::Null,
+        Json::Bool(b) => PropertyValue::Bool(b),
+        Json::Number(n) => n.as_f64().map_or(PropertyValue::Null, PropertyValue::Number),
+        Json::String(s) => PropertyValue::String(s),
+        Json::Array(items) => PropertyValue::Array(items.into_iter().map(from_json).collect()),
+        Json::Object(mut map) => {
+            if map.get(SIGNATURE_KEY).and_then(Json::as_str) == Some(SECRET_SIGNATURE) {
+                let inner = map.remove("value").unwrap_or(Json::Null);
+                return PropertyValue::Secret(Box::new(from_json(inner)));
+            }
+            PropertyValue::Object(map.into_iter().map(|(key, item)| (key, from_json(item))).collect())
+        }
+    }
+}
+
 fn string(text: &str) -> Value {
     Value { kind: Some(Kind::StringValue(text.to_owned())) }
 }

@@ -17,6 +17,13 @@ fn fixture_schema() -> ProviderSchema {
     file.provider_schemas.into_values().next().unwrap()
 }
 
+/// A cache of unbounded size in a fresh directory, which lives as long as the guard.
+fn unbounded_cache() -> (tempfile::TempDir, SchemaCache) {
+    let temp = tempfile::tempdir().unwrap();
+    let cache = SchemaCache { dir: temp.path().to_owned(), max_bytes: u64::MAX };
+    (temp, cache)
+}
+
 fn key(binary: &str) -> CacheKey {
     let identity = FileIdentity { device: 1, inode: 2, size: 3, mtime_ns: 4, ctime_ns: 5 };
     CacheKey {
@@ -213,8 +220,7 @@ fn store_then_load_in_a_directory_and_evict_to_the_bound() {
 
 #[test]
 fn a_loaded_entry_reads_its_items_from_the_file_it_verified_even_once_replaced() {
-    let temp = tempfile::tempdir().unwrap();
-    let cache = SchemaCache { dir: temp.path().to_owned(), max_bytes: u64::MAX };
+    let (_temp, cache) = unbounded_cache();
     let schema = fixture_schema();
     let a = key("/p/a");
     cache.store(&a, &facts(), &schema).unwrap();
@@ -234,8 +240,7 @@ fn a_loaded_entry_reads_its_items_from_the_file_it_verified_even_once_replaced()
 
 #[test]
 fn a_corrupt_entry_on_disk_is_a_miss_and_the_next_store_replaces_it() {
-    let temp = tempfile::tempdir().unwrap();
-    let cache = SchemaCache { dir: temp.path().to_owned(), max_bytes: u64::MAX };
+    let (_temp, cache) = unbounded_cache();
     let a = key("/p/a");
     let path = cache.dir.join(a.file_name());
     std::fs::write(&path, b"tfbridge-schema-cache\n\x05\0\0\0{}").unwrap();
@@ -261,8 +266,7 @@ fn an_unwritable_directory_is_an_error_for_the_debug_line_not_a_panic() {
 /// right; never a torn entry.
 #[test]
 fn concurrent_writers_and_readers_never_see_a_torn_entry() {
-    let temp = tempfile::tempdir().unwrap();
-    let cache = SchemaCache { dir: temp.path().to_owned(), max_bytes: u64::MAX };
+    let (_temp, cache) = unbounded_cache();
     let schema = fixture_schema();
     let a = key("/p/a");
     std::thread::scope(|scope| {

@@ -111,8 +111,37 @@ fn not_implemented(method: &str) -> Status {
     Status::unimplemented(format!("{method} is not implemented yet by pulumi-resource-terraform-provider"))
 }
 
-#[tonic::async_trait]
-impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
+/// The engine's RPCs, as the trait `ResourceProvider`. The RPCs listed first only unwrap
+/// the request and wrap the answer of their `do_` method (`resources.rs`, `list.rs`,
+/// `call.rs`); the ones in braces after them are written out.
+macro_rules! resource_provider {
+    ($($rpc:ident($request:ty) -> $response:ty => $method:ident;)* { $($written:tt)* }) => {
+        #[tonic::async_trait]
+        impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
+            $(
+                async fn $rpc(&self, request: Request<$request>) -> Result<Response<$response>, Status> {
+                    Ok(Response::new(self.$method(request.into_inner()).await?))
+                }
+            )*
+
+            $($written)*
+        }
+    };
+}
+
+resource_provider! {
+    check_config(pulumirpc::CheckRequest) -> pulumirpc::CheckResponse => do_check_config;
+    diff_config(pulumirpc::DiffRequest) -> pulumirpc::DiffResponse => do_diff_config;
+    configure(pulumirpc::ConfigureRequest) -> pulumirpc::ConfigureResponse => do_configure;
+    invoke(pulumirpc::InvokeRequest) -> pulumirpc::InvokeResponse => do_invoke;
+    call(pulumirpc::CallRequest) -> pulumirpc::CallResponse => do_call;
+    check(pulumirpc::CheckRequest) -> pulumirpc::CheckResponse => do_check;
+    diff(pulumirpc::DiffRequest) -> pulumirpc::DiffResponse => do_diff;
+    create(pulumirpc::CreateRequest) -> pulumirpc::CreateResponse => do_create;
+    read(pulumirpc::ReadRequest) -> pulumirpc::ReadResponse => do_read;
+    list(pulumirpc::ListRequest) -> Self::ListStream => do_list;
+    update(pulumirpc::UpdateRequest) -> pulumirpc::UpdateResponse => do_update;
+    {
     async fn handshake(
         &self,
         request: Request<pulumirpc::ProviderHandshakeRequest>,
@@ -232,81 +261,7 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
         Ok(Response::new(pulumirpc::GetSchemaResponse { schema }))
     }
 
-    async fn check_config(
-        &self,
-        request: Request<pulumirpc::CheckRequest>,
-    ) -> Result<Response<pulumirpc::CheckResponse>, Status> {
-        Ok(Response::new(self.do_check_config(request.into_inner()).await?))
-    }
-
-    async fn diff_config(
-        &self,
-        request: Request<pulumirpc::DiffRequest>,
-    ) -> Result<Response<pulumirpc::DiffResponse>, Status> {
-        Ok(Response::new(self.do_diff_config(request.into_inner()).await?))
-    }
-
-    async fn configure(
-        &self,
-        request: Request<pulumirpc::ConfigureRequest>,
-    ) -> Result<Response<pulumirpc::ConfigureResponse>, Status> {
-        Ok(Response::new(self.do_configure(request.into_inner()).await?))
-    }
-
-    async fn invoke(
-        &self,
-        request: Request<pulumirpc::InvokeRequest>,
-    ) -> Result<Response<pulumirpc::InvokeResponse>, Status> {
-        Ok(Response::new(self.do_invoke(request.into_inner()).await?))
-    }
-
-    async fn call(
-        &self,
-        request: Request<pulumirpc::CallRequest>,
-    ) -> Result<Response<pulumirpc::CallResponse>, Status> {
-        Ok(Response::new(self.do_call(request.into_inner()).await?))
-    }
-
-    async fn check(
-        &self,
-        request: Request<pulumirpc::CheckRequest>,
-    ) -> Result<Response<pulumirpc::CheckResponse>, Status> {
-        Ok(Response::new(self.do_check(request.into_inner()).await?))
-    }
-
-    async fn diff(
-        &self,
-        request: Request<pulumirpc::DiffRequest>,
-    ) -> Result<Response<pulumirpc::DiffResponse>, Status> {
-        Ok(Response::new(self.do_diff(request.into_inner()).await?))
-    }
-
-    async fn create(
-        &self,
-        request: Request<pulumirpc::CreateRequest>,
-    ) -> Result<Response<pulumirpc::CreateResponse>, Status> {
-        Ok(Response::new(self.do_create(request.into_inner()).await?))
-    }
-
-    async fn read(
-        &self,
-        request: Request<pulumirpc::ReadRequest>,
-    ) -> Result<Response<pulumirpc::ReadResponse>, Status> {
-        Ok(Response::new(self.do_read(request.into_inner()).await?))
-    }
-
     type ListStream = list::ListStream;
-
-    async fn list(&self, request: Request<pulumirpc::ListRequest>) -> Result<Response<Self::ListStream>, Status> {
-        Ok(Response::new(self.do_list(request.into_inner()).await?))
-    }
-
-    async fn update(
-        &self,
-        request: Request<pulumirpc::UpdateRequest>,
-    ) -> Result<Response<pulumirpc::UpdateResponse>, Status> {
-        Ok(Response::new(self.do_update(request.into_inner()).await?))
-    }
 
     async fn delete(&self, request: Request<pulumirpc::DeleteRequest>) -> Result<Response<()>, Status> {
         self.do_delete(request.into_inner()).await?;
@@ -401,6 +356,7 @@ impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
             MappingSource::None => Vec::new(),
         };
         Ok(Response::new(pulumirpc::GetMappingsResponse { providers }))
+    }
     }
 }
 

@@ -7,10 +7,6 @@ use tfbridge_proto::tfplugin5 as pb;
 use tonic::transport::Channel;
 
 use super::error::RpcFailure;
-use super::resources::{
-    PlanResourceChangeRequest, PlanResourceChangeResponse, ReadDataSourceRequest, ReadResourceRequest,
-    ValidateProviderConfigResponse,
-};
 
 /// Protocol 5 has no nested attributes: every attribute has a plain type.
 fn attribute_type_from_wire(
@@ -34,39 +30,15 @@ fn client_capabilities() -> Option<pb::ClientCapabilities> {
 
 super::resources::wire::resources_wire! {
     get_provider_schema: get_schema,
+    validate_provider_config: prepare_provider_config,
     validate_resource_config: validate_resource_type_config,
     validate_data_resource_config: validate_data_source_config,
     configure_provider: configure,
     stop_provider: stop,
+    plan_resource_change_since_5: [],
 }
 
-super::ephemeral::wire::ephemeral_wire!();
-super::identity_list::wire::identity_list_wire!();
-super::actions::wire::actions_wire!();
-
-impl Client {
-    pub(super) async fn validate_provider_config(
-        &self,
-        config: &DynamicValue,
-    ) -> Result<ValidateProviderConfigResponse, RpcFailure> {
-        let request = pb::prepare_provider_config::Request { config: Some(dynamic_value_to_wire(config)) };
-        let response = self.rpc.clone().prepare_provider_config(request).await?.into_inner();
-        Ok(ValidateProviderConfigResponse {
-            prepared_config: response.prepared_config.map(|value| dynamic_value_from_wire(Some(value))),
-            diagnostics: diagnostics_from_wire(response.diagnostics),
-        })
-    }
-}
-
-fn plan_resource_change_to_wire(request: &PlanResourceChangeRequest) -> pb::plan_resource_change::Request {
-    pb::plan_resource_change::Request {
-        type_name: request.type_name.clone(),
-        prior_state: Some(dynamic_value_to_wire(&request.prior_state)),
-        proposed_new_state: Some(dynamic_value_to_wire(&request.proposed_new_state)),
-        config: Some(dynamic_value_to_wire(&request.config)),
-        prior_private: request.prior_private.clone(),
-        provider_meta: request.provider_meta.as_ref().map(dynamic_value_to_wire),
-        client_capabilities: client_capabilities(),
-        prior_identity: identity_to_wire(request.prior_identity.as_ref()),
-    }
+/// PrepareProviderConfig's provider defaults, which only protocol 5 returns.
+fn prepared_config_from_wire(response: &pb::prepare_provider_config::Response) -> Option<DynamicValue> {
+    response.prepared_config.clone().map(|value| dynamic_value_from_wire(Some(value)))
 }

@@ -4,10 +4,6 @@ use tfbridge_proto::tfplugin6 as pb;
 use tonic::transport::Channel;
 
 use super::error::RpcFailure;
-use super::resources::{
-    PlanResourceChangeRequest, PlanResourceChangeResponse, ReadDataSourceRequest, ReadResourceRequest,
-    ValidateProviderConfigResponse,
-};
 
 /// Protocol 6 has nested attributes.
 fn attribute_type_from_wire(
@@ -63,42 +59,18 @@ fn client_capabilities() -> Option<pb::ClientCapabilities> {
 
 super::resources::wire::resources_wire! {
     get_provider_schema: get_provider_schema,
+    validate_provider_config: validate_provider_config,
     validate_resource_config: validate_resource_config,
     validate_data_resource_config: validate_data_resource_config,
     configure_provider: configure_provider,
     stop_provider: stop_provider,
+    // Protocol 6.11: the private bytes of the saved plan, when re-planning at apply.
+    plan_resource_change_since_5: [planned_private],
 }
 
-super::ephemeral::wire::ephemeral_wire!();
-super::identity_list::wire::identity_list_wire!();
-super::actions::wire::actions_wire!();
-
-impl Client {
-    pub(super) async fn validate_provider_config(
-        &self,
-        config: &DynamicValue,
-    ) -> Result<ValidateProviderConfigResponse, RpcFailure> {
-        let request = pb::validate_provider_config::Request { config: Some(dynamic_value_to_wire(config)) };
-        let response = self.rpc.clone().validate_provider_config(request).await?.into_inner();
-        Ok(ValidateProviderConfigResponse {
-            prepared_config: None,
-            diagnostics: diagnostics_from_wire(response.diagnostics),
-        })
-    }
-}
-
-fn plan_resource_change_to_wire(request: &PlanResourceChangeRequest) -> pb::plan_resource_change::Request {
-    pb::plan_resource_change::Request {
-        type_name: request.type_name.clone(),
-        prior_state: Some(dynamic_value_to_wire(&request.prior_state)),
-        proposed_new_state: Some(dynamic_value_to_wire(&request.proposed_new_state)),
-        config: Some(dynamic_value_to_wire(&request.config)),
-        prior_private: request.prior_private.clone(),
-        provider_meta: request.provider_meta.as_ref().map(dynamic_value_to_wire),
-        client_capabilities: client_capabilities(),
-        prior_identity: identity_to_wire(request.prior_identity.as_ref()),
-        planned_private: request.planned_private.clone(),
-    }
+/// Protocol 6 returns no prepared configuration (protocol 5's PrepareProviderConfig did).
+fn prepared_config_from_wire(_response: &pb::validate_provider_config::Response) -> Option<DynamicValue> {
+    None
 }
 
 #[cfg(test)]

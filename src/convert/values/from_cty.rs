@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use schema_gen::tf::{AttributeType, Block, BlockNesting, NestedBlock, NestedObject, ObjectNesting};
 use schema_gen::translate::PropertyNames;
 
-use super::{ConvertError, ConvertErrorKind, kind_name, number_to_property, pulumi_name, unknown_kind};
+use super::{ConvertError, ConvertErrorKind, Walk, kind_name, number_to_property, pulumi_name, unknown_kind};
 use crate::cty::{Path, PathStep, Type, Value, View};
 use crate::property::{PropertyMap, PropertyPath, PropertyPathStep, PropertyValue, UnknownKind};
 
@@ -35,18 +35,15 @@ struct FromCty<'a> {
     pulumi_path: PropertyPath,
 }
 
+impl Walk for FromCty<'_> {
+    fn paths(&mut self) -> (&mut PropertyPath, &mut Path) {
+        (&mut self.pulumi_path, &mut self.tf_path)
+    }
+}
+
 impl FromCty<'_> {
     fn error(&self, kind: ConvertErrorKind) -> ConvertError {
         ConvertError { path: self.pulumi_path.clone(), kind }
-    }
-
-    fn at<T>(&mut self, pulumi_step: PropertyPathStep, tf_step: PathStep, f: impl FnOnce(&mut Self) -> T) -> T {
-        self.pulumi_path.steps.push(pulumi_step);
-        self.tf_path.steps.push(tf_step);
-        let result = f(self);
-        self.pulumi_path.steps.pop();
-        self.tf_path.steps.pop();
-        result
     }
 
     /// Wraps `value` as secret when its Terraform path was marked (or `sensitive`).

@@ -34,7 +34,7 @@ pub use from_cty::from_cty;
 pub use to_cty::to_cty;
 
 use crate::cty::{self, Number, Type};
-use crate::property::{PropertyPath, PropertyValue, UnknownKind};
+use crate::property::{PropertyPath, PropertyPathStep, PropertyValue, UnknownKind};
 
 /// Why a Pulumi value does not fit the Terraform schema.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -105,6 +105,24 @@ fn unknown_kind(ty: &Type) -> UnknownKind {
         Type::List(_) | Type::Set(_) | Type::Tuple(_) => UnknownKind::Array,
         Type::Map(_) | Type::Object(_) => UnknownKind::Object,
         Type::String | Type::Dynamic => UnknownKind::String,
+    }
+}
+
+/// A conversion that walks a value's Pulumi and Terraform paths in step, so that an error
+/// or a secret mark can name either.
+trait Walk: Sized {
+    fn paths(&mut self) -> (&mut PropertyPath, &mut cty::Path);
+
+    /// Runs `f` one step deeper in both paths.
+    fn at<T>(&mut self, pulumi_step: PropertyPathStep, tf_step: cty::PathStep, f: impl FnOnce(&mut Self) -> T) -> T {
+        let (pulumi_path, tf_path) = self.paths();
+        pulumi_path.steps.push(pulumi_step);
+        tf_path.steps.push(tf_step);
+        let result = f(self);
+        let (pulumi_path, tf_path) = self.paths();
+        pulumi_path.steps.pop();
+        tf_path.steps.pop();
+        result
     }
 }
 

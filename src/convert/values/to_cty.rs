@@ -7,7 +7,7 @@ use schema_gen::tf::{
 };
 use schema_gen::translate::PropertyNames;
 
-use super::{ConvertError, ConvertErrorKind, UnknownKeys, kind_name, pulumi_name};
+use super::{ConvertError, ConvertErrorKind, UnknownKeys, Walk, kind_name, pulumi_name};
 use crate::cty::{self, Number, Path, PathStep, Type, Value};
 use crate::property::{PropertyMap, PropertyPath, PropertyPathStep, PropertyValue, ResourceId};
 
@@ -41,6 +41,12 @@ struct ToCty {
     set_path: Option<Path>,
 }
 
+impl Walk for ToCty {
+    fn paths(&mut self) -> (&mut PropertyPath, &mut Path) {
+        (&mut self.pulumi_path, &mut self.tf_path)
+    }
+}
+
 impl ToCty {
     fn error(&self, kind: ConvertErrorKind) -> ConvertError {
         ConvertError { path: self.pulumi_path.clone(), kind }
@@ -54,19 +60,23 @@ impl ToCty {
         result.map_err(|err| self.error(ConvertErrorKind::Cty(err)))
     }
 
-    /// Runs `f` one step deeper in both paths.
-    fn at<T>(
+    /// The attribute `tf_name`, converted from `props` under its Pulumi name; null (of the
+    /// type `ty` gives) when absent.
+    fn named(
         &mut self,
-        pulumi_step: PropertyPathStep,
-        tf_step: PathStep,
-        f: impl FnOnce(&mut Self) -> Result<T, ConvertError>,
-    ) -> Result<T, ConvertError> {
-        self.pulumi_path.steps.push(pulumi_step);
-        self.tf_path.steps.push(tf_step);
-        let result = f(self);
-        self.pulumi_path.steps.pop();
-        self.tf_path.steps.pop();
-        result
+        props: &PropertyMap,
+        names: &PropertyNames,
+        tf_name: &str,
+        ty: impl FnOnce() -> Type,
+        convert: impl FnOnce(&mut Self, &PropertyValue) -> Result<Value, ConvertError>,
+    ) -> Result<Value, ConvertError> {
+        let pulumi_name = pulumi_name(names, tf_name);
+        match props.get(&pulumi_name) {
+            None => Ok(Value::null(ty())),
+            Some(v) => {
+                self.at(PropertyPathStep::Key(pulumi_name), PathStep::Attr(tf_name.to_owned()), |w| convert(w, v))
+            }
+        }
     }
 
     /// Strips secret and output wrappers, recording the secret mark at the current path.
@@ -101,15 +111,7 @@ impl ToCty {
         }
         let mut attrs = BTreeMap::new();
         for (tf_name, attr) in &block.attributes {
-            let pulumi_name = pulumi_name(names, tf_name);
-            let value = match props.get(&pulumi_name) {
-                None => Value::null(attr.implied_type()),
-                Some(v) => {
-                    self.at(PropertyPathStep::Key(pulumi_name.clone()), PathStep::Attr(tf_name.clone()), |w| {
-                        w.attribute(attr, v)
-                    })?
-                }
-            };
+            let value = self.named(props, names, tf_name, || attr.implied_type(), |w, v| w.attribute(attr, v))?;
             attrs.insert(tf_name.clone(), value);
         }
         for (tf_name, nested) in &block.block_types {
@@ -359,15 +361,7 @@ impl ToCty {
         }
         let mut attrs = BTreeMap::new();
         for (tf_name, attr_ty) in &object.attrs {
-            let pulumi_name = pulumi_name(&names, tf_name);
-            let value = match map.get(&pulumi_name) {
-                None => Value::null(attr_ty.clone()),
-                Some(item) => {
-                    self.at(PropertyPathStep::Key(pulumi_name.clone()), PathStep::Attr(tf_name.clone()), |w| {
-                        w.value(attr_ty, item)
-                    })?
-                }
-            };
+            let value = self.named(map, &names, tf_name, || attr_ty.clone(), |w, item| w.value(attr_ty, item))?;
             attrs.insert(tf_name.clone(), value);
         }
         Ok(Value::object(attrs))

@@ -26,6 +26,54 @@ pub fn decode(bytes: &[u8], ty: &Type) -> Result<Value, Error> {
     Ok(value)
 }
 
+/// The kinds of msgpack value that start with a length.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Prefixed {
+    Array,
+    Map,
+    Str,
+    Bin,
+    Ext,
+}
+
+/// Where a msgpack header keeps its length: in the marker itself, or in the big-endian
+/// unsigned integer of 1, 2 or 4 bytes after it.
+enum Len {
+    Inline(usize),
+    U8,
+    U16,
+    U32,
+}
+
+/// The kind and length place of a marker that starts with a length (an extension's length
+/// counts its payload, after the one byte of its type).
+fn sized(marker: Marker) -> Option<(Prefixed, Len)> {
+    Some(match marker {
+        Marker::FixArray(n) => (Prefixed::Array, Len::Inline(n.into())),
+        Marker::Array16 => (Prefixed::Array, Len::U16),
+        Marker::Array32 => (Prefixed::Array, Len::U32),
+        Marker::FixMap(n) => (Prefixed::Map, Len::Inline(n.into())),
+        Marker::Map16 => (Prefixed::Map, Len::U16),
+        Marker::Map32 => (Prefixed::Map, Len::U32),
+        Marker::FixStr(n) => (Prefixed::Str, Len::Inline(n.into())),
+        Marker::Str8 => (Prefixed::Str, Len::U8),
+        Marker::Str16 => (Prefixed::Str, Len::U16),
+        Marker::Str32 => (Prefixed::Str, Len::U32),
+        Marker::Bin8 => (Prefixed::Bin, Len::U8),
+        Marker::Bin16 => (Prefixed::Bin, Len::U16),
+        Marker::Bin32 => (Prefixed::Bin, Len::U32),
+        Marker::FixExt1 => (Prefixed::Ext, Len::Inline(1)),
+        Marker::FixExt2 => (Prefixed::Ext, Len::Inline(2)),
+        Marker::FixExt4 => (Prefixed::Ext, Len::Inline(4)),
+        Marker::FixExt8 => (Prefixed::Ext, Len::Inline(8)),
+        Marker::FixExt16 => (Prefixed::Ext, Len::Inline(16)),
+        Marker::Ext8 => (Prefixed::Ext, Len::U8),
+        Marker::Ext16 => (Prefixed::Ext, Len::U16),
+        Marker::Ext32 => (Prefixed::Ext, Len::U32),
+        _ => return None,
+    })
+}
+
 pub(super) struct Reader<'a> {
     bytes: &'a [u8],
     pos: usize,
@@ -91,68 +139,34 @@ impl<'a> Reader<'a> {
         n.min(self.remaining())
     }
 
-    /// Reads an array header if the next value is an array.
-    fn array_len(&mut self) -> Result<Option<usize>, Error> {
-        let len = match self.peek()? {
-            Marker::FixArray(n) => {
-                self.skip_marker();
-                n as usize
-            }
-            Marker::Array16 => {
-                self.skip_marker();
-                self.u16()? as usize
-            }
-            Marker::Array32 => {
-                self.skip_marker();
-                self.u32()? as usize
-            }
+    /// Reads the header of a `kind` value if the next value is one: its length.
+    fn header(&mut self, kind: Prefixed) -> Result<Option<usize>, Error> {
+        let len = match sized(self.peek()?) {
+            Some((sized, len)) if sized == kind => len,
             _ => return Ok(None),
         };
-        Ok(Some(len))
+        self.skip_marker();
+        Ok(Some(match len {
+            Len::Inline(n) => n,
+            Len::U8 => self.u8()?.into(),
+            Len::U16 => self.u16()?.into(),
+            Len::U32 => self.u32()? as usize,
+        }))
+    }
+
+    /// Reads an array header if the next value is an array.
+    fn array_len(&mut self) -> Result<Option<usize>, Error> {
+        self.header(Prefixed::Array)
     }
 
     /// Reads a map header if the next value is a map.
     fn map_len(&mut self) -> Result<Option<usize>, Error> {
-        let len = match self.peek()? {
-            Marker::FixMap(n) => {
-                self.skip_marker();
-                n as usize
-            }
-            Marker::Map16 => {
-                self.skip_marker();
-                self.u16()? as usize
-            }
-            Marker::Map32 => {
-                self.skip_marker();
-                self.u32()? as usize
-            }
-            _ => return Ok(None),
-        };
-        Ok(Some(len))
+        self.header(Prefixed::Map)
     }
 
     /// Reads a string's bytes if the next value is a string.
     fn str_bytes(&mut self) -> Result<Option<&'a [u8]>, Error> {
-        let len = match self.peek()? {
-            Marker::FixStr(n) => {
-                self.skip_marker();
-                n as usize
-            }
-            Marker::Str8 => {
-                self.skip_marker();
-                self.u8()? as usize
-            }
-            Marker::Str16 => {
-                self.skip_marker();
-                self.u16()? as usize
-            }
-            Marker::Str32 => {
-                self.skip_marker();
-                self.u32()? as usize
-            }
-            _ => return Ok(None),
-        };
-        self.take(len).map(Some)
+        self.header(Prefixed::Str)?.map(|len| self.take(len)).transpose()
     }
 
     fn str(&mut self) -> Result<Option<&'a str>, Error> {
@@ -164,78 +178,35 @@ impl<'a> Reader<'a> {
 
     /// Reads bin or str bytes (go's msgpack reader accepts either as bytes).
     fn bytes_or_str(&mut self) -> Result<Option<&'a [u8]>, Error> {
-        let len = match self.peek()? {
-            Marker::Bin8 => {
-                self.skip_marker();
-                self.u8()? as usize
-            }
-            Marker::Bin16 => {
-                self.skip_marker();
-                self.u16()? as usize
-            }
-            Marker::Bin32 => {
-                self.skip_marker();
-                self.u32()? as usize
-            }
-            _ => return self.str_bytes(),
-        };
-        self.take(len).map(Some)
+        match self.header(Prefixed::Bin)? {
+            Some(len) => self.take(len).map(Some),
+            None => self.str_bytes(),
+        }
     }
 
     /// Reads an extension if the next value is one: its type and payload.
     fn ext(&mut self) -> Result<Option<(i8, &'a [u8])>, Error> {
-        let len = match self.peek()? {
-            Marker::FixExt1 => 1,
-            Marker::FixExt2 => 2,
-            Marker::FixExt4 => 4,
-            Marker::FixExt8 => 8,
-            Marker::FixExt16 => 16,
-            Marker::Ext8 => {
-                self.skip_marker();
-                let len = self.u8()? as usize;
-                return self.ext_body(len);
-            }
-            Marker::Ext16 => {
-                self.skip_marker();
-                let len = self.u16()? as usize;
-                return self.ext_body(len);
-            }
-            Marker::Ext32 => {
-                self.skip_marker();
-                let len = self.u32()? as usize;
-                return self.ext_body(len);
-            }
+        let Some(len) = self.header(Prefixed::Ext)? else { return Ok(None) };
+        let ty = self.u8()? as i8;
+        Ok(Some((ty, self.take(len)?)))
+    }
+
+    /// Reads a bool if the next value is one.
+    fn bool(&mut self) -> Result<Option<bool>, Error> {
+        let b = match self.peek()? {
+            Marker::True => true,
+            Marker::False => false,
             _ => return Ok(None),
         };
         self.skip_marker();
-        self.ext_body(len)
-    }
-
-    fn ext_body(&mut self, len: usize) -> Result<Option<(i8, &'a [u8])>, Error> {
-        let ty = self.u8()? as i8;
-        Ok(Some((ty, self.take(len)?)))
+        Ok(Some(b))
     }
 
     /// Reads any msgpack number as a cty number, if the next value is one; decimal strings
     /// are numbers too.
     fn number(&mut self) -> Result<Option<Number>, Error> {
         let number = match self.peek()? {
-            Marker::FixPos(n) => {
-                self.skip_marker();
-                Number::from_i64(n.into())
-            }
-            Marker::FixNeg(n) => {
-                self.skip_marker();
-                Number::from_i64(n.into())
-            }
-            Marker::U8
-            | Marker::U16
-            | Marker::U32
-            | Marker::U64
-            | Marker::I8
-            | Marker::I16
-            | Marker::I32
-            | Marker::I64 => self.integer()?,
+            marker if is_integer(marker) => self.integer()?,
             Marker::F32 => {
                 self.skip_marker();
                 finite_or_infinite(f32::from_bits(self.u32()?) as f64)?
@@ -312,6 +283,23 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// Whether a marker starts an integer, of any width and sign.
+fn is_integer(marker: Marker) -> bool {
+    matches!(
+        marker,
+        Marker::FixPos(_)
+            | Marker::FixNeg(_)
+            | Marker::U8
+            | Marker::U16
+            | Marker::U32
+            | Marker::U64
+            | Marker::I8
+            | Marker::I16
+            | Marker::I32
+            | Marker::I64
+    )
+}
+
 fn finite_or_infinite(f: f64) -> Result<Number, Error> {
     Number::from_f64(f).ok_or_else(|| Error::new(ErrorKind::InvalidNumber("NaN".to_owned())))
 }
@@ -332,14 +320,7 @@ fn decode_value(reader: &mut Reader<'_>, ty: &Type, depth: usize) -> Result<Valu
         return Ok(Value::null(ty.clone()));
     }
     match ty {
-        Type::Bool => match reader.peek()? {
-            Marker::True | Marker::False => {
-                let b = reader.peek()? == Marker::True;
-                reader.skip_marker();
-                Ok(Value::bool(b))
-            }
-            _ => Err(required("bool")),
-        },
+        Type::Bool => reader.bool()?.map(Value::bool).ok_or_else(|| required("bool")),
         Type::Number => reader.number()?.map(Value::number).ok_or_else(|| required("number")),
         Type::String => {
             let text = reader.str()?.ok_or_else(|| required("string"))?;
@@ -475,28 +456,15 @@ fn decode_unknown(ty: &Type, ext_ty: i8, payload: &[u8]) -> Result<Value, Error>
     let mut null = false;
     // Trailing bytes after the map are ignored, as go-cty ignores them.
     for _ in 0..n {
-        let key = match reader.peek()? {
-            Marker::FixPos(_)
-            | Marker::FixNeg(_)
-            | Marker::U8
-            | Marker::U16
-            | Marker::U32
-            | Marker::U64
-            | Marker::I8
-            | Marker::I16
-            | Marker::I32
-            | Marker::I64 => reader.integer()?.as_i64(),
-            _ => return Err(invalid("keys must be integers")),
-        };
+        if !is_integer(reader.peek()?) {
+            return Err(invalid("keys must be integers"));
+        }
+        let key = reader.integer()?.as_i64();
         match key {
-            Some(KEY_NULLNESS) => match reader.peek()? {
-                Marker::True | Marker::False => {
-                    null = reader.peek()? == Marker::True;
-                    refinements.not_null = !null;
-                    reader.skip_marker();
-                }
-                _ => return Err(invalid("nullness must be a bool")),
-            },
+            Some(KEY_NULLNESS) => {
+                null = reader.bool()?.ok_or_else(|| invalid("nullness must be a bool"))?;
+                refinements.not_null = !null;
+            }
             Some(KEY_STRING_PREFIX) => {
                 let prefix = reader.str()?.ok_or_else(|| invalid("a string prefix must be a string"))?;
                 refinements.string_prefix = (!prefix.is_empty()).then(|| prefix.to_owned());
@@ -506,11 +474,8 @@ fn decode_unknown(ty: &Type, ext_ty: i8, payload: &[u8]) -> Result<Value, Error>
                     return Err(invalid("a number bound must be a two-element array"));
                 }
                 let value = reader.number()?.ok_or_else(|| invalid("a number bound must be a number"))?;
-                let inclusive = match reader.peek()? {
-                    Marker::True | Marker::False => reader.peek()? == Marker::True,
-                    _ => return Err(invalid("a number bound's inclusiveness must be a bool")),
-                };
-                reader.skip_marker();
+                let inclusive =
+                    reader.bool()?.ok_or_else(|| invalid("a number bound's inclusiveness must be a bool"))?;
                 let bound = Some(NumberBound { value, inclusive });
                 if key == KEY_NUMBER_LOWER {
                     refinements.number_lower = bound;
@@ -519,18 +484,8 @@ fn decode_unknown(ty: &Type, ext_ty: i8, payload: &[u8]) -> Result<Value, Error>
                 }
             }
             Some(key @ (KEY_LENGTH_LOWER | KEY_LENGTH_UPPER)) => {
-                let length = match reader.peek()? {
-                    Marker::FixPos(_)
-                    | Marker::U8
-                    | Marker::U16
-                    | Marker::U32
-                    | Marker::U64
-                    | Marker::I8
-                    | Marker::I16
-                    | Marker::I32
-                    | Marker::I64 => reader.integer()?.as_u64(),
-                    _ => None,
-                };
+                // A negative fixint is no length: as_u64 refuses it.
+                let length = if is_integer(reader.peek()?) { reader.integer()?.as_u64() } else { None };
                 let length = length.ok_or_else(|| invalid("a length bound must be a non-negative integer"))?;
                 if key == KEY_LENGTH_LOWER {
                     refinements.length_lower = length;

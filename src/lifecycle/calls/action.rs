@@ -2,7 +2,7 @@
 //! InvokeAction, whose events stream back while it runs.
 
 use super::handles::{Action, Bound};
-use super::{Diagnostics, Warned, call_error, encode, unlogged};
+use super::{Diagnostics, Warned, call_error, encode};
 use crate::cty::Value;
 use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX};
 use crate::tfplugin::actions::ActionEvent;
@@ -30,14 +30,8 @@ impl Action<'_> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
         let operation = Operation::ValidateActionConfig;
         let encoded = encode(subject, "the action configuration", config, &block.implied_type())?;
-        let response = unlogged(
-            subject,
-            operation,
-            tf_name,
-            "config",
-            connection.client.0.validate_action_config(tf_name, &encoded),
-        )
-        .await?;
+        let response =
+            self.0.unlogged(operation, "config", connection.client.0.validate_action_config(tf_name, &encoded)).await?;
         match response {
             Support::Supported(diagnostics) => Ok(Diagnostics::new(block, names, &diagnostics)),
             Support::Unsupported => Err(self.unsupported(operation)),
@@ -53,8 +47,7 @@ impl Action<'_> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
         let operation = Operation::PlanAction;
         let encoded = encode(subject, "the action configuration", config, &block.implied_type())?;
-        let response =
-            unlogged(subject, operation, tf_name, "config", connection.client.0.plan_action(tf_name, &encoded)).await?;
+        let response = self.0.unlogged(operation, "config", connection.client.0.plan_action(tf_name, &encoded)).await?;
         let Some(response) = response.supported() else {
             return Err(self.unsupported(operation));
         };
@@ -72,9 +65,7 @@ impl Action<'_> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
         let operation = Operation::InvokeAction;
         let encoded = encode(subject, "the action configuration", config, &block.implied_type())?;
-        let events =
-            unlogged(subject, operation, tf_name, "config", connection.client.0.invoke_action(tf_name, &encoded))
-                .await?;
+        let events = self.0.unlogged(operation, "config", connection.client.0.invoke_action(tf_name, &encoded)).await?;
         let Some(mut events) = events.supported() else {
             return Err(self.unsupported(operation));
         };

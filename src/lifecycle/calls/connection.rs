@@ -26,8 +26,8 @@ pub struct Connection {
     pub terraform_name: String,
     /// The canonical source address, for registry providers.
     pub source_address: Option<String>,
-    /// Reached only through `calls`.
-    pub(super) client: Client,
+    /// Used only through `calls`.
+    pub(in crate::lifecycle) client: Client,
     /// Decoded per item when it came from the schema cache: prefer its item accessors
     /// (`resource`, `data_source`, `provider`, ...) to the whole model it derefs to.
     pub schema: LazySchema,
@@ -37,8 +37,7 @@ pub struct Connection {
     pub names: ProviderNames,
     /// Optional protocol features the provider declared (e.g. `plan_destroy`).
     pub(in crate::lifecycle) capabilities: ServerCapabilities,
-    /// Pulumi token → Terraform name, for resources, data sources, functions and actions.
-    by_token: BTreeMap<String, (TokenKind, String)>,
+    pub(in crate::lifecycle) by_token: TokenIndex,
 }
 
 /// What a Pulumi token names.
@@ -53,60 +52,35 @@ pub enum TokenKind {
     Action,
 }
 
-/// What [`Connection::new`] is made of, besides the client.
-pub struct Described {
-    pub package_name: String,
-    pub package_version: String,
-    pub terraform_name: String,
-    pub source_address: Option<String>,
-    pub schema: LazySchema,
-    pub identity_schemas: BTreeMap<String, IdentitySchema>,
-    pub names: ProviderNames,
-    pub capabilities: ServerCapabilities,
+/// Pulumi token → what it names and the Terraform name behind it, for resources, data
+/// sources, functions, ephemeral resources and actions: every token is looked up once, when
+/// the connection is made.
+pub(in crate::lifecycle) struct TokenIndex(BTreeMap<String, (TokenKind, String)>);
+
+impl TokenIndex {
+    pub(in crate::lifecycle) fn of(names: &ProviderNames) -> TokenIndex {
+        let kinds = [
+            (TokenKind::Resource, names.resources().collect::<Vec<_>>()),
+            (TokenKind::DataSource, names.data_sources().collect()),
+            (TokenKind::Function, names.functions().collect()),
+            (TokenKind::EphemeralResource, names.ephemeral_resources().collect()),
+            (TokenKind::Action, names.actions().collect()),
+        ];
+        TokenIndex(
+            kinds
+                .into_iter()
+                .flat_map(|(kind, named)| {
+                    named.into_iter().map(move |(tf, token)| (token.to_owned(), (kind, tf.to_owned())))
+                })
+                .collect(),
+        )
+    }
 }
 
 impl Connection {
-    /// The connection to a described provider; every token is looked up once, here.
-    pub(in crate::lifecycle) fn new(client: Client, described: Described) -> Connection {
-        let Described {
-            package_name,
-            package_version,
-            terraform_name,
-            source_address,
-            schema,
-            identity_schemas,
-            names,
-            capabilities,
-        } = described;
-        let by_token = names
-            .resources()
-            .map(|(tf, token)| (token.to_owned(), (TokenKind::Resource, tf.to_owned())))
-            .chain(names.data_sources().map(|(tf, token)| (token.to_owned(), (TokenKind::DataSource, tf.to_owned()))))
-            .chain(names.functions().map(|(tf, token)| (token.to_owned(), (TokenKind::Function, tf.to_owned()))))
-            .chain(
-                names
-                    .ephemeral_resources()
-                    .map(|(tf, token)| (token.to_owned(), (TokenKind::EphemeralResource, tf.to_owned()))),
-            )
-            .chain(names.actions().map(|(tf, token)| (token.to_owned(), (TokenKind::Action, tf.to_owned()))))
-            .collect();
-        Connection {
-            package_name,
-            package_version,
-            terraform_name,
-            source_address,
-            client,
-            schema,
-            identity_schemas,
-            names,
-            capabilities,
-            by_token,
-        }
-    }
-
     /// What a Pulumi token names, and the Terraform name behind it.
     pub fn lookup_token(&self, token: &str) -> Option<(TokenKind, &str)> {
-        self.by_token.get(token).map(|(kind, tf_name)| (*kind, tf_name.as_str()))
+        self.by_token.0.get(token).map(|(kind, tf_name)| (*kind, tf_name.as_str()))
     }
 
     /// The resource type behind a Pulumi token, bound to `urn`.

@@ -8,7 +8,7 @@ use std::time::SystemTime;
 use schema_gen::tf::Block;
 
 use super::handles::{Bound, EphemeralResource};
-use super::{Diagnostics, Warned, decode, encode, unlogged};
+use super::{Diagnostics, Warned, decode, encode};
 use crate::cty::{self, Value};
 use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX};
 
@@ -31,14 +31,14 @@ impl EphemeralResource<'_> {
     pub(in crate::lifecycle) async fn validate(&self, config: &Value) -> Result<Diagnostics, LifecycleError> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
         let encoded = encode(subject, "the arguments", config, &block.implied_type())?;
-        let diagnostics = unlogged(
-            subject,
-            Operation::ValidateEphemeralResourceConfig,
-            tf_name,
-            "config",
-            connection.client.0.validate_ephemeral_resource_config(tf_name, &encoded),
-        )
-        .await?;
+        let diagnostics = self
+            .0
+            .unlogged(
+                Operation::ValidateEphemeralResourceConfig,
+                "config",
+                connection.client.0.validate_ephemeral_resource_config(tf_name, &encoded),
+            )
+            .await?;
         Ok(Diagnostics::new(block, names, &diagnostics))
     }
 
@@ -50,14 +50,10 @@ impl EphemeralResource<'_> {
         let ty = block.implied_type();
         let operation = Operation::OpenEphemeralResource;
         let encoded = encode(subject, "the arguments", config, &ty)?;
-        let response = unlogged(
-            subject,
-            operation,
-            tf_name,
-            "config",
-            connection.client.0.open_ephemeral_resource(tf_name, &encoded),
-        )
-        .await?;
+        let response = self
+            .0
+            .unlogged(operation, "config", connection.client.0.open_ephemeral_resource(tf_name, &encoded))
+            .await?;
         // Terraform opens nothing when the open failed, so there is nothing to close then.
         let warnings = Diagnostics::new(block, names, &response.diagnostics).fail_on_errors(subject, operation)?;
         let mut problems = Vec::new();
@@ -104,14 +100,10 @@ impl EphemeralResource<'_> {
     pub(in crate::lifecycle) async fn renew(&self, private: Option<&[u8]>) -> Result<Warned<Renewed>, LifecycleError> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
         let operation = Operation::RenewEphemeralResource;
-        let response = unlogged(
-            subject,
-            operation,
-            tf_name,
-            "private",
-            connection.client.0.renew_ephemeral_resource(tf_name, private),
-        )
-        .await?;
+        let response = self
+            .0
+            .unlogged(operation, "private", connection.client.0.renew_ephemeral_resource(tf_name, private))
+            .await?;
         let warnings = Diagnostics::new(block, names, &response.diagnostics).fail_on_errors(subject, operation)?;
         Ok(Warned { value: Renewed { private: response.private, renew_at: response.renew_at }, warnings })
     }
@@ -120,14 +112,10 @@ impl EphemeralResource<'_> {
     pub(in crate::lifecycle) async fn close(&self, private: Option<&[u8]>) -> Result<Warned<()>, LifecycleError> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
         let operation = Operation::CloseEphemeralResource;
-        let diagnostics = unlogged(
-            subject,
-            operation,
-            tf_name,
-            "private",
-            connection.client.0.close_ephemeral_resource(tf_name, private),
-        )
-        .await?;
+        let diagnostics = self
+            .0
+            .unlogged(operation, "private", connection.client.0.close_ephemeral_resource(tf_name, private))
+            .await?;
         let warnings = Diagnostics::new(block, names, &diagnostics).fail_on_errors(subject, operation)?;
         Ok(Warned { value: (), warnings })
     }

@@ -7,7 +7,9 @@ use schema_gen::tf::Block;
 use schema_gen::translate::PropertyNames;
 
 use super::Connection;
+use crate::lifecycle::error::Operation;
 use crate::lifecycle::error::{LifecycleError, Subject};
+use crate::tfplugin::CallError;
 
 /// What every handle binds.
 pub struct Bound<'a> {
@@ -21,6 +23,17 @@ pub struct Bound<'a> {
 impl<'a> Bound<'a> {
     fn new(connection: &'a Connection, tf_name: &'a str, block: &'a Block, subject: Subject) -> Bound<'a> {
         Bound { connection, tf_name, block, names: PropertyNames::of_block(block), subject }
+    }
+
+    /// A call about this subject whose values the gRPC debug log never shows (`field` names
+    /// what is left out), its failure worded for the subject.
+    pub(super) async fn unlogged<T>(
+        &self,
+        operation: Operation,
+        field: &'static str,
+        answer: impl std::future::Future<Output = Result<T, CallError>>,
+    ) -> Result<T, LifecycleError> {
+        super::unlogged(&self.subject, operation, self.tf_name, field, answer).await
     }
 }
 

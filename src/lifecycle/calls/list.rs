@@ -8,7 +8,7 @@ use schema_gen::translate::PropertyNames;
 
 use super::Connection;
 use super::handles::{Bound, ListResource};
-use super::{Diagnostics, call_error, decode, encode, unlogged};
+use super::{Diagnostics, call_error, decode, encode};
 use crate::cty::{self, Value};
 use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
 use crate::lifecycle::identity::{self, IdentityProblem};
@@ -42,14 +42,10 @@ impl ListResource<'_> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
         let encoded = encode(subject, "the list query", config, &block.implied_type())?;
         let operation = Operation::ValidateListResourceConfig;
-        let response = unlogged(
-            subject,
-            operation,
-            tf_name,
-            "config",
-            connection.client.0.validate_list_resource_config(tf_name, &encoded),
-        )
-        .await?;
+        let response = self
+            .0
+            .unlogged(operation, "config", connection.client.0.validate_list_resource_config(tf_name, &encoded))
+            .await?;
         let Some(diagnostics) = response.supported() else {
             return Err(self.unsupported(operation));
         };
@@ -83,8 +79,7 @@ impl ListResource<'_> {
             include_resource_object: true,
             limit,
         };
-        let response =
-            unlogged(subject, operation, tf_name, "config", provider.client.0.list_resource(&request)).await?;
+        let response = self.0.unlogged(operation, "config", provider.client.0.list_resource(&request)).await?;
         let Some(events) = response.supported() else {
             return Err(self.unsupported(operation));
         };

@@ -41,7 +41,8 @@ mod resource;
 use schema_gen::tf::Block;
 use schema_gen::translate::PropertyNames;
 
-pub use connection::{Connection, Described, TokenKind};
+pub(in crate::lifecycle) use connection::TokenIndex;
+pub use connection::{Connection, TokenKind};
 pub use ephemeral::Opened;
 pub use list::{Listed, Listing};
 pub use provider::FunctionResult;

@@ -185,6 +185,21 @@ impl Resource<'_> {
         LifecycleError::ProviderBug { subject: self.subject.clone(), summary, problems }
     }
 
+    /// A provider bug, `summary`, when a state the provider returned holds unknown values: one
+    /// problem per unknown, worded by `problem` from the path as the user knows it.
+    fn refuse_unknowns(
+        &self,
+        summary: &'static str,
+        value: &Value,
+        problem: impl Fn(&str) -> String,
+    ) -> Result<(), LifecycleError> {
+        let unknown = cty::unknown_paths(value);
+        if unknown.is_empty() {
+            return Ok(());
+        }
+        Err(self.bug(summary, unknown.iter().map(|path| problem(&self.describe(path))).collect()))
+    }
+
     pub(super) fn diagnostics(&self, diagnostics: &[crate::tfplugin::types::Diagnostic]) -> Diagnostics {
         Diagnostics::new(&self.schema.block, &self.props.names, diagnostics)
     }
@@ -256,16 +271,9 @@ impl Resource<'_> {
         let value = decode(&response.upgraded_state, &self.ty()).map_err(|err| {
             self.bug("Invalid resource state upgrade", vec![format!("the upgraded state is invalid: {err}")])
         })?;
-        let unknown = cty::unknown_paths(&value);
-        if !unknown.is_empty() {
-            return Err(self.bug(
-                "Invalid resource state upgrade",
-                unknown
-                    .iter()
-                    .map(|path| format!("{}: the upgraded state holds an unknown value", self.describe(path)))
-                    .collect(),
-            ));
-        }
+        self.refuse_unknowns("Invalid resource state upgrade", &value, |path| {
+            format!("{path}: the upgraded state holds an unknown value")
+        })?;
         let mut warnings = warnings;
         let meta = warnings.keep(self.upgrade_identity(meta).await?);
         Ok(Warned { value: (value, meta), warnings })
@@ -434,23 +442,13 @@ impl Resource<'_> {
         if value.is_null() {
             return Ok(Warned { value: None, warnings });
         }
-        let unknown = cty::unknown_paths(&value);
-        if !unknown.is_empty() {
-            return Err(self.bug(
-                "Provider produced invalid object",
-                unknown
-                    .iter()
-                    .map(|path| {
-                        format!(
-                            "Provider {:?} planned an invalid value for {} during refresh: the returned state contains \
-                             unknown values",
-                            self.provider.display_name(),
-                            self.describe(path)
-                        )
-                    })
-                    .collect(),
-            ));
-        }
+        self.refuse_unknowns("Provider produced invalid object", &value, |path| {
+            format!(
+                "Provider {:?} planned an invalid value for {path} during refresh: the returned state contains \
+                 unknown values",
+                self.provider.display_name()
+            )
+        })?;
         let identity = self.returned_identity(operation, response.new_identity.as_ref())?;
         Ok(Warned { value: Some(Read { state: value, private: response.private, identity }), warnings })
     }

@@ -51,7 +51,7 @@ pub enum Autonaming {
     Disable,
 }
 
-/// Check's result: the inputs to use, or what is wrong with them.
+/// Check's and CheckConfig's result: the inputs to use, or what is wrong with them.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Checked {
     pub inputs: PropertyMap,
@@ -62,11 +62,13 @@ pub struct Checked {
 /// Diff's result.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Diffed {
+    /// Whether anything changes at all (an update or a replacement follows).
     pub changes: bool,
     /// Top-level properties that force replacement.
     pub replaces: Vec<String>,
     /// Top-level properties that change.
     pub diffs: Vec<String>,
+    /// What changes, property path by property path, for the engine's detailed diff.
     pub detailed: Vec<PropertyDiff>,
     pub warnings: Vec<String>,
 }

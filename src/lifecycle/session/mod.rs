@@ -28,7 +28,7 @@ use std::sync::{Arc, Mutex};
 use schema_gen::pulumi::PackageSpec;
 use schema_gen::translate::{ProviderNames, TokenFilter, TranslateConfig, Warning, translate};
 
-use super::calls::{Client, Connection, Described};
+use super::calls::{Client, Connection, TokenIndex};
 use super::ephemeral::OpenEphemerals;
 use super::error::ParameterizeError;
 use super::list::ListSessions;
@@ -167,18 +167,20 @@ pub async fn start_provider_with_cache(
         excludes: args.excludes.clone(),
         provider_name: args.provider_name.clone().unwrap_or_default(),
     };
-    let described = Described {
+    let connection = Connection {
+        by_token: TokenIndex::of(&names),
         package_name,
         package_version: package_version.clone(),
         terraform_name,
         source_address,
+        client,
         schema,
         identity_schemas,
         names,
         capabilities,
     };
     Ok(Session {
-        connection: Arc::new(Connection::new(client, described)),
+        connection: Arc::new(connection),
         announced_version: package_version,
         parameter,
         warnings,

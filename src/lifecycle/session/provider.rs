@@ -4,7 +4,7 @@
 
 use super::Session;
 use crate::lifecycle::error::LifecycleError;
-use crate::lifecycle::provider_config::ConfigChecked;
+use crate::lifecycle::resource::Checked;
 use crate::lifecycle::resource::Diffed;
 use crate::property::PropertyMap;
 
@@ -26,7 +26,7 @@ pub struct DiffConfigRequest {
 
 impl Session {
     /// CheckConfig; its inputs are remembered for `terraformConfig`.
-    pub async fn check_config(&self, request: ConfigureRequest) -> Result<ConfigChecked, LifecycleError> {
+    pub async fn check_config(&self, request: ConfigureRequest) -> Result<Checked, LifecycleError> {
         let checked = self.connection.check_config(&request.urn, &request.config).await?;
         self.remember_config(&checked.inputs);
         Ok(checked)

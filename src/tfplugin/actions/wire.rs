@@ -5,18 +5,7 @@
 macro_rules! actions_wire {
     () => {
         impl Client {
-            pub(super) async fn validate_action_config(
-                &self,
-                type_name: &str,
-                config: &DynamicValue,
-            ) -> Result<Vec<Diagnostic>, RpcFailure> {
-                let request = pb::validate_action_config::Request {
-                    type_name: type_name.to_owned(),
-                    config: Some(dynamic_value_to_wire(config)),
-                };
-                let response = self.rpc.clone().validate_action_config(request).await?.into_inner();
-                Ok(diagnostics_from_wire(response.diagnostics))
-            }
+            crate::tfplugin::resources::wire::validate_config_method!(validate_action_config => validate_action_config);
 
             pub(super) async fn plan_action(
                 &self,

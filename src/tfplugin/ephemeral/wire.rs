@@ -26,18 +26,7 @@ macro_rules! ephemeral_wire {
         use crate::tfplugin::ephemeral::{OpenEphemeralResourceResponse, RenewEphemeralResourceResponse};
 
         impl Client {
-            pub(super) async fn validate_ephemeral_resource_config(
-                &self,
-                type_name: &str,
-                config: &DynamicValue,
-            ) -> Result<Vec<Diagnostic>, RpcFailure> {
-                let request = pb::validate_ephemeral_resource_config::Request {
-                    type_name: type_name.to_owned(),
-                    config: Some(dynamic_value_to_wire(config)),
-                };
-                let response = self.rpc.clone().validate_ephemeral_resource_config(request).await?.into_inner();
-                Ok(diagnostics_from_wire(response.diagnostics))
-            }
+            crate::tfplugin::resources::wire::validate_config_method!(validate_ephemeral_resource_config => validate_ephemeral_resource_config);
 
             pub(super) async fn open_ephemeral_resource(
                 &self,

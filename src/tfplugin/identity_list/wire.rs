@@ -81,20 +81,7 @@ macro_rules! identity_list_wire {
                 })
             }
 
-            pub(super) async fn validate_list_resource_config(
-                &self,
-                type_name: &str,
-                config: &DynamicValue,
-            ) -> Result<Vec<Diagnostic>, RpcFailure> {
-                let request = pb::validate_list_resource_config::Request {
-                    type_name: type_name.to_owned(),
-                    config: Some(dynamic_value_to_wire(config)),
-                    include_resource_object: None,
-                    limit: None,
-                };
-                let response = self.rpc.clone().validate_list_resource_config(request).await?.into_inner();
-                Ok(diagnostics_from_wire(response.diagnostics))
-            }
+            crate::tfplugin::resources::wire::validate_config_method!(validate_list_resource_config => validate_list_resource_config, include_resource_object: None, limit: None);
 
             /// Starts the stream; each item is one event, or the status the stream broke with.
             pub(super) async fn list_resource(

@@ -5,11 +5,13 @@
 //! numbers), but prost generates distinct Rust types for each package. Rather than write
 //! every conversion and method twice, [`resources_wire!`] expands the same code inside `v5`
 //! and `v6`, where `pb` names that protocol's generated module. Its arguments are the RPCs
-//! protocol 5 names differently (each also names its request's module). The few real
-//! differences (nested attributes, computed blocks, client capabilities, how the provider
-//! configuration is validated, 6.11's planned private bytes) are written by hand in `v5.rs`
-//! and `v6.rs`; the expansion calls them by name: `attribute_type_from_wire`,
-//! `block_computed_from_wire`, `client_capabilities`, `plan_resource_change_to_wire`.
+//! protocol 5 names differently (each also names its request's module) and the fields that
+//! PlanResourceChange's request gained after protocol 5. It also expands the other
+//! families' macros, so that `v5` and `v6` each hold one expansion. The few real
+//! differences (nested attributes, computed blocks, client capabilities, the prepared
+//! configuration only protocol 5 returns) are written by hand in `v5.rs` and `v6.rs`; the
+//! expansion calls them by name: `attribute_type_from_wire`, `block_computed_from_wire`,
+//! `client_capabilities`, `prepared_config_from_wire`.
 
 /// Why a schema from a provider could not be read. `location` names the resource, data
 /// source, function or attribute.
@@ -23,10 +25,12 @@ pub struct SchemaError {
 macro_rules! resources_wire {
     (
         get_provider_schema: $get_schema:ident,
+        validate_provider_config: $validate_provider:ident,
         validate_resource_config: $validate_resource:ident,
         validate_data_resource_config: $validate_data:ident,
         configure_provider: $configure:ident,
-        stop_provider: $stop:ident $(,)?
+        stop_provider: $stop:ident,
+        plan_resource_change_since_5: [$($plan_since_5:ident),*] $(,)?
     ) => {
         use std::collections::BTreeMap;
 
@@ -37,8 +41,9 @@ macro_rules! resources_wire {
             ApplyResourceChangeRequest, ApplyResourceChangeResponse, AttributePath, CallFunctionResponse,
             DeferredReason, Diagnostic, DynamicValue, FunctionError, GetFunctionsResponse, ImportResourceStateResponse,
             ImportedResource, PathStep, ProviderMetadata, ProviderSchemaResponse, RawState, ReadDataSourceResponse,
+            PlanResourceChangeRequest, PlanResourceChangeResponse, ReadDataSourceRequest, ReadResourceRequest,
             ReadResourceResponse, ServerCapabilities, Severity, UpgradeResourceStateRequest,
-            UpgradeResourceStateResponse,
+            UpgradeResourceStateResponse, ValidateProviderConfigResponse,
         };
 
         pub(super) fn dynamic_value_to_wire(value: &DynamicValue) -> pb::DynamicValue {
@@ -431,32 +436,9 @@ macro_rules! resources_wire {
                 Ok(metadata_from_wire(response.into_inner()))
             }
 
-            pub(super) async fn validate_resource_config(
-                &self,
-                type_name: &str,
-                config: &DynamicValue,
-            ) -> Result<Vec<Diagnostic>, RpcFailure> {
-                let request = pb::$validate_resource::Request {
-                    type_name: type_name.to_owned(),
-                    config: Some(dynamic_value_to_wire(config)),
-                    client_capabilities: client_capabilities(),
-                };
-                let response = self.rpc.clone().$validate_resource(request).await?.into_inner();
-                Ok(diagnostics_from_wire(response.diagnostics))
-            }
+            crate::tfplugin::resources::wire::validate_config_method!(validate_resource_config => $validate_resource, client_capabilities: client_capabilities());
 
-            pub(super) async fn validate_data_resource_config(
-                &self,
-                type_name: &str,
-                config: &DynamicValue,
-            ) -> Result<Vec<Diagnostic>, RpcFailure> {
-                let request = pb::$validate_data::Request {
-                    type_name: type_name.to_owned(),
-                    config: Some(dynamic_value_to_wire(config)),
-                };
-                let response = self.rpc.clone().$validate_data(request).await?.into_inner();
-                Ok(diagnostics_from_wire(response.diagnostics))
-            }
+            crate::tfplugin::resources::wire::validate_config_method!(validate_data_resource_config => $validate_data);
 
             pub(super) async fn upgrade_resource_state(
                 &self,
@@ -500,7 +482,17 @@ macro_rules! resources_wire {
                 &self,
                 request: &PlanResourceChangeRequest,
             ) -> Result<PlanResourceChangeResponse, RpcFailure> {
-                let request = plan_resource_change_to_wire(request);
+                let request = pb::plan_resource_change::Request {
+                    type_name: request.type_name.clone(),
+                    prior_state: Some(dynamic_value_to_wire(&request.prior_state)),
+                    proposed_new_state: Some(dynamic_value_to_wire(&request.proposed_new_state)),
+                    config: Some(dynamic_value_to_wire(&request.config)),
+                    prior_private: request.prior_private.clone(),
+                    provider_meta: request.provider_meta.as_ref().map(dynamic_value_to_wire),
+                    client_capabilities: client_capabilities(),
+                    prior_identity: identity_to_wire(request.prior_identity.as_ref()),
+                    $($plan_since_5: request.$plan_since_5.clone(),)*
+                };
                 let response = self.rpc.clone().plan_resource_change(request).await?.into_inner();
                 Ok(PlanResourceChangeResponse {
                     planned_state: dynamic_value_from_wire(response.planned_state),
@@ -569,13 +561,49 @@ macro_rules! resources_wire {
                 Ok(call_function_from_wire(response.into_inner()))
             }
 
+            pub(super) async fn validate_provider_config(
+                &self,
+                config: &DynamicValue,
+            ) -> Result<ValidateProviderConfigResponse, RpcFailure> {
+                let request = pb::$validate_provider::Request { config: Some(dynamic_value_to_wire(config)) };
+                let response = self.rpc.clone().$validate_provider(request).await?.into_inner();
+                Ok(ValidateProviderConfigResponse {
+                    prepared_config: prepared_config_from_wire(&response),
+                    diagnostics: diagnostics_from_wire(response.diagnostics),
+                })
+            }
+
             /// The provider's error text; empty means it accepted the request.
             pub(super) async fn stop_provider(&self) -> Result<String, RpcFailure> {
                 let response = self.rpc.clone().$stop(pb::$stop::Request {}).await?;
                 Ok(response.into_inner().error)
             }
         }
+
+        // The other families, in the same module.
+        crate::tfplugin::ephemeral::wire::ephemeral_wire!();
+        crate::tfplugin::identity_list::wire::identity_list_wire!();
+        crate::tfplugin::actions::wire::actions_wire!();
     };
 }
 
 pub(crate) use resources_wire;
+
+/// One `Validate…Config` client method, inside an expansion for `v5` or `v6`: a type name and
+/// a configuration in, the diagnostics out. `$rpc` names both the client method and its
+/// request's module; the request's other fields follow it.
+macro_rules! validate_config_method {
+    ($method:ident => $rpc:ident $(, $field:ident: $value:expr)* $(,)?) => {
+        pub(super) async fn $method(&self, type_name: &str, config: &DynamicValue) -> Result<Vec<Diagnostic>, RpcFailure> {
+            let request = pb::$rpc::Request {
+                type_name: type_name.to_owned(),
+                config: Some(dynamic_value_to_wire(config)),
+                $($field: $value,)*
+            };
+            let response = self.rpc.clone().$rpc(request).await?.into_inner();
+            Ok(diagnostics_from_wire(response.diagnostics))
+        }
+    };
+}
+
+pub(crate) use validate_config_method;
