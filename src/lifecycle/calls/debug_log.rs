@@ -308,11 +308,7 @@ impl Answer for UpgradeResourceStateResponse {
 
 impl Answer for ReadResourceResponse {
     fn shown(&self, r: &Redaction<'_>) -> Json {
-        json!({
-            "new_state": r.dynamic(&self.new_state),
-            "private": private(&self.private),
-            "diagnostics": diagnostics(&self.diagnostics),
-        })
+        new_state(r, &self.new_state, &self.private, &self.diagnostics)
     }
 }
 
@@ -341,12 +337,13 @@ impl Answer for PlanResourceChangeResponse {
 
 impl Answer for ApplyResourceChangeResponse {
     fn shown(&self, r: &Redaction<'_>) -> Json {
-        json!({
-            "new_state": r.dynamic(&self.new_state),
-            "private": private(&self.private),
-            "diagnostics": diagnostics(&self.diagnostics),
-        })
+        new_state(r, &self.new_state, &self.private, &self.diagnostics)
     }
+}
+
+/// What ReadResource and ApplyResourceChange answer alike: the new state and private bytes.
+fn new_state(r: &Redaction<'_>, state: &DynamicValue, private_bytes: &[u8], diagnosed: &[Diagnostic]) -> Json {
+    json!({ "new_state": r.dynamic(state), "private": private(private_bytes), "diagnostics": diagnostics(diagnosed) })
 }
 
 /// StopProvider's answer: the provider's error text, if any.

@@ -147,20 +147,33 @@ fn plans_hold_no_write_only_values_and_replace_only_real_paths() {
 }
 
 #[track_caller]
-fn check_apply_result(planned: &str, new_state: &str, outcome: ApplyOutcome, expect: Expect) {
+fn check_apply_result(planned: &str, new_state: &str, outcomes: &[ApplyOutcome], expect: Expect) {
     let block = schema(SIMPLE);
     let ty = block.implied_type();
-    let verdict = check_apply(&block, &val(&ty, planned), val(&ty, new_state), outcome);
-    let mut lines = vec![format!("state: {}", show(&verdict.new_state))];
-    lines.extend(verdict.problems.iter().map(|problem| match problem {
-        ApplyProblem::NullAfterApply => "null after apply".to_owned(),
-        ApplyProblem::NonNullAfterDelete => "non-null after delete".to_owned(),
-        ApplyProblem::UnknownAfterApply(path) => format!("unknown after apply: {path}"),
-        ApplyProblem::WriteOnlyReturned(name) => format!("write-only returned: {name}"),
-        ApplyProblem::Inconsistent(violation) => format!("inconsistent: {violation}"),
-    }));
-    lines.extend(verdict.tolerated.iter().map(|violation| format!("tolerated: {violation}")));
+    let mut lines = Vec::new();
+    for outcome in outcomes {
+        let verdict = check_apply(&block, &val(&ty, planned), val(&ty, new_state), *outcome);
+        lines.push(format!("{}: state {}", outcome_name(outcome), show(&verdict.new_state)));
+        lines.extend(verdict.problems.iter().map(|problem| match problem {
+            ApplyProblem::NullAfterApply => "  null after apply".to_owned(),
+            ApplyProblem::NonNullAfterDelete => "  non-null after delete".to_owned(),
+            ApplyProblem::UnknownAfterApply(path) => format!("  unknown after apply: {path}"),
+            ApplyProblem::WriteOnlyReturned(name) => format!("  write-only returned: {name}"),
+            ApplyProblem::Inconsistent(violation) => format!("  inconsistent: {violation}"),
+        }));
+        lines.extend(verdict.tolerated.iter().map(|violation| format!("  tolerated: {violation}")));
+    }
     expect.assert_eq(&lines.join("\n"));
+}
+
+fn outcome_name(outcome: &ApplyOutcome) -> &'static str {
+    match *outcome {
+        OK => "ok",
+        FAILED => "failed",
+        INTERRUPTED => "interrupted",
+        LEGACY => "legacy",
+        _ => "other",
+    }
 }
 
 const OK: ApplyOutcome = ApplyOutcome { provider_errors: false, interrupted: false, legacy_type_system: false };
@@ -173,35 +186,25 @@ fn apply_fills_in_what_the_plan_left_unknown() {
     check_apply_result(
         r#"{"id":"?","name":"a"}"#,
         r#"{"id":"i-1","name":"a"}"#,
-        OK,
-        expect![[r#"state: {"id":"i-1","ids":null,"name":"a","password":null,"size":null,"tags":null}"#]],
+        &[OK],
+        expect![[r#"ok: state {"id":"i-1","ids":null,"name":"a","password":null,"size":null,"tags":null}"#]],
     );
 }
 
 #[test]
 fn apply_must_keep_known_planned_values_unless_legacy() {
+    // The legacy SDK is tolerated; a provider that reported errors may return what it has,
+    // with no consistency check.
     check_apply_result(
         r#"{"id":"?","name":"a"}"#,
         r#"{"id":"i-1","name":"b"}"#,
-        OK,
+        &[OK, LEGACY, FAILED],
         expect![[r#"
-            state: {"id":"i-1","ids":null,"name":"b","password":null,"size":null,"tags":null}
-            inconsistent: .name: was cty.StringVal("a"), but now cty.StringVal("b")"#]],
-    );
-    check_apply_result(
-        r#"{"id":"?","name":"a"}"#,
-        r#"{"id":"i-1","name":"b"}"#,
-        LEGACY,
-        expect![[r#"
-            state: {"id":"i-1","ids":null,"name":"b","password":null,"size":null,"tags":null}
-            tolerated: .name: was cty.StringVal("a"), but now cty.StringVal("b")"#]],
-    );
-    // A provider that reported errors may return what it has: no consistency check.
-    check_apply_result(
-        r#"{"id":"?","name":"a"}"#,
-        r#"{"id":"i-1","name":"b"}"#,
-        FAILED,
-        expect![[r#"state: {"id":"i-1","ids":null,"name":"b","password":null,"size":null,"tags":null}"#]],
+            ok: state {"id":"i-1","ids":null,"name":"b","password":null,"size":null,"tags":null}
+              inconsistent: .name: was cty.StringVal("a"), but now cty.StringVal("b")
+            legacy: state {"id":"i-1","ids":null,"name":"b","password":null,"size":null,"tags":null}
+              tolerated: .name: was cty.StringVal("a"), but now cty.StringVal("b")
+            failed: state {"id":"i-1","ids":null,"name":"b","password":null,"size":null,"tags":null}"#]],
     );
 }
 
@@ -212,51 +215,46 @@ fn apply_leaves_no_unknowns_and_no_write_only_values() {
     check_apply_result(
         r#"{"id":"?","name":"a","size":"?"}"#,
         r#"{"id":"i-1","name":"b","size":"?"}"#,
-        OK,
+        &[OK],
         expect![[r#"
-            state: {"id":"i-1","ids":null,"name":"b","password":null,"size":null,"tags":null}
-            unknown after apply: .size"#]],
+            ok: state {"id":"i-1","ids":null,"name":"b","password":null,"size":null,"tags":null}
+              unknown after apply: .size"#]],
     );
     check_apply_result(
         r#"{"id":"?","name":"a"}"#,
         r#"{"id":"i-1","name":"a","password":"hunter2"}"#,
-        OK,
+        &[OK],
         expect![[r#"
-            state: {"id":"i-1","ids":null,"name":"a","password":"hunter2","size":null,"tags":null}
-            write-only returned: password
-            inconsistent: .password: was null, but now cty.StringVal("hunter2")"#]],
+            ok: state {"id":"i-1","ids":null,"name":"a","password":"hunter2","size":null,"tags":null}
+              write-only returned: password
+              inconsistent: .password: was null, but now cty.StringVal("hunter2")"#]],
     );
 }
 
 #[test]
 fn apply_null_results() {
-    // A create that returns nothing, and says nothing about why.
+    // A create that returns nothing, and says nothing about why; with an error, or after an
+    // interruption, no object is the expected answer.
     check_apply_result(
         r#"{"id":"?","name":"a"}"#,
         "null",
-        OK,
+        &[OK, FAILED, INTERRUPTED],
         expect![[r#"
-        state: null
-        null after apply"#]],
+        ok: state null
+          null after apply
+        failed: state null
+        interrupted: state null"#]],
     );
-    // With an error, or after an interruption, no object is the expected answer.
-    check_apply_result(r#"{"id":"?","name":"a"}"#, "null", FAILED, expect!["state: null"]);
-    check_apply_result(r#"{"id":"?","name":"a"}"#, "null", INTERRUPTED, expect!["state: null"]);
-    // A delete plans null and must get null.
-    check_apply_result("null", "null", OK, expect!["state: null"]);
+    // A delete plans null and must get null (an error excuses what remains).
+    check_apply_result("null", "null", &[OK], expect!["ok: state null"]);
     check_apply_result(
         "null",
         r#"{"id":"i-1","name":"a"}"#,
-        OK,
+        &[OK, FAILED],
         expect![[r#"
-        state: {"id":"i-1","ids":null,"name":"a","password":null,"size":null,"tags":null}
-        non-null after delete"#]],
-    );
-    check_apply_result(
-        "null",
-        r#"{"id":"i-1","name":"a"}"#,
-        FAILED,
-        expect![[r#"state: {"id":"i-1","ids":null,"name":"a","password":null,"size":null,"tags":null}"#]],
+        ok: state {"id":"i-1","ids":null,"name":"a","password":null,"size":null,"tags":null}
+          non-null after delete
+        failed: state {"id":"i-1","ids":null,"name":"a","password":null,"size":null,"tags":null}"#]],
     );
 }
 
