@@ -67,7 +67,7 @@ pub use error::{
 pub use invoke::Invoked;
 pub use list::{ListPage, ListQuery};
 pub(crate) use proposed_new::proposed_new;
-pub use resource::{Autonaming, Checked, Diffed, Written};
+pub use resource::{Autonaming, Checked, Deadline, Diffed, Target, Written};
 pub use session::{
     CheckRequest, ConfigureRequest, CreateRequest, DeleteRequest, DiffConfigRequest, DiffRequest, InvokeRequest,
     Progress, ReadRequest, Session, UpdateRequest, start_provider, start_provider_with_cache,

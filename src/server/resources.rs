@@ -13,9 +13,9 @@ use tonic::{Code, Status};
 
 use super::Provider;
 use crate::lifecycle::{
-    Autonaming, CheckFailure, CheckRequest, ConfigureRequest, CreateRequest, DeleteRequest, DiffConfigRequest,
-    DiffKind, DiffRequest, Diffed, InvokeRequest, LifecycleError, PartialFailure, ReadRequest, Session, UpdateRequest,
-    Written,
+    Autonaming, CheckFailure, CheckRequest, Checked, ConfigureRequest, CreateRequest, Deadline, DeleteRequest,
+    DiffConfigRequest, DiffKind, DiffRequest, Diffed, InvokeRequest, LifecycleError, PartialFailure, ReadRequest,
+    Session, Target, UpdateRequest, Written,
 };
 use crate::property::PropertyMap;
 use crate::property::structpb::{decode_struct, encode_struct};
@@ -39,10 +39,41 @@ pub(super) fn urn_name(urn: &str) -> &str {
     urn.splitn(4, "::").nth(3).unwrap_or("")
 }
 
-/// The resource type a request is about: its `type` token, else the one in its URN (older
+/// The resource a request is about: its `type` token, else the one in its URN (older
 /// engines send only the URN).
-fn resource_token(token: &str, urn: &str) -> String {
-    if token.is_empty() { urn_type(urn) } else { token }.to_owned()
+fn target(token: &str, urn: &str) -> Target {
+    let token = if token.is_empty() { urn_type(urn) } else { token };
+    Target { token: token.to_owned(), urn: urn.to_owned() }
+}
+
+/// What a resource operation answers, with the warnings to show.
+trait WithWarnings {
+    fn warnings(&self) -> &[String];
+}
+
+impl WithWarnings for Checked {
+    fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+}
+
+impl WithWarnings for Diffed {
+    fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+}
+
+impl WithWarnings for Written {
+    fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+}
+
+/// Delete answers only its warnings.
+impl WithWarnings for Vec<String> {
+    fn warnings(&self) -> &[String] {
+        self
+    }
 }
 
 pub(super) fn failures(failures: Vec<CheckFailure>) -> Vec<pulumirpc::CheckFailure> {
@@ -216,22 +247,18 @@ impl Provider {
                 }
             }
         };
-        let checked = session
-            .check(CheckRequest {
-                token: resource_token(&request.r#type, &request.urn),
-                name: if request.name.is_empty() { urn_name(&request.urn) } else { &request.name }.to_owned(),
-                olds: properties(request.olds.as_ref(), "olds")?,
-                news: properties(request.news.as_ref(), "news")?,
-                // Sent by engines of 3.261 and later on an update's Check only (Handshake's
-                // `sends_old_outputs_to_check`); absent, there are none.
-                old_outputs: request.old_outputs.as_ref().map(|o| properties(Some(o), "old_outputs")).transpose()?,
-                random_seed: request.random_seed,
-                autonaming,
-                urn: request.urn.clone(),
-            })
-            .await
-            .map_err(status)?;
-        self.warn_all(Some(&request.urn), &checked.warnings).await;
+        let check = CheckRequest {
+            target: target(&request.r#type, &request.urn),
+            name: if request.name.is_empty() { urn_name(&request.urn) } else { &request.name }.to_owned(),
+            olds: properties(request.olds.as_ref(), "olds")?,
+            news: properties(request.news.as_ref(), "news")?,
+            // Sent by engines of 3.261 and later on an update's Check only (Handshake's
+            // `sends_old_outputs_to_check`); absent, there are none.
+            old_outputs: request.old_outputs.as_ref().map(|o| properties(Some(o), "old_outputs")).transpose()?,
+            random_seed: request.random_seed,
+            autonaming,
+        };
+        let checked = self.warned(&request.urn, session.check(check)).await?;
         Ok(pulumirpc::CheckResponse {
             inputs: Some(encode_struct(&checked.inputs)),
             failures: failures(checked.failures),
@@ -240,18 +267,13 @@ impl Provider {
 
     pub(super) async fn do_diff(&self, request: pulumirpc::DiffRequest) -> Result<pulumirpc::DiffResponse, Status> {
         let session = self.session().await?;
-        let diffed = session
-            .diff(DiffRequest {
-                token: resource_token(&request.r#type, &request.urn),
-                urn: request.urn.clone(),
-                id: request.id,
-                olds: properties(request.olds.as_ref(), "olds")?,
-                news: properties(request.news.as_ref(), "news")?,
-            })
-            .await
-            .map_err(status)?;
-        self.warn_all(Some(&request.urn), &diffed.warnings).await;
-        Ok(diff_response(diffed))
+        let diff = DiffRequest {
+            target: target(&request.r#type, &request.urn),
+            id: request.id,
+            olds: properties(request.olds.as_ref(), "olds")?,
+            news: properties(request.news.as_ref(), "news")?,
+        };
+        Ok(diff_response(self.warned(&request.urn, session.diff(diff)).await?))
     }
 
     pub(super) async fn do_create(
@@ -259,18 +281,13 @@ impl Provider {
         request: pulumirpc::CreateRequest,
     ) -> Result<pulumirpc::CreateResponse, Status> {
         let session = self.session().await?;
-        let written = session
-            .create(CreateRequest {
-                token: resource_token(&request.r#type, &request.urn),
-                urn: request.urn.clone(),
-                news: properties(request.properties.as_ref(), "properties")?,
-                preview: request.preview,
-                timeout_seconds: request.timeout,
-                cancel: self.cancel.clone(),
-            })
-            .await
-            .map_err(status)?;
-        self.warn_all(Some(&request.urn), &written.warnings).await;
+        let create = CreateRequest {
+            target: target(&request.r#type, &request.urn),
+            news: properties(request.properties.as_ref(), "properties")?,
+            preview: request.preview,
+            deadline: self.deadline(request.timeout),
+        };
+        let written = self.warned(&request.urn, session.create(create)).await?;
         Ok(pulumirpc::CreateResponse {
             id: written.id,
             properties: Some(encode_struct(&written.outputs)),
@@ -283,20 +300,15 @@ impl Provider {
         request: pulumirpc::UpdateRequest,
     ) -> Result<pulumirpc::UpdateResponse, Status> {
         let session = self.session().await?;
-        let written = session
-            .update(UpdateRequest {
-                token: resource_token(&request.r#type, &request.urn),
-                urn: request.urn.clone(),
-                id: request.id,
-                olds: properties(request.olds.as_ref(), "olds")?,
-                news: properties(request.news.as_ref(), "news")?,
-                preview: request.preview,
-                timeout_seconds: request.timeout,
-                cancel: self.cancel.clone(),
-            })
-            .await
-            .map_err(status)?;
-        self.warn_all(Some(&request.urn), &written.warnings).await;
+        let update = UpdateRequest {
+            target: target(&request.r#type, &request.urn),
+            id: request.id,
+            olds: properties(request.olds.as_ref(), "olds")?,
+            news: properties(request.news.as_ref(), "news")?,
+            preview: request.preview,
+            deadline: self.deadline(request.timeout),
+        };
+        let written = self.warned(&request.urn, session.update(update)).await?;
         Ok(pulumirpc::UpdateResponse {
             properties: Some(encode_struct(&written.outputs)),
             refresh_before_update: false,
@@ -305,34 +317,25 @@ impl Provider {
 
     pub(super) async fn do_delete(&self, request: pulumirpc::DeleteRequest) -> Result<(), Status> {
         let session = self.session().await?;
-        let warnings = session
-            .delete(DeleteRequest {
-                token: resource_token(&request.r#type, &request.urn),
-                urn: request.urn.clone(),
-                id: request.id,
-                olds: properties(request.properties.as_ref(), "properties")?,
-                timeout_seconds: request.timeout,
-                cancel: self.cancel.clone(),
-            })
-            .await
-            .map_err(status)?;
-        self.warn_all(Some(&request.urn), &warnings).await;
+        let delete = DeleteRequest {
+            target: target(&request.r#type, &request.urn),
+            id: request.id,
+            olds: properties(request.properties.as_ref(), "properties")?,
+            deadline: self.deadline(request.timeout),
+        };
+        self.warned(&request.urn, session.delete(delete)).await?;
         Ok(())
     }
 
     pub(super) async fn do_read(&self, request: pulumirpc::ReadRequest) -> Result<pulumirpc::ReadResponse, Status> {
         let session = self.session().await?;
-        let Written { id, outputs, inputs, warnings } = session
-            .read(ReadRequest {
-                token: resource_token(&request.r#type, &request.urn),
-                urn: request.urn.clone(),
-                id: request.id,
-                outputs: request.properties.as_ref().map(|p| properties(Some(p), "properties")).transpose()?,
-                inputs: request.inputs.as_ref().map(|p| properties(Some(p), "inputs")).transpose()?,
-            })
-            .await
-            .map_err(status)?;
-        self.warn_all(Some(&request.urn), &warnings).await;
+        let read = ReadRequest {
+            target: target(&request.r#type, &request.urn),
+            id: request.id,
+            outputs: request.properties.as_ref().map(|p| properties(Some(p), "properties")).transpose()?,
+            inputs: request.inputs.as_ref().map(|p| properties(Some(p), "inputs")).transpose()?,
+        };
+        let Written { id, outputs, inputs, .. } = self.warned(&request.urn, session.read(read)).await?;
         if id.is_empty() {
             // Gone: an empty ID and no properties, which is how the engine hears "deleted".
             return Ok(pulumirpc::ReadResponse::default());
@@ -343,6 +346,23 @@ impl Provider {
             inputs: inputs.as_ref().map(encode_struct),
             refresh_before_update: false,
         })
+    }
+
+    /// A resource operation's answer, its warnings shown to the engine against `urn`; an
+    /// error becomes its status.
+    async fn warned<T: WithWarnings>(
+        &self,
+        urn: &str,
+        answer: impl std::future::Future<Output = Result<T, LifecycleError>>,
+    ) -> Result<T, Status> {
+        let answer = answer.await.map_err(status)?;
+        self.warn_all(Some(urn), answer.warnings()).await;
+        Ok(answer)
+    }
+
+    /// The engine's timeout for a change, and this process's Cancel.
+    fn deadline(&self, timeout_seconds: f64) -> Deadline {
+        Deadline { timeout_seconds, cancel: self.cancel.clone() }
     }
 
     pub(super) async fn do_invoke(

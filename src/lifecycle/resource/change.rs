@@ -1,7 +1,7 @@
 //! Diff, Create, Update and Delete: the plan, the final-plan check and the apply, and what a
 //! failed apply leaves (a [`PartialFailure`] while the object exists).
 
-use super::{CreateRequest, DeleteRequest, DiffRequest, Diffed, PlanCache, UpdateRequest, Write, Written, limit};
+use super::{CreateRequest, Deadline, DeleteRequest, DiffRequest, Diffed, PlanCache, UpdateRequest, Write, Written};
 use crate::cty::{self, Value};
 use crate::lifecycle::calls::{Applied, Planned, Resource, Warnings};
 use crate::lifecycle::checks::{self, EarlierPlan};
@@ -48,35 +48,19 @@ impl Resource<'_> {
 
     /// Create: plan from a null prior; unless previewing, apply.
     pub async fn create(&self, request: &CreateRequest) -> Result<Written, LifecycleError> {
-        let CreateRequest { news, preview, timeout_seconds, cancel, .. } = request;
-        let write = Write {
-            id: "",
-            prior: None,
-            stored_secrets: Vec::new(),
-            news,
-            preview: *preview,
-            timeout_seconds: *timeout_seconds,
-            cancel,
-        };
+        let CreateRequest { news, preview, deadline, .. } = request;
+        let write = Write { id: "", prior: None, stored_secrets: Vec::new(), news, preview: *preview, deadline };
         self.plan_and_apply(write, Warnings::default(), None).await
     }
 
     /// Update: upgrade the prior state, plan again (checking the plan against the one Diff
     /// made, as Terraform checks its final plan), and unless previewing, apply.
     pub async fn update(&self, request: &UpdateRequest, cache: &PlanCache) -> Result<Written, LifecycleError> {
-        let UpdateRequest { id, olds, news, preview, timeout_seconds, cancel, .. } = request;
+        let UpdateRequest { id, olds, news, preview, deadline, .. } = request;
         let mut warnings = Warnings::default();
         let stored_secrets = self.stored_secrets(olds);
         let prior = warnings.keep(self.upgrade(id, olds, &stored_secrets).await?);
-        let write = Write {
-            id,
-            prior: Some(prior),
-            stored_secrets,
-            news,
-            preview: *preview,
-            timeout_seconds: *timeout_seconds,
-            cancel,
-        };
+        let write = Write { id, prior: Some(prior), stored_secrets, news, preview: *preview, deadline };
         self.plan_and_apply(write, warnings, Some(cache)).await
     }
 
@@ -99,7 +83,8 @@ impl Resource<'_> {
         } else {
             std::borrow::Cow::Owned([write.stored_secrets.as_slice(), &secrets].concat())
         };
-        let config = with_operation_timeout(&self.schema.block, &config, change.as_str(), write.timeout_seconds);
+        let config =
+            with_operation_timeout(&self.schema.block, &config, change.as_str(), write.deadline.timeout_seconds);
         let prior_identity = self.stored_identity(&meta)?;
         // Update takes its plan out whether or not it applies, so nothing outlives it. The
         // plan Diff made of this update is the saved plan: at apply time its private bytes go
@@ -133,8 +118,9 @@ impl Resource<'_> {
         if let Some(earlier) = &earlier {
             self.check_final_plan(earlier, &prior, &config, &planned.value)?;
         }
-        let limit = limit(write.timeout_seconds);
-        let applied = warnings.keep(self.apply(&prior, &planned, &config, &log_secrets, limit, write.cancel).await?);
+        let Deadline { cancel, .. } = write.deadline;
+        let applied =
+            warnings.keep(self.apply(&prior, &planned, &config, &log_secrets, write.deadline.limit(), cancel).await?);
         self.finish(applied, write.news, previous_meta, &secrets, warnings.into_vec(), change)
     }
 
@@ -181,8 +167,7 @@ impl Resource<'_> {
     /// Delete: the upgraded prior state, a destroy plan when the provider wants one, and an
     /// apply with null planned state and null configuration.
     pub async fn delete(&self, request: &DeleteRequest) -> Result<Vec<String>, LifecycleError> {
-        let DeleteRequest { id, olds, timeout_seconds, cancel, .. } = request;
-        let timeout_seconds = *timeout_seconds;
+        let DeleteRequest { id, olds, deadline, .. } = request;
         let mut warnings = Warnings::default();
         let secrets = self.stored_secrets(olds);
         let (prior, meta) = warnings.keep(self.upgrade(id, olds, &secrets).await?);
@@ -200,8 +185,8 @@ impl Resource<'_> {
                 &Planned::destroy(null.clone(), private),
                 &null,
                 &secrets,
-                limit(timeout_seconds),
-                cancel,
+                deadline.limit(),
+                &deadline.cancel,
             )
             .await?,
         );

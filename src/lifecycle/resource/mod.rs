@@ -84,12 +84,34 @@ pub struct Written {
     pub warnings: Vec<String>,
 }
 
-/// Check of one resource.
+/// The resource a request is about.
 #[derive(Clone, Debug, Default)]
-pub struct CheckRequest {
+pub struct Target {
     /// The resource type's Pulumi token.
     pub token: String,
     pub urn: String,
+}
+
+/// How long a change may take, and what stops it early (the engine's Cancel).
+#[derive(Clone, Debug, Default)]
+pub struct Deadline {
+    /// The engine's timeout in seconds; 0 means none.
+    pub timeout_seconds: f64,
+    pub cancel: CancellationToken,
+}
+
+impl Deadline {
+    /// The time limit, if there is one.
+    fn limit(&self) -> Option<Duration> {
+        let seconds = self.timeout_seconds;
+        (seconds > 0.0 && seconds.is_finite()).then(|| Duration::from_secs_f64(seconds))
+    }
+}
+
+/// Check of one resource.
+#[derive(Clone, Debug, Default)]
+pub struct CheckRequest {
+    pub target: Target,
     /// The resource's name, for auto-naming.
     pub name: String,
     pub olds: PropertyMap,
@@ -104,8 +126,7 @@ pub struct CheckRequest {
 /// Diff of one resource.
 #[derive(Clone, Debug, Default)]
 pub struct DiffRequest {
-    pub token: String,
-    pub urn: String,
+    pub target: Target,
     pub id: String,
     pub olds: PropertyMap,
     pub news: PropertyMap,
@@ -114,44 +135,36 @@ pub struct DiffRequest {
 /// Create of one resource.
 #[derive(Clone, Debug, Default)]
 pub struct CreateRequest {
-    pub token: String,
-    pub urn: String,
+    pub target: Target,
     pub news: PropertyMap,
     pub preview: bool,
-    /// The engine's timeout in seconds; 0 means none.
-    pub timeout_seconds: f64,
-    pub cancel: CancellationToken,
+    pub deadline: Deadline,
 }
 
 /// Update of one resource.
 #[derive(Clone, Debug, Default)]
 pub struct UpdateRequest {
-    pub token: String,
-    pub urn: String,
+    pub target: Target,
     pub id: String,
     pub olds: PropertyMap,
     pub news: PropertyMap,
     pub preview: bool,
-    pub timeout_seconds: f64,
-    pub cancel: CancellationToken,
+    pub deadline: Deadline,
 }
 
 /// Delete of one resource.
 #[derive(Clone, Debug, Default)]
 pub struct DeleteRequest {
-    pub token: String,
-    pub urn: String,
+    pub target: Target,
     pub id: String,
     pub olds: PropertyMap,
-    pub timeout_seconds: f64,
-    pub cancel: CancellationToken,
+    pub deadline: Deadline,
 }
 
 /// Read of one resource: a refresh when `outputs` are given, else an import of `id`.
 #[derive(Clone, Debug, Default)]
 pub struct ReadRequest {
-    pub token: String,
-    pub urn: String,
+    pub target: Target,
     pub id: String,
     pub outputs: Option<PropertyMap>,
     pub inputs: Option<PropertyMap>,
@@ -166,8 +179,7 @@ struct Write<'a> {
     stored_secrets: Vec<cty::Path>,
     news: &'a PropertyMap,
     preview: bool,
-    timeout_seconds: f64,
-    cancel: &'a CancellationToken,
+    deadline: &'a Deadline,
 }
 
 /// Plans made by Diff, kept for the final-plan check of the Update that follows, with the
@@ -250,11 +262,6 @@ impl Resource<'_> {
             other: previous.map(|m| m.other.clone()).unwrap_or_default(),
         })
     }
-}
-
-/// The engine's timeout as a call deadline (0 means none).
-fn limit(seconds: f64) -> Option<Duration> {
-    (seconds > 0.0 && seconds.is_finite()).then(|| Duration::from_secs_f64(seconds))
 }
 
 #[cfg(test)]
