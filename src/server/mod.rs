@@ -111,11 +111,11 @@ fn not_implemented(method: &str) -> Status {
     Status::unimplemented(format!("{method} is not implemented yet by pulumi-resource-terraform-provider"))
 }
 
-/// The engine's RPCs, as the trait `ResourceProvider`. The RPCs listed first only unwrap
-/// the request and wrap the answer of their `do_` method (`resources.rs`, `list.rs`,
-/// `call.rs`); the ones in braces after them are written out.
+/// The engine's RPCs, as the trait `ResourceProvider`: each RPC unwraps its request, runs
+/// its `do_` method (here, in `resources.rs`, `list.rs` and `call.rs`) and wraps the answer.
+/// The associated types follow in braces.
 macro_rules! resource_provider {
-    ($($rpc:ident($request:ty) -> $response:ty => $method:ident;)* { $($written:tt)* }) => {
+    ($($rpc:ident($request:ty) -> $response:ty => $method:ident;)* { $($types:tt)* }) => {
         #[tonic::async_trait]
         impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
             $(
@@ -124,29 +124,48 @@ macro_rules! resource_provider {
                 }
             )*
 
-            $($written)*
+            $($types)*
         }
     };
 }
 
 resource_provider! {
+    // The plugin: start-up, parameterization, schema, cancellation.
+    handshake(pulumirpc::ProviderHandshakeRequest) -> pulumirpc::ProviderHandshakeResponse => do_handshake;
+    attach(pulumirpc::PluginAttach) -> () => do_attach;
+    get_plugin_info(()) -> pulumirpc::PluginInfo => do_get_plugin_info;
+    parameterize(pulumirpc::ParameterizeRequest) -> pulumirpc::ParameterizeResponse => do_parameterize;
+    get_schema(pulumirpc::GetSchemaRequest) -> pulumirpc::GetSchemaResponse => do_get_schema;
+    cancel(()) -> () => do_cancel;
+    // The provider's configuration.
     check_config(pulumirpc::CheckRequest) -> pulumirpc::CheckResponse => do_check_config;
     diff_config(pulumirpc::DiffRequest) -> pulumirpc::DiffResponse => do_diff_config;
     configure(pulumirpc::ConfigureRequest) -> pulumirpc::ConfigureResponse => do_configure;
-    invoke(pulumirpc::InvokeRequest) -> pulumirpc::InvokeResponse => do_invoke;
-    call(pulumirpc::CallRequest) -> pulumirpc::CallResponse => do_call;
+    // Resources.
     check(pulumirpc::CheckRequest) -> pulumirpc::CheckResponse => do_check;
     diff(pulumirpc::DiffRequest) -> pulumirpc::DiffResponse => do_diff;
     create(pulumirpc::CreateRequest) -> pulumirpc::CreateResponse => do_create;
+    update(pulumirpc::UpdateRequest) -> pulumirpc::UpdateResponse => do_update;
+    delete(pulumirpc::DeleteRequest) -> () => do_delete;
     read(pulumirpc::ReadRequest) -> pulumirpc::ReadResponse => do_read;
     list(pulumirpc::ListRequest) -> Self::ListStream => do_list;
-    update(pulumirpc::UpdateRequest) -> pulumirpc::UpdateResponse => do_update;
+    construct(pulumirpc::ConstructRequest) -> pulumirpc::ConstructResponse => do_construct;
+    // Functions, and methods on the provider resource.
+    invoke(pulumirpc::InvokeRequest) -> pulumirpc::InvokeResponse => do_invoke;
+    call(pulumirpc::CallRequest) -> pulumirpc::CallResponse => do_call;
+    // Converters' mappings.
+    get_mapping(pulumirpc::GetMappingRequest) -> pulumirpc::GetMappingResponse => do_get_mapping;
+    get_mappings(pulumirpc::GetMappingsRequest) -> pulumirpc::GetMappingsResponse => do_get_mappings;
     {
-    async fn handshake(
+        type ListStream = list::ListStream;
+    }
+}
+
+impl Provider {
+    async fn do_handshake(
         &self,
-        request: Request<pulumirpc::ProviderHandshakeRequest>,
-    ) -> Result<Response<pulumirpc::ProviderHandshakeResponse>, Status> {
-        let request = request.into_inner();
+        request: pulumirpc::ProviderHandshakeRequest,
+    ) -> Result<pulumirpc::ProviderHandshakeResponse, Status> {
         // What the engine offers. `sends_old_outputs_to_check` needs no answer: Check uses
         // `old_outputs` when they come. The output-value capabilities stay off (we accept no
         // output values anywhere), so the engine sends plain values.
@@ -163,7 +182,7 @@ resource_provider! {
             program_directory: request.program_directory,
             invoke_with_preview: request.invoke_with_preview,
         };
-        Ok(Response::new(pulumirpc::ProviderHandshakeResponse {
+        Ok(pulumirpc::ProviderHandshakeResponse {
             accept_secrets: true,
             accept_resources: true,
             accept_outputs: false,
@@ -172,15 +191,15 @@ resource_provider! {
             accepts_outputs_in_invoke: false,
             accepts_outputs_in_call: false,
             accepts_outputs_in_check: false,
-        }))
+        })
     }
 
-    async fn parameterize(
+    async fn do_parameterize(
         &self,
-        request: Request<pulumirpc::ParameterizeRequest>,
-    ) -> Result<Response<pulumirpc::ParameterizeResponse>, Status> {
+        request: pulumirpc::ParameterizeRequest,
+    ) -> Result<pulumirpc::ParameterizeResponse, Status> {
         use pulumirpc::parameterize_request::Parameters;
-        let Some(parameters) = request.into_inner().parameters else {
+        let Some(parameters) = request.parameters else {
             return Err(Status::invalid_argument("Parameterize needs arguments or a parameter value"));
         };
         let args = match &parameters {
@@ -221,18 +240,17 @@ resource_provider! {
             version: session.announced_version.clone(),
         };
         *slot = Some(Arc::new(session));
-        Ok(Response::new(response))
+        Ok(response)
     }
 
-    async fn get_schema(
+    async fn do_get_schema(
         &self,
-        request: Request<pulumirpc::GetSchemaRequest>,
-    ) -> Result<Response<pulumirpc::GetSchemaResponse>, Status> {
-        let request = request.into_inner();
+        request: pulumirpc::GetSchemaRequest,
+    ) -> Result<pulumirpc::GetSchemaResponse, Status> {
         let Some(session) = self.session.lock().await.clone() else {
             // Without a provider there is nothing to describe but the plugin itself.
             let schema = serde_json::json!({"name": "terraform-provider", "version": env!("CARGO_PKG_VERSION")});
-            return Ok(Response::new(pulumirpc::GetSchemaResponse { schema: schema.to_string() }));
+            return Ok(pulumirpc::GetSchemaResponse { schema: schema.to_string() });
         };
         let wanted_name = &request.subpackage_name;
         let wanted_version = &request.subpackage_version;
@@ -258,25 +276,18 @@ resource_provider! {
         for warning in &warnings {
             tracing::debug!("schema translation: {warning}");
         }
-        Ok(Response::new(pulumirpc::GetSchemaResponse { schema }))
+        Ok(pulumirpc::GetSchemaResponse { schema })
     }
 
-    type ListStream = list::ListStream;
-
-    async fn delete(&self, request: Request<pulumirpc::DeleteRequest>) -> Result<Response<()>, Status> {
-        self.do_delete(request.into_inner()).await?;
-        Ok(Response::new(()))
-    }
-
-    async fn construct(
+    async fn do_construct(
         &self,
-        _request: Request<pulumirpc::ConstructRequest>,
-    ) -> Result<Response<pulumirpc::ConstructResponse>, Status> {
+        _request: pulumirpc::ConstructRequest,
+    ) -> Result<pulumirpc::ConstructResponse, Status> {
         // Terraform has no components; this will stay unimplemented.
         Err(not_implemented("Construct"))
     }
 
-    async fn cancel(&self, _request: Request<()>) -> Result<Response<()>, Status> {
+    async fn do_cancel(&self, _request: ()) -> Result<(), Status> {
         // Cancelling flips the token: in-flight calls notice and answer on their own. The
         // engine sends Cancel at the end of every run too (with a 5 s deadline), so it is
         // also when ephemeral resources close. That is waited for, briefly: the engine shows
@@ -289,33 +300,32 @@ resource_provider! {
             let closing = tokio::spawn(async move { close_ephemerals(&session, &engine_log).await });
             let _ = tokio::time::timeout(CLOSE_GRACE, closing).await;
         }
-        Ok(Response::new(()))
+        Ok(())
     }
 
-    async fn get_plugin_info(&self, _request: Request<()>) -> Result<Response<pulumirpc::PluginInfo>, Status> {
-        Ok(Response::new(pulumirpc::PluginInfo { version: env!("CARGO_PKG_VERSION").to_owned() }))
+    async fn do_get_plugin_info(&self, _request: ()) -> Result<pulumirpc::PluginInfo, Status> {
+        Ok(pulumirpc::PluginInfo { version: env!("CARGO_PKG_VERSION").to_owned() })
     }
 
-    async fn attach(&self, request: Request<pulumirpc::PluginAttach>) -> Result<Response<()>, Status> {
-        let address = request.into_inner().address;
+    async fn do_attach(&self, request: pulumirpc::PluginAttach) -> Result<(), Status> {
+        let address = request.address;
         self.engine_log.connect(&address).map_err(|err| Status::invalid_argument(err.to_string()))?;
         tracing::info!(engine = %address, "attached to the engine");
-        Ok(Response::new(()))
+        Ok(())
     }
 
-    async fn get_mapping(
+    async fn do_get_mapping(
         &self,
-        request: Request<pulumirpc::GetMappingRequest>,
-    ) -> Result<Response<pulumirpc::GetMappingResponse>, Status> {
-        let request = request.into_inner();
+        request: pulumirpc::GetMappingRequest,
+    ) -> Result<pulumirpc::GetMappingResponse, Status> {
         let (connection, package_version) = match self.mapping_source(&request.key).await {
             MappingSource::Session(session) => (session.connection.clone(), session.package_version().to_owned()),
-            MappingSource::None => return Ok(Response::new(pulumirpc::GetMappingResponse::default())),
+            MappingSource::None => return Ok(pulumirpc::GetMappingResponse::default()),
             MappingSource::Cache(candidates) => {
                 // Unparameterized, asked for a provider by type (`pulumi import --from
                 // terraform`): start the cached package GetMappings offered for it.
                 let Some(package) = candidates.get(&request.provider) else {
-                    return Ok(Response::new(pulumirpc::GetMappingResponse::default()));
+                    return Ok(pulumirpc::GetMappingResponse::default());
                 };
                 // The exact version, which the installer finds in the cache, offline.
                 let args = parameterize::parse_args(&[package.address.to_string(), package.version.to_string()])
@@ -343,20 +353,19 @@ resource_provider! {
         }
         let mapping = schema_gen::mapping::provider_mapping(&connection.schema, &connection.names, &package_version);
         let data = schema_gen::mapping::to_go_json(&mapping).into_bytes();
-        Ok(Response::new(pulumirpc::GetMappingResponse { provider: name, data }))
+        Ok(pulumirpc::GetMappingResponse { provider: name, data })
     }
 
-    async fn get_mappings(
+    async fn do_get_mappings(
         &self,
-        request: Request<pulumirpc::GetMappingsRequest>,
-    ) -> Result<Response<pulumirpc::GetMappingsResponse>, Status> {
-        let providers = match self.mapping_source(&request.into_inner().key).await {
+        request: pulumirpc::GetMappingsRequest,
+    ) -> Result<pulumirpc::GetMappingsResponse, Status> {
+        let providers = match self.mapping_source(&request.key).await {
             MappingSource::Session(session) => vec![session.connection.names.resource_prefix().to_owned()],
             MappingSource::Cache(candidates) => candidates.into_keys().collect(),
             MappingSource::None => Vec::new(),
         };
-        Ok(Response::new(pulumirpc::GetMappingsResponse { providers }))
-    }
+        Ok(pulumirpc::GetMappingsResponse { providers })
     }
 }
 
