@@ -155,3 +155,11 @@ pub(crate) fn show_property(value: &PropertyValue) -> String {
         other => format!("{other:?}"),
     }
 }
+
+/// A table test's answer for one case: what `ok` makes of a success, or `error: <the error>`.
+pub(crate) fn shown<T, E: std::fmt::Display>(result: Result<T, E>, ok: impl FnOnce(T) -> String) -> String {
+    match result {
+        Ok(value) => ok(value),
+        Err(err) => format!("error: {err}"),
+    }
+}

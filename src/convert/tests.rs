@@ -36,14 +36,11 @@ fn check(pulumi: &str, expect: Expect) {
     let block = schema(SCHEMA);
     let names = PropertyNames::of_block(&block);
     let input = properties(pulumi);
-    let actual = match to_cty(&block, &names, &input, UnknownKeys::Reject) {
-        Ok((value, secrets)) => {
-            let back = from_cty(&block, &names, &value, &secrets).unwrap();
-            let secrets: Vec<String> = secrets.iter().map(ToString::to_string).collect();
-            format!("cty: {}\nsecrets: {secrets:?}\nback: {}", show(&value), show_properties(&back))
-        }
-        Err(err) => format!("error: {err}"),
-    };
+    let actual = crate::testutil::shown(to_cty(&block, &names, &input, UnknownKeys::Reject), |(value, secrets)| {
+        let back = from_cty(&block, &names, &value, &secrets).unwrap();
+        let secrets: Vec<String> = secrets.iter().map(ToString::to_string).collect();
+        format!("cty: {}\nsecrets: {secrets:?}\nback: {}", show(&value), show_properties(&back))
+    });
     expect.assert_eq(&actual);
 }
 

@@ -43,29 +43,22 @@ fn arb_refinements(ty: &Type) -> BoxedStrategy<Refinements> {
             (arb_number(true), any::<bool>()).prop_map(|(value, inclusive)| NumberBound { value, inclusive }),
         )
     };
-    match ty {
-        Type::String => (any::<bool>(), proptest::option::of(".{0,300}"))
-            .prop_map(|(not_null, string_prefix)| Refinements { not_null, string_prefix, ..Default::default() })
+    // What each type can be refined by; any of them may also be refined as not null, but an
+    // unknown of unknown type cannot be refined at all.
+    let by_type = match ty {
+        Type::String => proptest::option::of(".{0,300}")
+            .prop_map(|string_prefix| Refinements { string_prefix, ..Default::default() })
             .boxed(),
-        Type::Number => (any::<bool>(), bound(), bound())
-            .prop_map(|(not_null, number_lower, number_upper)| Refinements {
-                not_null,
-                number_lower,
-                number_upper,
-                ..Default::default()
-            })
+        Type::Number => (bound(), bound())
+            .prop_map(|(number_lower, number_upper)| Refinements { number_lower, number_upper, ..Default::default() })
             .boxed(),
-        Type::List(_) | Type::Set(_) | Type::Map(_) => (any::<bool>(), 0u64..5, proptest::option::of(0u64..u64::MAX))
-            .prop_map(|(not_null, length_lower, length_upper)| Refinements {
-                not_null,
-                length_lower,
-                length_upper,
-                ..Default::default()
-            })
+        Type::List(_) | Type::Set(_) | Type::Map(_) => (0u64..5, proptest::option::of(0u64..u64::MAX))
+            .prop_map(|(length_lower, length_upper)| Refinements { length_lower, length_upper, ..Default::default() })
             .boxed(),
-        Type::Dynamic => Just(Refinements::default()).boxed(),
-        _ => any::<bool>().prop_map(|not_null| Refinements { not_null, ..Default::default() }).boxed(),
-    }
+        Type::Dynamic => return Just(Refinements::default()).boxed(),
+        _ => Just(Refinements::default()).boxed(),
+    };
+    (any::<bool>(), by_type).prop_map(|(not_null, refinements)| Refinements { not_null, ..refinements }).boxed()
 }
 
 #[derive(Clone, Copy)]

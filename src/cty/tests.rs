@@ -180,10 +180,7 @@ fn json_encoding() {
 fn check_json_decode(cases: &[(&str, &str)], expect: Expect) {
     let mut out = String::new();
     for (spec, input) in cases {
-        let result = match json::decode(input.as_bytes(), &ty(spec)) {
-            Ok(value) => value.to_string(),
-            Err(err) => format!("error: {err}"),
-        };
+        let result = crate::testutil::shown(json::decode(input.as_bytes(), &ty(spec)), |value| value.to_string());
         out.push_str(&format!("{spec} {input} => {result}\n"));
     }
     expect.assert_eq(&out);

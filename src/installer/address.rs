@@ -152,10 +152,7 @@ mod tests {
 
     #[track_caller]
     fn check(given: &str, expect: Expect) {
-        let rendered = match ProviderAddress::parse(given) {
-            Ok(address) => address.to_string(),
-            Err(error) => format!("error: {error}"),
-        };
+        let rendered = crate::testutil::shown(ProviderAddress::parse(given), |address| address.to_string());
         expect.assert_eq(&rendered);
     }
 

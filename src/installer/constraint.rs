@@ -218,14 +218,11 @@ mod tests {
             "2.0.0",
             "2.1.0",
         ];
-        let rendered = match VersionConstraints::parse(constraint) {
-            Ok(parsed) => {
-                let allowed: Vec<&str> =
-                    versions.iter().copied().filter(|text| parsed.allows(&Version::parse(text).unwrap())).collect();
-                format!("{parsed} => {}", allowed.join(" "))
-            }
-            Err(error) => format!("error: {error}"),
-        };
+        let rendered = crate::testutil::shown(VersionConstraints::parse(constraint), |parsed| {
+            let allowed: Vec<&str> =
+                versions.iter().copied().filter(|text| parsed.allows(&Version::parse(text).unwrap())).collect();
+            format!("{parsed} => {}", allowed.join(" "))
+        });
         expect.assert_eq(&rendered);
     }
 

@@ -347,10 +347,7 @@ mod tests {
 
     #[track_caller]
     fn check(object: Option<Value>, identity: Value, expect: Expect) {
-        let shown = match result_id(object.as_ref(), &identity) {
-            Ok(id) => format!("id {id:?}"),
-            Err(err) => format!("error: {err}"),
-        };
+        let shown = crate::testutil::shown(result_id(object.as_ref(), &identity), |id| format!("id {id:?}"));
         expect.assert_eq(&shown);
     }
 

@@ -28,15 +28,12 @@ const SIG: &str = "4dabf18193072939515e22adb298388d";
 fn check(cases: Vec<serde_json::Value>, expect: Expect) {
     let mut out = String::new();
     for case in cases {
-        let result = match decode_value(&json_to_protobuf(&case)) {
-            Ok(value) => {
-                // Whatever decodes must encode back to something that decodes the same.
-                let again = decode_value(&encode_value(&value)).unwrap();
-                assert_eq!(again, value);
-                format!("{value:?}")
-            }
-            Err(err) => format!("error: {err}"),
-        };
+        let result = crate::testutil::shown(decode_value(&json_to_protobuf(&case)), |value| {
+            // Whatever decodes must encode back to something that decodes the same.
+            let again = decode_value(&encode_value(&value)).unwrap();
+            assert_eq!(again, value);
+            format!("{value:?}")
+        });
         out.push_str(&format!("{case} => {result}\n"));
     }
     expect.assert_eq(&out);

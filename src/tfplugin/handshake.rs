@@ -133,15 +133,14 @@ mod tests {
 
     #[track_caller]
     fn check(line: &str, expect: Expect) {
-        let actual = match parse_handshake(line) {
-            Ok(h) => format!(
+        let actual = crate::testutil::shown(parse_handshake(line), |h| {
+            format!(
                 "ok v{} {} cert={}",
                 h.protocol.number(),
                 h.address,
                 h.server_certificate.map_or("none".to_owned(), |c| format!("{c:02x?}"))
-            ),
-            Err(err) => format!("error: {err}"),
-        };
+            )
+        });
         expect.assert_eq(&actual);
     }
 

@@ -140,16 +140,15 @@ mod tests {
 
     #[track_caller]
     fn check(json: &str, expect: Expect) {
-        let actual = match parse_reattach_providers("TF_REATTACH_PROVIDERS", json) {
-            Ok(configs) => configs
+        let actual = crate::testutil::shown(parse_reattach_providers("TF_REATTACH_PROVIDERS", json), |configs| {
+            configs
                 .iter()
                 .map(|(key, config)| {
                     format!("{key}: v{} {} pid={:?}", config.protocol.number(), config.address, config.pid)
                 })
                 .collect::<Vec<_>>()
-                .join("\n"),
-            Err(err) => format!("error: {err}"),
-        };
+                .join("\n")
+        });
         expect.assert_eq(&actual);
     }
 

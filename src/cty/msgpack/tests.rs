@@ -174,10 +174,7 @@ fn long_string_prefixes_are_cut_at_a_character_boundary() {
 fn check_decode(cases: &[(&str, &str)], expect: Expect) {
     let mut out = String::new();
     for (spec, input) in cases {
-        let result = match decode(&unhex(input), &ty(spec)) {
-            Ok(value) => format!("{value}"),
-            Err(err) => format!("error: {err}"),
-        };
+        let result = crate::testutil::shown(decode(&unhex(input), &ty(spec)), |value| format!("{value}"));
         out.push_str(&format!("{spec} {input} => {result}\n"));
     }
     expect.assert_eq(&out);
