@@ -109,6 +109,25 @@ pub fn scratch_dir(label: &str) -> PathBuf {
     dir
 }
 
+/// Every file under `dir`, as text (lossy), with its path: for tests that search logs and
+/// state for what must not be there.
+pub fn files_under(dir: &Path) -> Vec<(PathBuf, String)> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if let Ok(bytes) = std::fs::read(&path) {
+                found.push((path, String::from_utf8_lossy(&bytes).into_owned()));
+            }
+        }
+    }
+    found
+}
+
 /// Writes an executable shell script.
 pub fn write_script(dir: &Path, name: &str, body: &str) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;

@@ -150,28 +150,10 @@ fn accounting(log: &Path) -> anyhow::Result<Accounting> {
     Ok(seen)
 }
 
-/// Every file under `dir`, as text (lossy), with its path.
-fn files_under(dir: &Path) -> Vec<(PathBuf, String)> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if let Ok(bytes) = std::fs::read(&path) {
-                found.push((path, String::from_utf8_lossy(&bytes).into_owned()));
-            }
-        }
-    }
-    found
-}
-
 /// Fails naming each place under `dir` that holds one of `values`.
 fn assert_nowhere(dir: &Path, values: &[&str], what: &str) {
     let mut leaks = Vec::new();
-    for (path, text) in files_under(dir) {
+    for (path, text) in common::files_under(dir) {
         for value in values {
             if text.contains(value) {
                 leaks.push(format!("{} holds {value:?}", path.display()));
@@ -284,7 +266,7 @@ fn no_secret_in_any_log_at_trace_level() -> anyhow::Result<()> {
     ws.set_env("TFBRIDGE_LOG", "trace");
     let values = must_show(&mut ws, &log, &["--logtostderr", "--logflow", "-v=11"])?;
     let mut ours = Vec::new();
-    for (path, text) in files_under(&ws.root().join("logs")) {
+    for (path, text) in common::files_under(&ws.root().join("logs")) {
         if path.extension().is_some_and(|e| e == "stdout") {
             // What the CLI shows: diagnostics our plugin sent through Engine.Log included.
             for value in &values {

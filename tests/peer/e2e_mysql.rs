@@ -30,7 +30,7 @@
 use crate::common;
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use common::Implementation;
 use common::mariadb::{MariaDb, ROOT_PASSWORD};
@@ -375,24 +375,6 @@ fn yaml_lifecycle_with_both_and_no_line_go_does_not_print() -> anyhow::Result<()
     Ok(())
 }
 
-/// Every file under `dir`, as text.
-fn files_under(dir: &Path) -> Vec<(PathBuf, String)> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if let Ok(bytes) = std::fs::read(&path) {
-                found.push((path, String::from_utf8_lossy(&bytes).into_owned()));
-            }
-        }
-    }
-    found
-}
-
 /// Secrets (the root password of both providers, the user's passwords before and after an
 /// update) in no log line of our plugin at trace level, not in what the CLI shows, not in
 /// the `PULUMI_TF_DEBUG_GRPC` file, not in any state file.
@@ -421,7 +403,7 @@ fn no_password_in_any_log_at_trace_level_nor_in_state() -> anyhow::Result<()> {
     // Every place a password shows up, collected so one run reports them all.
     let mut leaks = Vec::new();
     let mut ours = Vec::new();
-    for (path, text) in files_under(&ws.root().join("logs")) {
+    for (path, text) in common::files_under(&ws.root().join("logs")) {
         if path.extension().is_some_and(|e| e == "stdout") {
             leaks.extend(
                 secrets.iter().filter(|s| text.contains(**s)).map(|s| format!("{} shows {s:?}", path.display())),
@@ -444,7 +426,7 @@ fn no_password_in_any_log_at_trace_level_nor_in_state() -> anyhow::Result<()> {
         leaks.push(format!("the PULUMI_TF_DEBUG_GRPC file holds a password in a {method} entry"));
     }
     run(&mut ws, &["destroy", "--yes", "--skip-preview", "--non-interactive"])?;
-    for (path, text) in files_under(&ws.root().join("backend")) {
+    for (path, text) in common::files_under(&ws.root().join("backend")) {
         leaks.extend(
             secrets
                 .iter()
