@@ -59,19 +59,15 @@ pub(in crate::lifecycle) struct TokenIndex(BTreeMap<String, (TokenKind, String)>
 
 impl TokenIndex {
     pub(in crate::lifecycle) fn of(names: &ProviderNames) -> TokenIndex {
-        let kinds = [
-            (TokenKind::Resource, names.resources().collect::<Vec<_>>()),
-            (TokenKind::DataSource, names.data_sources().collect()),
-            (TokenKind::Function, names.functions().collect()),
-            (TokenKind::EphemeralResource, names.ephemeral_resources().collect()),
-            (TokenKind::Action, names.actions().collect()),
-        ];
+        let of_kind = |kind| move |(tf, token): (&str, &str)| (token.to_owned(), (kind, tf.to_owned()));
         TokenIndex(
-            kinds
-                .into_iter()
-                .flat_map(|(kind, named)| {
-                    named.into_iter().map(move |(tf, token)| (token.to_owned(), (kind, tf.to_owned())))
-                })
+            names
+                .resources()
+                .map(of_kind(TokenKind::Resource))
+                .chain(names.data_sources().map(of_kind(TokenKind::DataSource)))
+                .chain(names.functions().map(of_kind(TokenKind::Function)))
+                .chain(names.ephemeral_resources().map(of_kind(TokenKind::EphemeralResource)))
+                .chain(names.actions().map(of_kind(TokenKind::Action)))
                 .collect(),
         )
     }
