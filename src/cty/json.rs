@@ -102,13 +102,14 @@ fn encode_value(value: &Value, ty: &Type, out: &mut String, depth: usize) -> Res
     Ok(())
 }
 
-/// Writes `items` comma-separated between the two `brackets`, each by `write`.
-fn push_joined<T>(
+/// Writes `items` comma-separated between the two `brackets`, each by `write`, as JSON
+/// writes arrays and objects (also the Go-style JSON of `lifecycle::config_encoding`).
+pub(crate) fn push_joined<T, E>(
     out: &mut String,
     brackets: [char; 2],
     items: impl Iterator<Item = T>,
-    mut write: impl FnMut(T, &mut String) -> Result<(), Error>,
-) -> Result<(), Error> {
+    mut write: impl FnMut(T, &mut String) -> Result<(), E>,
+) -> Result<(), E> {
     out.push(brackets[0]);
     for (idx, item) in items.enumerate() {
         if idx > 0 {

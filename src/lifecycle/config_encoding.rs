@@ -14,7 +14,9 @@
 //! the [`Kind`] of each top-level setting.
 
 use std::collections::BTreeMap;
+use std::convert::Infallible;
 
+use crate::cty::json::push_joined;
 use crate::property::{PropertyMap, PropertyValue, UnknownKind, structpb};
 
 /// What a top-level setting holds, as far as its encoding cares.
@@ -138,13 +140,21 @@ fn write_go_json(value: &PropertyValue, out: &mut String) {
         PropertyValue::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         PropertyValue::Number(n) => out.push_str(&go_float(*n)),
         PropertyValue::String(s) => write_go_string(s, out),
-        PropertyValue::Array(items) => write_joined(out, ['[', ']'], items.iter(), write_go_json),
+        PropertyValue::Array(items) => {
+            let Ok(()) = push_joined(out, ['[', ']'], items.iter(), |item, out| {
+                write_go_json(item, out);
+                Ok::<_, Infallible>(())
+            });
+        }
         // PropertyMap is ordered by key, as Go sorts a map's keys.
-        PropertyValue::Object(map) => write_joined(out, ['{', '}'], map.iter(), |(key, item), out| {
-            write_go_string(key, out);
-            out.push(':');
-            write_go_json(item, out);
-        }),
+        PropertyValue::Object(map) => {
+            let Ok(()) = push_joined(out, ['{', '}'], map.iter(), |(key, item), out| {
+                write_go_string(key, out);
+                out.push(':');
+                write_go_json(item, out);
+                Ok::<_, Infallible>(())
+            });
+        }
         PropertyValue::Output(output) => match &output.value {
             Some(inner) => write_go_json(inner, out),
             None => out.push_str("null"),
@@ -154,23 +164,6 @@ fn write_go_json(value: &PropertyValue, out: &mut String) {
         // Mappable of a value it cannot map.
         _ => out.push_str("null"),
     }
-}
-
-/// Writes `items` comma-separated between the two `brackets`, each by `write`.
-fn write_joined<T>(
-    out: &mut String,
-    brackets: [char; 2],
-    items: impl Iterator<Item = T>,
-    write: impl Fn(T, &mut String),
-) {
-    out.push(brackets[0]);
-    for (idx, item) in items.enumerate() {
-        if idx > 0 {
-            out.push(',');
-        }
-        write(item, out);
-    }
-    out.push(brackets[1]);
 }
 
 fn write_go_string(text: &str, out: &mut String) {
