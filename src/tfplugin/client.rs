@@ -185,72 +185,6 @@ impl ProviderClient {
         }
     }
 
-    pub async fn get_provider_schema(&self) -> Result<ProviderSchemaResponse, CallError> {
-        dispatch!(self, Operation::GetProviderSchema, |client| client.get_provider_schema())
-    }
-
-    /// Protocol 5.4/6.4; older providers answer `Unimplemented`.
-    pub async fn get_metadata(&self) -> Result<Support<ProviderMetadata>, CallError> {
-        Self::optional(dispatch!(self, Operation::GetMetadata, |client| client.get_metadata()))
-    }
-
-    pub async fn validate_provider_config(
-        &self,
-        config: &DynamicValue,
-    ) -> Result<ValidateProviderConfigResponse, CallError> {
-        dispatch!(self, Operation::ValidateProviderConfig, |client| client.validate_provider_config(config))
-    }
-
-    pub async fn validate_resource_config(
-        &self,
-        type_name: &str,
-        config: &DynamicValue,
-    ) -> Result<Vec<Diagnostic>, CallError> {
-        dispatch!(self, Operation::ValidateResourceConfig, |client| client.validate_resource_config(type_name, config))
-    }
-
-    pub async fn validate_data_resource_config(
-        &self,
-        type_name: &str,
-        config: &DynamicValue,
-    ) -> Result<Vec<Diagnostic>, CallError> {
-        dispatch!(self, Operation::ValidateDataResourceConfig, |client| client
-            .validate_data_resource_config(type_name, config))
-    }
-
-    pub async fn upgrade_resource_state(
-        &self,
-        request: &UpgradeResourceStateRequest,
-    ) -> Result<UpgradeResourceStateResponse, CallError> {
-        dispatch!(self, Operation::UpgradeResourceState, |client| client.upgrade_resource_state(request))
-    }
-
-    pub async fn configure_provider(
-        &self,
-        terraform_version: &str,
-        config: &DynamicValue,
-    ) -> Result<Vec<Diagnostic>, CallError> {
-        dispatch!(self, Operation::ConfigureProvider, |client| client.configure_provider(terraform_version, config))
-    }
-
-    pub async fn read_resource(&self, request: &ReadResourceRequest) -> Result<ReadResourceResponse, CallError> {
-        dispatch!(self, Operation::ReadResource, |client| client.read_resource(request))
-    }
-
-    pub async fn plan_resource_change(
-        &self,
-        request: &PlanResourceChangeRequest,
-    ) -> Result<PlanResourceChangeResponse, CallError> {
-        dispatch!(self, Operation::PlanResourceChange, |client| client.plan_resource_change(request))
-    }
-
-    pub async fn apply_resource_change(
-        &self,
-        request: &ApplyResourceChangeRequest,
-    ) -> Result<ApplyResourceChangeResponse, CallError> {
-        dispatch!(self, Operation::ApplyResourceChange, |client| client.apply_resource_change(request))
-    }
-
     pub async fn import_resource_state(
         &self,
         type_name: &str,
@@ -270,115 +204,9 @@ impl ProviderClient {
         dispatch!(self, Operation::ImportResourceState, |client| client.import_resource_state(type_name, id, identity))
     }
 
-    /// Protocol 5.9/6.9; older providers answer `Unimplemented`, which Terraform treats as
-    /// no identities.
-    pub async fn get_resource_identity_schemas(&self) -> Result<Support<IdentitySchemasResponse>, CallError> {
-        Self::optional(
-            dispatch!(self, Operation::GetResourceIdentitySchemas, |client| client.get_resource_identity_schemas())
-        )
-    }
-
-    pub async fn upgrade_resource_identity(
-        &self,
-        request: &UpgradeResourceIdentityRequest,
-    ) -> Result<Support<UpgradeResourceIdentityResponse>, CallError> {
-        Self::optional(
-            dispatch!(self, Operation::UpgradeResourceIdentity, |client| client.upgrade_resource_identity(request))
-        )
-    }
-
-    /// Protocol 5.10/6.10; older providers answer `Unimplemented`.
-    pub async fn validate_list_resource_config(
-        &self,
-        type_name: &str,
-        config: &DynamicValue,
-    ) -> Result<Support<Vec<Diagnostic>>, CallError> {
-        Self::optional(dispatch!(self, Operation::ValidateListResourceConfig, |client| client
-            .validate_list_resource_config(type_name, config)))
-    }
-
-    /// Protocol 5.10/6.10: starts a ListResource stream. A status the stream breaks with
-    /// later comes as an item; turn it into a [`CallError`] with [`ProviderClient::stream_failed`].
-    pub async fn list_resource(&self, request: &ListResourceRequest) -> Result<Support<ListEvents>, CallError> {
-        Self::optional(dispatch!(self, Operation::ListResource, |client| client.list_resource(request)))
-    }
-
     /// A status a stream broke with, with the process's exit when it died.
     pub async fn stream_failed(&self, operation: Operation, status: tonic::Status) -> CallError {
         self.call_failed(operation, RpcFailure::Status(status)).await
-    }
-
-    pub async fn read_data_source(&self, request: &ReadDataSourceRequest) -> Result<ReadDataSourceResponse, CallError> {
-        dispatch!(self, Operation::ReadDataSource, |client| client.read_data_source(request))
-    }
-
-    /// Protocol 5.5/6.5; older providers answer `Unimplemented`.
-    pub async fn get_functions(&self) -> Result<Support<GetFunctionsResponse>, CallError> {
-        Self::optional(dispatch!(self, Operation::GetFunctions, |client| client.get_functions()))
-    }
-
-    /// Calls a provider function. Each argument is encoded with its parameter's type.
-    pub async fn call_function(
-        &self,
-        name: &str,
-        arguments: &[DynamicValue],
-    ) -> Result<Support<CallFunctionResponse>, CallError> {
-        Self::optional(dispatch!(self, Operation::CallFunction, |client| client.call_function(name, arguments)))
-    }
-
-    /// Protocol 5.7/6.7; older providers answer `Unimplemented`, which is an error here: the
-    /// schema declared the ephemeral resource.
-    pub async fn validate_ephemeral_resource_config(
-        &self,
-        type_name: &str,
-        config: &DynamicValue,
-    ) -> Result<Vec<Diagnostic>, CallError> {
-        dispatch!(self, Operation::ValidateEphemeralResourceConfig, |client| client
-            .validate_ephemeral_resource_config(type_name, config))
-    }
-
-    pub async fn open_ephemeral_resource(
-        &self,
-        type_name: &str,
-        config: &DynamicValue,
-    ) -> Result<OpenEphemeralResourceResponse, CallError> {
-        dispatch!(self, Operation::OpenEphemeralResource, |client| client.open_ephemeral_resource(type_name, config))
-    }
-
-    pub async fn renew_ephemeral_resource(
-        &self,
-        type_name: &str,
-        private: Option<&[u8]>,
-    ) -> Result<RenewEphemeralResourceResponse, CallError> {
-        dispatch!(self, Operation::RenewEphemeralResource, |client| client.renew_ephemeral_resource(type_name, private))
-    }
-
-    pub async fn close_ephemeral_resource(
-        &self,
-        type_name: &str,
-        private: Option<&[u8]>,
-    ) -> Result<Vec<Diagnostic>, CallError> {
-        dispatch!(self, Operation::CloseEphemeralResource, |client| client.close_ephemeral_resource(type_name, private))
-    }
-
-    /// Protocol 5.10/6.10 (Terraform 1.14); older providers answer `Unimplemented`.
-    pub async fn validate_action_config(
-        &self,
-        type_name: &str,
-        config: &DynamicValue,
-    ) -> Result<Support<Vec<Diagnostic>>, CallError> {
-        Self::optional(
-            dispatch!(self, Operation::ValidateActionConfig, |client| client.validate_action_config(type_name, config))
-        )
-    }
-
-    /// Protocol 5.10/6.10 (Terraform 1.14); older providers answer `Unimplemented`.
-    pub async fn plan_action(
-        &self,
-        action_type: &str,
-        config: &DynamicValue,
-    ) -> Result<Support<PlanActionResponse>, CallError> {
-        Self::optional(dispatch!(self, Operation::PlanAction, |client| client.plan_action(action_type, config)))
     }
 
     /// Starts an action: its events arrive on the returned stream. Protocol 5.10/6.10
@@ -392,22 +220,91 @@ impl ProviderClient {
         Self::optional(stream.map(|stream| ActionEvents::new(self.provider.clone(), stream)))
     }
 
-    /// The configuration that would manage `state` (Terraform 1.14, for
-    /// `-generate-config-out`); providers without the `generate_resource_config` capability
-    /// answer `Unimplemented`.
-    pub async fn generate_resource_config(
-        &self,
-        type_name: &str,
-        state: &DynamicValue,
-    ) -> Result<Support<GenerateResourceConfigResponse>, CallError> {
-        Self::optional(dispatch!(self, Operation::GenerateResourceConfig, |client| client
-            .generate_resource_config(type_name, state)))
-    }
-
     /// Asks the provider to cancel in-flight work (Terraform's Ctrl-C). `Ok(Some(text))` is
     /// the provider's own error text.
     pub async fn stop_provider(&self) -> Result<Option<String>, CallError> {
         let error = dispatch!(self, Operation::StopProvider, |client| client.stop_provider())?;
         Ok(if error.is_empty() { None } else { Some(error) })
+    }
+}
+
+/// The calls that only dispatch, one line each: `required` ones return the response,
+/// `optional` ones (RPCs older providers lack) turn `Unimplemented` into
+/// [`Support::Unsupported`]. Each method has the name of the protocol clients' method it
+/// calls.
+macro_rules! calls {
+    (
+        required { $($(#[$rdoc:meta])* $rname:ident($($rarg:ident: $rty:ty),*) -> $rret:ty => $rop:ident;)* }
+        optional { $($(#[$odoc:meta])* $oname:ident($($oarg:ident: $oty:ty),*) -> $oret:ty => $oop:ident;)* }
+    ) => {
+        impl ProviderClient {
+            $(
+                $(#[$rdoc])*
+                pub async fn $rname(&self, $($rarg: $rty),*) -> Result<$rret, CallError> {
+                    dispatch!(self, Operation::$rop, |client| client.$rname($($rarg),*))
+                }
+            )*
+            $(
+                $(#[$odoc])*
+                pub async fn $oname(&self, $($oarg: $oty),*) -> Result<Support<$oret>, CallError> {
+                    Self::optional(dispatch!(self, Operation::$oop, |client| client.$oname($($oarg),*)))
+                }
+            )*
+        }
+    };
+}
+
+calls! {
+    required {
+        get_provider_schema() -> ProviderSchemaResponse => GetProviderSchema;
+        validate_provider_config(config: &DynamicValue) -> ValidateProviderConfigResponse => ValidateProviderConfig;
+        validate_resource_config(type_name: &str, config: &DynamicValue) -> Vec<Diagnostic> => ValidateResourceConfig;
+        validate_data_resource_config(type_name: &str, config: &DynamicValue) -> Vec<Diagnostic>
+            => ValidateDataResourceConfig;
+        upgrade_resource_state(request: &UpgradeResourceStateRequest) -> UpgradeResourceStateResponse
+            => UpgradeResourceState;
+        configure_provider(terraform_version: &str, config: &DynamicValue) -> Vec<Diagnostic> => ConfigureProvider;
+        read_resource(request: &ReadResourceRequest) -> ReadResourceResponse => ReadResource;
+        plan_resource_change(request: &PlanResourceChangeRequest) -> PlanResourceChangeResponse => PlanResourceChange;
+        apply_resource_change(request: &ApplyResourceChangeRequest) -> ApplyResourceChangeResponse
+            => ApplyResourceChange;
+        read_data_source(request: &ReadDataSourceRequest) -> ReadDataSourceResponse => ReadDataSource;
+        /// Protocol 5.7/6.7; older providers answer `Unimplemented`, which is an error here: the
+        /// schema declared the ephemeral resource.
+        validate_ephemeral_resource_config(type_name: &str, config: &DynamicValue) -> Vec<Diagnostic>
+            => ValidateEphemeralResourceConfig;
+        open_ephemeral_resource(type_name: &str, config: &DynamicValue) -> OpenEphemeralResourceResponse
+            => OpenEphemeralResource;
+        renew_ephemeral_resource(type_name: &str, private: Option<&[u8]>) -> RenewEphemeralResourceResponse
+            => RenewEphemeralResource;
+        close_ephemeral_resource(type_name: &str, private: Option<&[u8]>) -> Vec<Diagnostic>
+            => CloseEphemeralResource;
+    }
+    optional {
+        /// Protocol 5.4/6.4.
+        get_metadata() -> ProviderMetadata => GetMetadata;
+        /// Protocol 5.9/6.9; to Terraform, `Unimplemented` means no identities.
+        get_resource_identity_schemas() -> IdentitySchemasResponse => GetResourceIdentitySchemas;
+        upgrade_resource_identity(request: &UpgradeResourceIdentityRequest) -> UpgradeResourceIdentityResponse
+            => UpgradeResourceIdentity;
+        /// Protocol 5.10/6.10.
+        validate_list_resource_config(type_name: &str, config: &DynamicValue) -> Vec<Diagnostic>
+            => ValidateListResourceConfig;
+        /// Protocol 5.10/6.10: starts a ListResource stream. A status the stream breaks with
+        /// later comes as an item; turn it into a [`CallError`] with [`ProviderClient::stream_failed`].
+        list_resource(request: &ListResourceRequest) -> ListEvents => ListResource;
+        /// Protocol 5.5/6.5.
+        get_functions() -> GetFunctionsResponse => GetFunctions;
+        /// Calls a provider function. Each argument is encoded with its parameter's type.
+        call_function(name: &str, arguments: &[DynamicValue]) -> CallFunctionResponse => CallFunction;
+        /// Protocol 5.10/6.10 (Terraform 1.14).
+        validate_action_config(type_name: &str, config: &DynamicValue) -> Vec<Diagnostic> => ValidateActionConfig;
+        /// Protocol 5.10/6.10 (Terraform 1.14).
+        plan_action(action_type: &str, config: &DynamicValue) -> PlanActionResponse => PlanAction;
+        /// The configuration that would manage `state` (Terraform 1.14, for
+        /// `-generate-config-out`); providers without the `generate_resource_config`
+        /// capability answer `Unimplemented`.
+        generate_resource_config(type_name: &str, state: &DynamicValue) -> GenerateResourceConfigResponse
+            => GenerateResourceConfig;
     }
 }
