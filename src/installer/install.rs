@@ -11,7 +11,7 @@ use url::Url;
 
 use super::address::{DEFAULT_REGISTRY_HOST, ProviderAddress};
 use super::archive::{extract_zip, make_executable};
-use super::cache::{Staging, lock_provider};
+use super::cache::{ProviderLock, Staging, lock_provider};
 use super::cliconfig::{InstallationMethod, MethodLocation};
 use super::error::Error;
 use super::filesystem::{LocalLocation, find_executable, scan, unpacked_package_dir};
@@ -188,7 +188,7 @@ impl Installing<'_> {
                     for package in scan(dir, address, &config.platform) {
                         let origin = match package.location {
                             LocalLocation::Unpacked(package_dir) => {
-                                Origin::LocalDirectory { package_dir, mirror: dir.clone() }
+                                Origin::Unpacked(UnpackedOrigin { package_dir, mirror: dir.clone() })
                             }
                             LocalLocation::Packed(zip) => {
                                 Origin::Archive(ArchiveOrigin::LocalArchive { zip, mirror: dir.clone() })
@@ -272,9 +272,7 @@ impl Installing<'_> {
 
         let archive_origin = match origin {
             Origin::Archive(archive_origin) => archive_origin,
-            Origin::LocalDirectory { package_dir, mirror } => {
-                return self.install_unpacked(&selected, package_dir, mirror).await;
-            }
+            Origin::Unpacked(unpacked) => return self.install_unpacked(&selected, unpacked).await,
         };
         self.install_archive(&selected, archive_origin, &http).await
     }
@@ -288,14 +286,12 @@ impl Installing<'_> {
         http: &HttpClient,
     ) -> Result<InstalledProvider, Error> {
         let Installing { address, config, progress, .. } = *self;
-        let final_dir = unpacked_package_dir(&config.cache_dir, address, version, &config.platform);
-        let _lock = lock_provider(&config.cache_dir, address, progress).await?;
-        if let Some(executable) = find_executable(&final_dir, &address.type_name) {
-            // Another process installed it while we were resolving or waiting for the lock.
+        let locked = self.lock_package(version).await?;
+        if let Some(executable) = locked.installed {
             let label = "the plugin cache";
-            self.check_locked_hashes(version, label, &[directory_hash1(&final_dir)?])?;
+            self.check_locked_hashes(version, label, &[directory_hash1(&locked.final_dir)?])?;
             let from = format!("from {label} at {}", config.cache_dir.display());
-            return Ok(InstalledProvider::found(address, version, executable, final_dir, &from, false));
+            return Ok(InstalledProvider::found(address, version, executable, locked.final_dir, &from, false));
         }
         let staging = Staging::begin(&config.cache_dir, address, version, &config.platform)?;
         let zip_path = staging.zip_path();
@@ -305,16 +301,11 @@ impl Installing<'_> {
         let package_dir = staging.package_dir();
         let limits = config.archive_limits;
         let (zip_for_task, dir_for_task) = (zip_path.clone(), package_dir.clone());
-        let hashes = tokio::task::spawn_blocking(move || -> Result<Vec<String>, Error> {
+        let hashes = off_runtime("extraction task failed for", &zip_path, move || {
             extract_zip(&zip_for_task, &dir_for_task, limits)?;
             Ok(vec![directory_hash1(&dir_for_task)?, zip_hash(&zip_for_task)?])
         })
-        .await
-        .map_err(|error| Error::Io {
-            action: "extraction task failed for",
-            path: zip_path.clone(),
-            source: std::io::Error::other(error.to_string()),
-        })??;
+        .await?;
         if !fetched.acceptable_hashes.is_empty() && !matches_any_hash(&hashes, &fetched.acceptable_hashes) {
             return Err(Error::HashMismatch {
                 what: format!("{} {version} from {}", address.short_name(), fetched.origin),
@@ -330,7 +321,17 @@ impl Installing<'_> {
             })?;
         make_executable(&executable_in_staging)?;
         let executable_name = executable_in_staging.file_name().map(ToOwned::to_owned).unwrap_or_default();
-        self.install_staged(staging, final_dir, &executable_name, version, &fetched.description)
+        self.install_staged(staging, locked.final_dir, &executable_name, version, &fetched.description)
+    }
+
+    /// Takes the provider lock, then looks where `version` unpacks in our cache: another
+    /// process may have installed it while we were resolving or waiting for the lock.
+    async fn lock_package(&self, version: &Version) -> Result<LockedPackage, Error> {
+        let Installing { address, config, progress, .. } = *self;
+        let final_dir = unpacked_package_dir(&config.cache_dir, address, version, &config.platform);
+        let lock = lock_provider(&config.cache_dir, address, progress).await?;
+        let installed = find_executable(&final_dir, &address.type_name);
+        Ok(LockedPackage { final_dir, installed, _lock: lock })
     }
 
     /// Moves a checked package from `staging` into `final_dir`, where it is installed.
@@ -352,47 +353,30 @@ impl Installing<'_> {
     /// copies it into the working directory: a mirror is often a mounted share or a directory
     /// a CI job prepares, and a later run must work after it is gone. The copy is staged,
     /// hashed and renamed into place under the provider lock, like a download.
-    async fn install_unpacked(
-        &self,
-        version: &Version,
-        package_dir: &Path,
-        mirror: &Path,
-    ) -> Result<InstalledProvider, Error> {
+    async fn install_unpacked(&self, version: &Version, origin: &UnpackedOrigin) -> Result<InstalledProvider, Error> {
         let Installing { address, config, progress, .. } = *self;
+        let UnpackedOrigin { package_dir, mirror } = origin;
         let label = format!("the filesystem mirror at {}", mirror.display());
         let mirror_hash = directory_hash1(package_dir)?;
         self.check_locked_hashes(version, &label, std::slice::from_ref(&mirror_hash))?;
         find_executable(package_dir, &address.type_name)
             .ok_or_else(|| Error::NoExecutable { type_name: address.type_name.clone(), dir: package_dir.to_owned() })?;
 
-        let final_dir = unpacked_package_dir(&config.cache_dir, address, version, &config.platform);
-        let _lock = lock_provider(&config.cache_dir, address, progress).await?;
-        if let Some(executable) = find_executable(&final_dir, &address.type_name)
-            && directory_hash1(&final_dir)? == mirror_hash
+        let locked = self.lock_package(version).await?;
+        if let Some(executable) = locked.installed
+            && directory_hash1(&locked.final_dir)? == mirror_hash
         {
-            // Another process copied it while we were resolving or waiting for the lock.
-            return Ok(InstalledProvider::found(
-                address,
-                version,
-                executable,
-                final_dir,
-                &format!("from {label}"),
-                false,
-            ));
+            let from = format!("from {label}");
+            return Ok(InstalledProvider::found(address, version, executable, locked.final_dir, &from, false));
         }
         let staging = Staging::begin(&config.cache_dir, address, version, &config.platform)?;
         progress.step(&format!("copying {} {version} from {label}", address.short_name()));
         let (from, to) = (package_dir.to_owned(), staging.package_dir());
-        let copied_hash = tokio::task::spawn_blocking(move || -> Result<String, Error> {
+        let copied_hash = off_runtime("copy task failed for", package_dir, move || {
             copy_dir(&from, &to)?;
             directory_hash1(&to)
         })
-        .await
-        .map_err(|error| Error::Io {
-            action: "copy task failed for",
-            path: package_dir.to_owned(),
-            source: std::io::Error::other(error.to_string()),
-        })??;
+        .await?;
         // The mirror may change under us (another job refreshing it): install only what was hashed.
         if copied_hash != mirror_hash {
             return Err(Error::HashMismatch {
@@ -404,7 +388,7 @@ impl Installing<'_> {
         let executable_name = find_executable(&staging.package_dir(), &address.type_name)
             .and_then(|executable| executable.file_name().map(ToOwned::to_owned))
             .unwrap_or_default();
-        self.install_staged(staging, final_dir, &executable_name, version, &format!("from {label}"))
+        self.install_staged(staging, locked.final_dir, &executable_name, version, &format!("from {label}"))
     }
 
     /// Puts the archive at `zip_path` and authenticates it as its source allows.
@@ -503,12 +487,40 @@ impl Installing<'_> {
     }
 }
 
+/// Where a version unpacks in our cache, while we hold the provider lock.
+struct LockedPackage {
+    final_dir: PathBuf,
+    /// The executable, when the version is already there.
+    installed: Option<PathBuf>,
+    _lock: ProviderLock,
+}
+
+/// Runs file work (extracting, copying, hashing) off the runtime's threads. A task that
+/// dies is reported as an I/O failure on `path`.
+async fn off_runtime<T: Send + 'static>(
+    action: &'static str,
+    path: &Path,
+    work: impl FnOnce() -> Result<T, Error> + Send + 'static,
+) -> Result<T, Error> {
+    tokio::task::spawn_blocking(work).await.map_err(|error| Error::Io {
+        action,
+        path: path.to_owned(),
+        source: std::io::Error::other(error.to_string()),
+    })?
+}
+
 /// Where a candidate version can be had.
 enum Origin {
     /// An unpacked package in a filesystem mirror, copied into our cache.
-    LocalDirectory { package_dir: PathBuf, mirror: PathBuf },
+    Unpacked(UnpackedOrigin),
     /// A zip archive to bring into our cache.
     Archive(ArchiveOrigin),
+}
+
+/// An unpacked package: its directory, in the filesystem mirror at `mirror`.
+struct UnpackedOrigin {
+    package_dir: PathBuf,
+    mirror: PathBuf,
 }
 
 /// Where a zip archive comes from, which decides how it is authenticated.
