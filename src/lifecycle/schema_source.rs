@@ -102,7 +102,7 @@ pub(super) enum Decision {
 }
 
 /// How a cached entry compares with what the running provider says about itself.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Cached {
     Absent,
     /// An entry, written for this protocol or not.
@@ -216,49 +216,22 @@ mod tests {
 
     #[test]
     fn the_cache_replaces_get_provider_schema_only_when_the_provider_allows_it() {
-        let present = Cached::Present { same_protocol: true };
-        let table: Vec<(&str, Cached, Option<ProviderMetadata>, bool, Decision)> = vec![
-            ("cold start", Cached::Absent, None, false, Decision::Fetch { store: true }),
-            (
-                "warm, schema optional, same names",
-                Cached::Present { same_protocol: true },
-                Some(metadata(true)),
-                true,
-                Decision::UseCache,
-            ),
-            (
-                "warm, schema required",
-                Cached::Present { same_protocol: true },
-                Some(metadata(false)),
-                true,
-                Decision::Fetch { store: false },
-            ),
-            (
-                "warm, no GetMetadata",
-                Cached::Present { same_protocol: true },
-                None,
-                false,
-                Decision::Fetch { store: false },
-            ),
-            (
-                "warm, names differ",
-                Cached::Present { same_protocol: true },
-                Some(metadata(true)),
-                false,
-                Decision::Fetch { store: true },
-            ),
-            (
-                "entry for another protocol",
-                Cached::Present { same_protocol: false },
-                Some(metadata(true)),
-                true,
-                Decision::Fetch { store: true },
-            ),
+        use Cached::{Absent, Present};
+        use Decision::{Fetch, UseCache};
+        let (same, other) = (Present { same_protocol: true }, Present { same_protocol: false });
+        let (optional, required) = (Some(metadata(true)), Some(metadata(false)));
+        // (case, cache entry, GetMetadata's answer, whether its names match the entry's, decision)
+        let table = [
+            ("cold start", Absent, None, false, Fetch { store: true }),
+            ("warm, schema optional, same names", same, optional.clone(), true, UseCache),
+            ("warm, schema required", same, required, true, Fetch { store: false }),
+            ("warm, no GetMetadata", same, None, false, Fetch { store: false }),
+            ("warm, names differ", same, optional.clone(), false, Fetch { store: true }),
+            ("entry for another protocol", other, optional, true, Fetch { store: true }),
         ];
         for (name, cached, metadata, matches, expected) in table {
             assert_eq!(decide(&cached, metadata.as_ref(), matches), expected, "{name}");
         }
-        assert_eq!(decide(&present, Some(&metadata(true)), true), Decision::UseCache);
     }
 
     #[test]
