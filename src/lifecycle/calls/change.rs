@@ -8,7 +8,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::debug_log::{self, Call, Request};
-use super::resource::{Applied, Planned, Resource, STOP_GRACE};
+use super::resource::{Applied, Planned, Resource, STOP_GRACE, Stored};
 use super::{Warned, Warnings, call_error, decode};
 use crate::cty::{self, Path, Value};
 use crate::invariants::Violation;
@@ -130,22 +130,16 @@ impl Resource<'_> {
     /// PlanResourceChange for a destroy (null proposed state and configuration), which
     /// providers that declare `plan_destroy` expect before a delete. Returns the planned
     /// private bytes for the apply.
-    pub async fn plan_destroy(
-        &self,
-        prior: &Value,
-        prior_private: &[u8],
-        prior_identity: Option<&Value>,
-        secrets: &[Path],
-    ) -> Result<Warned<Vec<u8>>, LifecycleError> {
+    pub async fn plan_destroy(&self, prior: Stored<'_>, secrets: &[Path]) -> Result<Warned<Vec<u8>>, LifecycleError> {
         let request = PlanResourceChangeRequest {
             type_name: self.tf_name.to_owned(),
-            prior_state: self.encode("the prior state", prior)?,
+            prior_state: self.encode("the prior state", prior.state)?,
             proposed_new_state: DynamicValue::null(),
             config: DynamicValue::null(),
-            prior_private: prior_private.to_vec(),
+            prior_private: prior.private.to_vec(),
             provider_meta: self.provider.provider_meta(),
             planned_private: Vec::new(),
-            prior_identity: self.encode_identity(prior_identity)?,
+            prior_identity: self.encode_identity(prior.identity)?,
         };
         let (response, warnings) = self.send_plan(&request, Operation::PlanDestroy, secrets).await?;
         let provider = self.provider.display_name();

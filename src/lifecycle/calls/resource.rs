@@ -84,6 +84,22 @@ pub struct Read {
     pub identity: Option<Value>,
 }
 
+impl Read {
+    /// The object, lent to a call that sends it back.
+    pub fn stored(&self) -> Stored<'_> {
+        Stored { state: &self.state, private: &self.private, identity: self.identity.as_ref() }
+    }
+}
+
+/// A stored object as ReadResource and a destroy plan send it back to the provider: the
+/// (upgraded) state, its private bytes and its identity.
+#[derive(Clone, Copy)]
+pub struct Stored<'a> {
+    pub state: &'a Value,
+    pub private: &'a [u8],
+    pub identity: Option<&'a Value>,
+}
+
 /// What ApplyResourceChange returned, checked. `errors` are the provider's error
 /// diagnostics and any broken invariant; with a non-null `new_state` the object exists.
 pub struct Applied {
@@ -404,21 +420,16 @@ impl Resource<'_> {
     }
 
     /// ReadResource with the (upgraded) state; `None` when the remote object is gone.
-    pub async fn read(
-        &self,
-        current: &Value,
-        private: &[u8],
-        current_identity: Option<&Value>,
-        secrets: &[Path],
-    ) -> Result<Warned<Option<Read>>, LifecycleError> {
+    pub async fn read(&self, current: Stored<'_>, secrets: &[Path]) -> Result<Warned<Option<Read>>, LifecycleError> {
+        let operation = Operation::ReadResource;
+        let Stored { state: current, private, identity } = current;
         let request = ReadResourceRequest {
             type_name: self.tf_name.to_owned(),
             current_state: self.encode("the current state", current)?,
             private: private.to_vec(),
             provider_meta: self.provider.provider_meta(),
-            current_identity: self.encode_identity(current_identity)?,
+            current_identity: self.encode_identity(identity)?,
         };
-        let operation = Operation::ReadResource;
         let response = debug_log::logged(
             self.log(operation, secrets),
             Request::Read { current, private },

@@ -3,7 +3,7 @@
 
 use super::{CreateRequest, Deadline, DeleteRequest, DiffRequest, Diffed, PlanCache, UpdateRequest, Write, Written};
 use crate::cty::{self, Value};
-use crate::lifecycle::calls::{Applied, Planned, Resource, Warnings};
+use crate::lifecycle::calls::{Applied, Planned, Resource, Stored, Warnings};
 use crate::lifecycle::checks::{self, EarlierPlan};
 use crate::lifecycle::detailed_diff::{Sets, detailed_diff, top_level_keys, without_recomputed};
 use crate::lifecycle::error::{Change, LifecycleError, PartialFailure};
@@ -174,7 +174,8 @@ impl Resource<'_> {
         let null = Value::null(self.ty());
         let prior_identity = self.stored_identity(&meta)?;
         let private = if self.provider.capabilities.plan_destroy {
-            warnings.keep(self.plan_destroy(&prior, &meta.private, prior_identity.as_ref(), &secrets).await?)
+            let stored = Stored { state: &prior, private: &meta.private, identity: prior_identity.as_ref() };
+            warnings.keep(self.plan_destroy(stored, &secrets).await?)
         } else {
             meta.private
         };

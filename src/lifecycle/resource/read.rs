@@ -4,7 +4,7 @@
 use super::{ReadRequest, Written};
 use crate::convert::values::{self as convert, UnknownKeys};
 use crate::cty;
-use crate::lifecycle::calls::{Resource, Warnings};
+use crate::lifecycle::calls::{Resource, Stored, Warnings};
 use crate::lifecycle::error::LifecycleError;
 use crate::lifecycle::identity::{self, ImportKey};
 use crate::lifecycle::inputs::{inputs_from_outputs, refreshed_inputs};
@@ -30,7 +30,8 @@ impl Resource<'_> {
         let stored_secrets = self.stored_secrets(olds);
         let (prior, meta) = warnings.keep(self.upgrade(id, olds, &stored_secrets).await?);
         let current_identity = self.stored_identity(&meta)?;
-        let read = self.read(&prior, &meta.private, current_identity.as_ref(), &stored_secrets).await?;
+        let stored = Stored { state: &prior, private: &meta.private, identity: current_identity.as_ref() };
+        let read = self.read(stored, &stored_secrets).await?;
         let Some(read) = warnings.keep(read) else {
             let warnings = warnings.into_vec();
             return Ok(Written { id: String::new(), outputs: PropertyMap::new(), inputs: None, warnings });
@@ -74,9 +75,7 @@ impl Resource<'_> {
                 warnings.keep(self.import(id.as_deref().unwrap_or(""), Some(identity)).await?)
             }
         };
-        let Some(read) =
-            warnings.keep(self.read(&imported.state, &imported.private, imported.identity.as_ref(), &[]).await?)
-        else {
+        let Some(read) = warnings.keep(self.read(imported.stored(), &[]).await?) else {
             tracing::debug!(resource = self.tf_name, id, "the object to import does not exist");
             return Ok(Written {
                 id: String::new(),
