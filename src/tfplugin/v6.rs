@@ -24,10 +24,10 @@ fn nested_object_from_wire(location: &str, object: &pb::schema::Object) -> Resul
         Ok(NestingMode::Set) => tf::ObjectNesting::Set,
         Ok(NestingMode::Map) => tf::ObjectNesting::Map,
         Ok(NestingMode::Invalid) | Err(_) => {
-            return Err(SchemaError {
-                location: location.to_owned(),
-                reason: format!("invalid nested attribute nesting mode {}", object.nesting),
-            });
+            return Err(SchemaError::new(
+                location,
+                format!("invalid nested attribute nesting mode {}", object.nesting),
+            ));
         }
     };
     let mut attributes = BTreeMap::new();

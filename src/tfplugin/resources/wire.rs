@@ -22,6 +22,12 @@ pub struct SchemaError {
     pub reason: String,
 }
 
+impl SchemaError {
+    pub(in crate::tfplugin) fn new(location: &str, reason: impl std::fmt::Display) -> SchemaError {
+        SchemaError { location: location.to_owned(), reason: reason.to_string() }
+    }
+}
+
 macro_rules! resources_wire {
     (
         get_provider_schema: $get_schema:ident,
@@ -142,7 +148,7 @@ macro_rules! resources_wire {
 
         fn type_from_wire(location: &str, bytes: &[u8]) -> Result<tf::Type, SchemaError> {
             tf::Type::from_json_bytes(bytes)
-                .map_err(|err| SchemaError { location: location.to_owned(), reason: err.to_string() })
+.map_err(|err| SchemaError::new(location, err))
         }
 
         pub(super) fn schema_from_wire(location: &str, schema: Option<pb::Schema>) -> Result<tf::Schema, SchemaError> {
@@ -172,10 +178,7 @@ macro_rules! resources_wire {
                     Ok(NestingMode::Set) => tf::BlockNesting::Set,
                     Ok(NestingMode::Map) => tf::BlockNesting::Map,
                     Ok(NestingMode::Invalid) | Err(_) => {
-                        return Err(SchemaError {
-                            location: nested_location,
-                            reason: format!("invalid nesting mode {}", nested.nesting),
-                        });
+                        return Err(SchemaError::new(&nested_location, format!("invalid nesting mode {}", nested.nesting)));
                     }
                 };
                 let converted = tf::NestedBlock {
@@ -233,7 +236,7 @@ macro_rules! resources_wire {
             let location = format!("function {name}");
             let return_type = match &function.r#return {
                 Some(ret) => type_from_wire(&format!("{location} return"), &ret.r#type)?,
-                None => return Err(SchemaError { location, reason: "no return type".to_owned() }),
+                None => return Err(SchemaError::new(&location, "no return type")),
             };
             Ok(tf::Function {
                 parameters: function
