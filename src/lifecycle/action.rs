@@ -12,7 +12,7 @@
 use super::calls::{Connection, TokenKind};
 use super::checks::{self, CheckFailure};
 use super::error::{LifecycleError, Subject};
-use super::invoke::Arguments;
+use super::invoke::{Arguments, Invoked};
 use crate::cty::Value;
 use crate::property::{PropertyMap, PropertyValue};
 
@@ -25,16 +25,6 @@ pub enum ActionMode {
     Plan,
     /// An update: validate and run.
     Invoke,
-}
-
-/// An action's outcome: failures on its arguments (nothing ran), or the warnings of a
-/// planned or finished action.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ActionRun {
-    /// The `urn` argument: where the engine shows the action's progress and warnings.
-    pub urn: Option<String>,
-    pub failures: Vec<CheckFailure>,
-    pub warnings: Vec<String>,
 }
 
 /// The `urn` argument: a string, or an unknown one in a preview (the resource it names is
@@ -67,15 +57,17 @@ impl Connection {
         }
     }
 
-    /// Plans or runs the action behind `token`. `progress` gets `(urn, message)` for every
-    /// progress event of a running action, in order.
+    /// Plans or runs the action behind `token`: failures on its arguments (nothing ran), or
+    /// the warnings of a planned or finished action, with the `urn` argument (where the
+    /// engine shows them); an action has no outputs. `progress` gets `(urn, message)` for
+    /// every progress event of a running action, in order.
     pub async fn run_action(
         &self,
         token: &str,
         args: &PropertyMap,
         mode: ActionMode,
         progress: &(dyn Fn(Option<&str>, &str) + Send + Sync),
-    ) -> Result<ActionRun, LifecycleError> {
+    ) -> Result<Invoked, LifecycleError> {
         let Some(tf_name) = self.action_name(token) else {
             return Err(LifecycleError::UnknownToken {
                 kind: "action",
@@ -84,7 +76,7 @@ impl Connection {
             });
         };
         let action = self.action(tf_name, Subject::Token(format!("{token} (action {tf_name})")));
-        let mut run = ActionRun::default();
+        let mut run = Invoked::default();
         let mut config_args = args.clone();
         config_args.remove(ACTION_URN_ARGUMENT);
         let earlier = match action_urn(tf_name, args, mode) {
@@ -98,7 +90,7 @@ impl Connection {
         let checked = Arguments::check(action.block(), action.names(), &config_args, earlier, validate).await?;
         let (config, mut warnings) = match checked {
             Arguments::Valid { config, warnings, .. } => (config, warnings),
-            Arguments::Invalid { failures, warnings } => return Ok(ActionRun { failures, warnings, ..run }),
+            Arguments::Invalid { failures, warnings } => return Ok(Invoked { failures, warnings, ..run }),
         };
         match mode {
             ActionMode::Plan => {

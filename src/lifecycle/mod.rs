@@ -56,7 +56,7 @@ mod tests;
 mod write_only;
 
 // What the server and the binaries use; everything else stays inside `lifecycle`.
-pub use action::{ActionMode, ActionRun};
+pub use action::ActionMode;
 pub use calls::{Connection, Resource, TokenKind};
 pub use checks::CheckFailure;
 pub use detailed_diff::{DiffKind, PropertyDiff};

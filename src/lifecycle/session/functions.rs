@@ -46,20 +46,12 @@ impl Session {
                     )));
                 };
                 let mode = if preview { ActionMode::Plan } else { ActionMode::Invoke };
-                let run = tokio::select! {
-                    run = connection.run_action(&token, &args, mode, &*progress) => run?,
-                    () = cancel.cancelled() => {
-                        return Err(LifecycleError::Cancelled(format!(
-                            "the action {tf_name:?} ({token}) was cancelled by the Pulumi engine; it may have run in part"
-                        )));
-                    }
-                };
-                Ok(Invoked {
-                    outputs: PropertyMap::new(),
-                    failures: run.failures,
-                    warnings: run.warnings,
-                    urn: run.urn,
-                })
+                tokio::select! {
+                    run = connection.run_action(&token, &args, mode, &*progress) => run,
+                    () = cancel.cancelled() => Err(LifecycleError::Cancelled(format!(
+                        "the action {tf_name:?} ({token}) was cancelled by the Pulumi engine; it may have run in part"
+                    ))),
+                }
             }
             Some((TokenKind::DataSource, tf_name)) => connection.invoke_data_source(&token, tf_name, &args).await,
             Some((TokenKind::Function, tf_name)) => connection.call_provider_function(&token, tf_name, &args).await,
