@@ -1,10 +1,9 @@
-//! The errors of launching a provider and of calling it.
+//! The errors of launching a provider, of calling it, and of reading the schema it sends.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use super::handshake::HandshakeError;
-use super::resources::wire::SchemaError;
 use super::tls::TlsSetupError;
 
 /// Why a provider could not be started and connected to.
@@ -107,5 +106,20 @@ fn exit_note(exit: &Option<Box<ProcessExit>>) -> String {
             format!("; the provider process exited ({}) after a panic:\n{}", exit.status, panic_text.trim_end())
         }
         None => format!("; the provider process exited ({}){}", exit.status, stderr_tail(&exit.recent_stderr)),
+    }
+}
+
+/// Why a schema from a provider could not be read. `location` names the resource, data
+/// source, function or attribute.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{location}: {reason}")]
+pub struct SchemaError {
+    pub location: String,
+    pub reason: String,
+}
+
+impl SchemaError {
+    pub(in crate::tfplugin) fn new(location: &str, reason: impl std::fmt::Display) -> SchemaError {
+        SchemaError { location: location.to_owned(), reason: reason.to_string() }
     }
 }

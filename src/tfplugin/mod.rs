@@ -47,10 +47,9 @@ mod v6;
 
 pub use actions::ActionEvents;
 pub use client::{ListEvents, ProviderClient};
-pub use error::{CallError, LaunchError, ProcessExit};
+pub use error::{CallError, LaunchError, ProcessExit, SchemaError};
 pub use handshake::{PluginAddress, ProtocolVersion};
 pub use launch::{LaunchConfig, MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, launch, reattach};
 pub use operation::Operation;
 pub use resources as types;
-pub use resources::wire::SchemaError;
 pub use resources::{DynamicValue, Support};

@@ -13,21 +13,6 @@
 //! expansion calls them by name: `attribute_type_from_wire`, `block_computed_from_wire`,
 //! `client_capabilities`, `prepared_config_from_wire`.
 
-/// Why a schema from a provider could not be read. `location` names the resource, data
-/// source, function or attribute.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{location}: {reason}")]
-pub struct SchemaError {
-    pub location: String,
-    pub reason: String,
-}
-
-impl SchemaError {
-    pub(in crate::tfplugin) fn new(location: &str, reason: impl std::fmt::Display) -> SchemaError {
-        SchemaError { location: location.to_owned(), reason: reason.to_string() }
-    }
-}
-
 macro_rules! resources_wire {
     (
         get_provider_schema: $get_schema:ident,
@@ -42,7 +27,7 @@ macro_rules! resources_wire {
 
         use schema_gen::tf;
 
-        use crate::tfplugin::resources::wire::SchemaError;
+        use crate::tfplugin::error::SchemaError;
         use crate::tfplugin::resources::{
             ApplyResourceChangeRequest, ApplyResourceChangeResponse, AttributePath, CallFunctionResponse,
             DeferredReason, Diagnostic, DynamicValue, FunctionError, GetFunctionsResponse, ImportResourceStateResponse,
