@@ -9,6 +9,7 @@
 mod common;
 
 mod debug_log_golden;
+mod file_size;
 mod identity_list_fixture;
 mod installer;
 mod lifecycle_fixture;
