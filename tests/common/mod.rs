@@ -109,23 +109,29 @@ pub fn scratch_dir(label: &str) -> PathBuf {
     dir
 }
 
-/// Every file under `dir`, as text (lossy), with its path: for tests that search logs and
-/// state for what must not be there.
-pub fn files_under(dir: &Path) -> Vec<(PathBuf, String)> {
+/// Every file under `dir`, sorted (not the directories); what cannot be listed is skipped.
+pub fn paths_under(dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(dir) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else { continue };
         for entry in entries.flatten() {
             let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if let Ok(bytes) = std::fs::read(&path) {
-                found.push((path, String::from_utf8_lossy(&bytes).into_owned()));
-            }
+            if path.is_dir() { stack.push(path) } else { found.push(path) }
         }
     }
+    found.sort();
     found
+}
+
+/// Every file under `dir`, as text (lossy), with its path: for tests that search logs and
+/// state for what must not be there.
+pub fn files_under(dir: &Path) -> Vec<(PathBuf, String)> {
+    let read = |path: PathBuf| {
+        let bytes = std::fs::read(&path).ok()?;
+        Some((path, String::from_utf8_lossy(&bytes).into_owned()))
+    };
+    paths_under(dir).into_iter().filter_map(read).collect()
 }
 
 /// Writes an executable shell script.

@@ -86,17 +86,7 @@ fn declared_modules(main: &str) -> BTreeSet<String> {
 
 /// Every `.rs` file under `dir`.
 fn rust_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).expect("read a test folder") {
-        let path = entry.expect("a directory entry").path();
-        if path.is_dir() {
-            files.extend(rust_files(&path));
-        } else if path.extension().is_some_and(|ext| ext == "rs") {
-            files.push(path);
-        }
-    }
-    files.sort();
-    files
+    common::paths_under(dir).into_iter().filter(|path| path.extension().is_some_and(|ext| ext == "rs")).collect()
 }
 
 #[test]

@@ -223,25 +223,11 @@ impl Progress for RecordingProgress {
 /// Every regular file under `cache_dir` except the lock files, as relative paths. A failed
 /// install must leave this empty.
 pub fn files_in_cache(cache_dir: &Path) -> Vec<String> {
-    let mut found = Vec::new();
-    let mut pending = vec![cache_dir.to_owned()];
-    while let Some(dir) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let relative = path.strip_prefix(cache_dir).unwrap().to_string_lossy().into_owned();
-            if relative.starts_with(".locks") {
-                continue;
-            }
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                found.push(relative);
-            }
-        }
-    }
-    found.sort();
-    found
+    super::paths_under(cache_dir)
+        .iter()
+        .map(|path| path.strip_prefix(cache_dir).unwrap().to_string_lossy().into_owned())
+        .filter(|relative| !relative.starts_with(".locks"))
+        .collect()
 }
 
 /// Replaces run-specific strings (server addresses, temp dirs) with stable placeholders.
