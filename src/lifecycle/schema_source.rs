@@ -1,11 +1,13 @@
 //! Where start-up gets the provider's schema: the persistent cache when the running provider
 //! allows it, else GetProviderSchema (then cached for the next run).
 //!
-//! Terraform's rule: a provider whose GetMetadata declares `get_provider_schema_optional`
-//! may be called without GetProviderSchema, when the caller has its schema already. So a
-//! warm start is launch, GetMetadata, and reading the cache entry (begun while the
-//! provider launches); the schema itself is decoded item by item as the program uses it
-//! ([`LazySchema`]). [`decide`] is the whole decision, as a pure function.
+//! Terraform's rule: a provider whose GetProviderSchema answer declared
+//! `get_provider_schema_optional` may be called without GetProviderSchema when the caller
+//! has that answer already; Terraform never calls GetMetadata. So a warm start is the
+//! launch and reading the cache entry (begun while the provider launches), and the first
+//! call the provider sees is the first one the program needs; the schema itself is decoded
+//! item by item as the program uses it ([`LazySchema`]). [`decide`] is the whole decision,
+//! as a pure function.
 //!
 //! How another start-up call joins the cache: add a field to [`StartupFacts`] (serde,
 //! `#[serde(default)]` is not needed because the bridge's build is in the key), fill it
@@ -21,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use super::calls::Client;
 use super::error::ParameterizeError;
 use crate::schema_cache::{CacheKey, LazySchema, Miss, SchemaCache};
-use crate::tfplugin::types::{ProviderMetadata, ServerCapabilities};
+use crate::tfplugin::types::ServerCapabilities;
 
 /// What start-up learns besides the schema, cached with it.
 #[derive(Debug, Serialize, Deserialize)]
@@ -101,56 +103,32 @@ pub(super) enum Decision {
     Fetch { store: bool },
 }
 
-/// How a cached entry compares with what the running provider says about itself.
+/// How a cached entry compares with the provider just launched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Cached {
     Absent,
-    /// An entry, written for this protocol or not.
+    /// An entry, written for this protocol or not; `schema_optional` is the
+    /// `get_provider_schema_optional` the provider declared in the GetProviderSchema answer
+    /// the entry holds.
     Present {
         same_protocol: bool,
+        schema_optional: bool,
     },
 }
 
-/// The decision. `metadata` is GetMetadata's answer (`None`: not implemented, or not asked
-/// because nothing is cached); `names_match` says whether the names it lists agree with the
-/// entry's.
-pub(super) fn decide(cached: &Cached, metadata: Option<&ProviderMetadata>, names_match: bool) -> Decision {
-    let same_protocol = match cached {
-        Cached::Absent => return Decision::Fetch { store: true },
-        Cached::Present { same_protocol } => *same_protocol,
-    };
-    if !same_protocol {
-        return Decision::Fetch { store: true };
-    }
-    let Some(metadata) = metadata else {
-        // No GetMetadata: the provider may rely on GetProviderSchema being called first.
+/// The decision, Terraform's own: it skips GetProviderSchema only for a provider whose
+/// earlier GetProviderSchema answer declared `get_provider_schema_optional`, and it never
+/// asks GetMetadata first. terraform-plugin-mux records every type GetMetadata lists without
+/// marking its discovery done, so after a GetMetadata its first call for a type discovers
+/// them again and fails with "Duplicate resource type" (issue 28). The entry's key is the
+/// binary's file identity, so the types it lists are the running binary's.
+pub(super) fn decide(cached: &Cached) -> Decision {
+    match *cached {
+        Cached::Absent | Cached::Present { same_protocol: false, .. } => Decision::Fetch { store: true },
         // The entry is right already; do not rewrite it on every start.
-        return Decision::Fetch { store: false };
-    };
-    if !metadata.capabilities.get_provider_schema_optional {
-        return Decision::Fetch { store: false };
+        Cached::Present { schema_optional: false, .. } => Decision::Fetch { store: false },
+        Cached::Present { same_protocol: true, schema_optional: true } => Decision::UseCache,
     }
-    if !names_match {
-        // The provider has other types than the entry says: stale, whatever the key says.
-        return Decision::Fetch { store: true };
-    }
-    Decision::UseCache
-}
-
-/// Whether GetMetadata's lists name exactly the entry's resources, data sources,
-/// ephemeral resources and functions.
-pub(super) fn names_match(metadata: &ProviderMetadata, schema: &LazySchema) -> bool {
-    let names = schema.names();
-    let same = |listed: &[String], cached: Vec<&String>| {
-        let mut listed: Vec<&String> = listed.iter().collect();
-        listed.sort();
-        listed.dedup();
-        listed == cached
-    };
-    same(&metadata.resources, names.resources.keys().collect())
-        && same(&metadata.data_sources, names.data_sources.keys().collect())
-        && same(&metadata.ephemeral_resources, names.ephemeral_resources.keys().collect())
-        && same(&metadata.functions, names.functions.keys().collect())
 }
 
 impl Client {
@@ -163,25 +141,17 @@ impl Client {
         let protocol = self.protocol_number();
         let started = std::time::Instant::now();
         let found = lookup.finish().await;
-        let read = started.elapsed();
-        let (cached, metadata, matches) = match &found {
-            None => (Cached::Absent, None, false),
-            Some((facts, schema)) => {
-                // A provider that fails GetMetadata is asked for its schema, which reports
-                // the failure properly if it persists.
-                let metadata = self.metadata().await.ok().flatten();
-                tracing::debug!(
-                    "schema cache: entry read {read:?} after the launch, GetMetadata answered {:?} after",
-                    started.elapsed()
-                );
-                let matches = metadata.as_ref().is_some_and(|m| names_match(m, schema));
-                (Cached::Present { same_protocol: facts.protocol == protocol }, metadata, matches)
-            }
+        let cached = match &found {
+            None => Cached::Absent,
+            Some((facts, _)) => Cached::Present {
+                same_protocol: facts.protocol == protocol,
+                schema_optional: facts.capabilities.get_provider_schema_optional,
+            },
         };
-        let decision = decide(&cached, metadata.as_ref(), matches);
-        tracing::debug!("schema cache: {decision:?}");
-        if let (Decision::UseCache, Some((_, schema)), Some(metadata)) = (&decision, found, metadata) {
-            return Ok((schema, metadata.capabilities, None));
+        let decision = decide(&cached);
+        tracing::debug!("schema cache: {decision:?}, entry read {:?} after the launch", started.elapsed());
+        if let (Decision::UseCache, Some((facts, schema))) = (&decision, found) {
+            return Ok((schema, facts.capabilities, None));
         }
         let (schema, capabilities) = self.provider_schema().await?;
         let schema = Arc::new(schema);
@@ -207,48 +177,20 @@ impl Client {
 mod tests {
     use super::*;
 
-    fn metadata(optional: bool) -> ProviderMetadata {
-        ProviderMetadata {
-            capabilities: ServerCapabilities { get_provider_schema_optional: optional, ..Default::default() },
-            ..Default::default()
-        }
-    }
-
     #[test]
-    fn the_cache_replaces_get_provider_schema_only_when_the_provider_allows_it() {
-        use Cached::{Absent, Present};
+    fn the_cache_replaces_get_provider_schema_only_when_the_provider_allowed_it() {
         use Decision::{Fetch, UseCache};
-        let (same, other) = (Present { same_protocol: true }, Present { same_protocol: false });
-        let (optional, required) = (Some(metadata(true)), Some(metadata(false)));
-        // (case, cache entry, GetMetadata's answer, whether its names match the entry's, decision)
+        let present = |same_protocol, schema_optional| Cached::Present { same_protocol, schema_optional };
+        // (case, cache entry, decision)
         let table = [
-            ("cold start", Absent, None, false, Fetch { store: true }),
-            ("warm, schema optional, same names", same, optional.clone(), true, UseCache),
-            ("warm, schema required", same, required, true, Fetch { store: false }),
-            ("warm, no GetMetadata", same, None, false, Fetch { store: false }),
-            ("warm, names differ", same, optional.clone(), false, Fetch { store: true }),
-            ("entry for another protocol", other, optional, true, Fetch { store: true }),
+            ("cold start", Cached::Absent, Fetch { store: true }),
+            ("warm, schema optional", present(true, true), UseCache),
+            ("warm, schema required", present(true, false), Fetch { store: false }),
+            ("entry for another protocol", present(false, true), Fetch { store: true }),
+            ("entry for another protocol, schema required", present(false, false), Fetch { store: true }),
         ];
-        for (name, cached, metadata, matches, expected) in table {
-            assert_eq!(decide(&cached, metadata.as_ref(), matches), expected, "{name}");
+        for (name, cached, expected) in table {
+            assert_eq!(decide(&cached), expected, "{name}");
         }
-    }
-
-    #[test]
-    fn names_match_compares_every_list_as_a_set() {
-        let mut schema = schema_gen::tf::ProviderSchema::default();
-        schema.resources.insert("x_a".to_owned(), Default::default());
-        schema.resources.insert("x_b".to_owned(), Default::default());
-        schema.data_sources.insert("x_d".to_owned(), Default::default());
-        let lazy = LazySchema::whole(schema);
-        let listed = |resources: &[&str], data_sources: &[&str]| ProviderMetadata {
-            resources: resources.iter().map(|s| (*s).to_owned()).collect(),
-            data_sources: data_sources.iter().map(|s| (*s).to_owned()).collect(),
-            ..Default::default()
-        };
-        assert!(names_match(&listed(&["x_b", "x_a"], &["x_d"]), &lazy));
-        assert!(!names_match(&listed(&["x_a"], &["x_d"]), &lazy));
-        assert!(!names_match(&listed(&["x_a", "x_b", "x_c"], &["x_d"]), &lazy));
-        assert!(!names_match(&listed(&["x_a", "x_b"], &[]), &lazy));
     }
 }

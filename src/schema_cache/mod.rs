@@ -11,8 +11,9 @@
 //! The cache stores the serde form of the whole [`schema_gen::tf::ProviderSchema`] and a
 //! serde value of "start-up facts" the caller defines, so a new field in either is cached
 //! with no change here; the bridge's build in the key keeps entries of another model out.
-//! Deciding *whether* to trust the cache for a running provider (GetMetadata and
-//! `get_provider_schema_optional`) is the caller's (`lifecycle`).
+//! Deciding *whether* to trust the cache for a running provider (the
+//! `get_provider_schema_optional` its cached GetProviderSchema answer declared) is the
+//! caller's (`lifecycle`).
 //!
 //! Location: `.schema-cache/` inside our plugin cache (`PULUMI_DYNAMIC_TF_PLUGIN_CACHE_DIR`,
 //! else `$PULUMI_HOME/dynamic_tf_plugins`), where no provider host name can collide with

@@ -85,7 +85,9 @@ fn a_warm_start_makes_no_get_provider_schema_call() -> anyhow::Result<()> {
 
     let calls = cached.preview()?;
     assert!(!fetched(&calls), "a warm start asked for the schema: {calls:?}");
-    assert!(calls.iter().any(|c| c == "GetMetadata"), "the provider's permission is asked: {calls:?}");
+    // Terraform never calls GetMetadata, and a muxed provider breaks after one (issue 28):
+    // the permission is the one the cached GetProviderSchema answer gave.
+    assert!(!calls.iter().any(|c| c == "GetMetadata"), "a warm start asked GetMetadata: {calls:?}");
 
     cached.ws.up()?;
     assert!(!fetched(&cached.calls()?));

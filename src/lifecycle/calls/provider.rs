@@ -11,12 +11,9 @@ use super::{Client, Diagnostics, Warned, call_error, decode, encode};
 use crate::cty::{self, Value};
 use crate::lifecycle::error::ParameterizeError;
 use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
-use crate::tfplugin::CallError;
 
 use super::debug_log::{self, Call, Request};
-use crate::tfplugin::types::{
-    Diagnostic, DynamicValue, ProviderMetadata, ReadDataSourceRequest, ServerCapabilities, Severity,
-};
+use crate::tfplugin::types::{Diagnostic, DynamicValue, ReadDataSourceRequest, ServerCapabilities, Severity};
 
 /// The version string Terraform providers are told they run under: the Go
 /// implementation's, so providers that gate features on it behave the same.
@@ -58,14 +55,6 @@ impl Client {
             return Err(error);
         }
         Ok(response.schemas)
-    }
-
-    /// GetMetadata: what the provider has and which calls it lets us skip; `None` when it
-    /// does not implement the call.
-    pub(in crate::lifecycle) async fn metadata(&self) -> Result<Option<ProviderMetadata>, CallError> {
-        let answer =
-            debug_log::logged(Call::provider(Operation::GetMetadata), Request::Empty, self.0.get_metadata()).await?;
-        Ok(answer.supported())
     }
 
     /// The plugin protocol's major version the provider speaks.
