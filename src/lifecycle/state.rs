@@ -38,6 +38,10 @@ pub enum StateError {
     Encode(cty::Error),
 }
 
+/// The `__meta` key of [`Meta::apply_failed`]. The Go implementation reads `__meta` into a
+/// struct and rewrites it through a map, so it ignores the key and keeps it.
+const APPLY_FAILED: &str = "apply_failed";
+
 /// The contents of `__meta`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Meta {
@@ -49,6 +53,10 @@ pub struct Meta {
     pub identity: Option<String>,
     /// The identity schema version `identity` was written with (`identity_schema_version`).
     pub identity_schema_version: i64,
+    /// The state is what a failed apply returned (`apply_failed`, `"true"`): the provider's
+    /// answer beside its error, which may hold values the remote object never took, so the
+    /// next operation reads the object before it plans, as Terraform's next plan refreshes.
+    pub apply_failed: bool,
     /// Keys other writers put there; kept as they are.
     pub other: serde_json::Map<String, serde_json::Value>,
 }
@@ -99,7 +107,13 @@ impl Meta {
             Some(_) => return Err(".identity is not a string".to_owned()),
         };
         let identity_schema_version = version(&mut other, "identity_schema_version")?;
-        Ok(Meta { schema_version, private, identity, identity_schema_version, other })
+        let apply_failed = match other.remove(APPLY_FAILED) {
+            None | Some(serde_json::Value::Null) => false,
+            Some(serde_json::Value::String(text)) => text == "true",
+            Some(serde_json::Value::Bool(flag)) => flag,
+            Some(_) => return Err(format!(".{APPLY_FAILED} is not a string")),
+        };
+        Ok(Meta { schema_version, private, identity, identity_schema_version, apply_failed, other })
     }
 
     /// The `__meta` output value, or `None` when there is nothing to store.
@@ -115,6 +129,9 @@ impl Meta {
         if let Some(identity) = &self.identity {
             object.insert("identity".into(), identity.clone().into());
             object.insert("identity_schema_version".into(), self.identity_schema_version.to_string().into());
+        }
+        if self.apply_failed {
+            object.insert(APPLY_FAILED.into(), "true".into());
         }
         // Keys sorted, as Go's encoder writes a map, whatever order they were read in.
         let sorted: std::collections::BTreeMap<_, _> = object.into_iter().collect();

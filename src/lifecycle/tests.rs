@@ -143,6 +143,16 @@ mod state_and_values {
                 "",
                 Some(r#"{"identity":"{\"id\":\"a\"}","identity_schema_version":"1"}"#),
             ),
+            // A failed apply's mark, as a string like the Go implementation's keys; a bool
+            // is read too, and "false" is no mark.
+            (Some(r#"{"apply_failed":"true"}"#), 0, "", Some(r#"{"apply_failed":"true"}"#)),
+            (
+                Some(r#"{"apply_failed":true,"schema_version":"1"}"#),
+                1,
+                "",
+                Some(r#"{"apply_failed":"true","schema_version":"1"}"#),
+            ),
+            (Some(r#"{"apply_failed":"false"}"#), 0, "", None),
         ];
         for (stored, version, private, written) in cases {
             let mut outputs = crate::property::PropertyMap::new();
@@ -164,6 +174,7 @@ mod state_and_values {
             r#"{"identity":{"id":"a"}}"#,
             r#"{"identity":"[1]"}"#,
             r#"{"identity":"{}","identity_schema_version":"v1"}"#,
+            r#"{"apply_failed":1}"#,
         ] {
             let outputs = [("__meta".to_owned(), PropertyValue::String(bad.into()))].into();
             assert!(Meta::from_outputs(&outputs).is_err(), "{bad}");

@@ -160,7 +160,7 @@ fn diff_response(diffed: Diffed) -> pulumirpc::DiffResponse {
     pulumirpc::DiffResponse {
         replaces: diffed.replaces,
         stables: Vec::new(),
-        delete_before_replace: false,
+        delete_before_replace: diffed.delete_before_replace,
         changes: if diffed.changes { DiffChanges::DiffSome } else { DiffChanges::DiffNone } as i32,
         diffs: diffed.diffs,
         has_detailed_diff: diffed.changes && !diffed.detailed.is_empty(),

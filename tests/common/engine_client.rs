@@ -101,8 +101,18 @@ impl Session {
 
     /// Like [`Session::start`], with the engine (for Engine.Log) at `engine`.
     pub async fn start_with_engine(implementation: Implementation, provider: &Path, engine: &str) -> Session {
-        let plugin =
-            Plugin::start_binary(&implementation.plugin_binary().unwrap_or_else(|err| panic!("{err:#}")), &[engine]);
+        Session::start_with_env(implementation, provider, engine, &[]).await
+    }
+
+    /// Like [`Session::start_with_engine`], with extra environment variables for the plugin.
+    pub async fn start_with_env(
+        implementation: Implementation,
+        provider: &Path,
+        engine: &str,
+        env: &[(&str, &std::ffi::OsStr)],
+    ) -> Session {
+        let binary = implementation.plugin_binary().unwrap_or_else(|err| panic!("{err:#}"));
+        let plugin = Plugin::start_with_env(&binary, &[engine], env);
         let mut client = plugin.client().await;
         let args = vec![provider.to_str().expect("utf-8 path").to_owned()];
         let response = client

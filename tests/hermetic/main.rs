@@ -14,6 +14,7 @@ mod identity_list_fixture;
 mod installer;
 mod lifecycle_fixture;
 mod lifecycle_planned_private;
+mod lifecycle_recovery;
 mod parameterize_schema;
 mod plugin_process;
 mod schema_cache_lazy;

@@ -1,7 +1,10 @@
 //! Diff, Create, Update and Delete: the plan, the final-plan check and the apply, and what a
 //! failed apply leaves (a [`PartialFailure`] while the object exists).
 
-use super::{CreateRequest, Deadline, DeleteRequest, DiffRequest, Diffed, PlanCache, UpdateRequest, Write, Written};
+use super::{
+    CreateRequest, Deadline, DeleteRequest, DiffRequest, Diffed, GeneratedNames, PlanCache, UpdateRequest, Write,
+    Written, delete_before_replace,
+};
 use crate::cty::{self, Value};
 use crate::lifecycle::calls::{Applied, Planned, Resource, Stored, Warnings};
 use crate::lifecycle::checks::{self, EarlierPlan};
@@ -13,11 +16,17 @@ use crate::property::{PropertyMap, PropertyPath};
 
 impl Resource<'_> {
     /// Diff: what the provider's plan changes, against the upgraded prior state.
-    pub async fn diff(&self, request: &DiffRequest, cache: &PlanCache) -> Result<Diffed, LifecycleError> {
+    /// Where the name came from (`generated`) decides the order of a replacement.
+    pub async fn diff(
+        &self,
+        request: &DiffRequest,
+        cache: &PlanCache,
+        generated: &GeneratedNames,
+    ) -> Result<Diffed, LifecycleError> {
         let DiffRequest { id, olds, news, .. } = request;
         let mut warnings = Warnings::default();
         let mut secrets = self.stored_secrets(olds);
-        let (prior, meta) = warnings.keep(self.upgrade(id, olds, &secrets).await?);
+        let (prior, meta) = self.prior(id, olds, &secrets, &mut warnings).await?;
         let (config, config_secrets) = self.config(news)?;
         secrets.extend(config_secrets);
         let prior_identity = self.stored_identity(&meta)?;
@@ -29,7 +38,7 @@ impl Resource<'_> {
             // kept for an Update, which refuses to apply it.
             return Ok(Diffed { changes: true, warnings, ..Diffed::default() });
         }
-        let diffed = if planned.value.is_wholly_known() && planned.value.equals_ignoring_refinements(&prior) {
+        let diffed = if unchanged(&prior, &planned.value) {
             Diffed { warnings, ..Diffed::default() }
         } else {
             let no_secrets: &[cty::Path] = &[];
@@ -40,7 +49,10 @@ impl Resource<'_> {
             let detailed = without_recomputed(detailed_diff(&before, &after, &replace, &sets), news);
             let replaces = top_level_keys(replace.iter());
             let diffs = top_level_keys(detailed.iter().map(|d| &d.path));
-            Diffed { changes: true, replaces, diffs, detailed, warnings }
+            // Set whenever a name was given, not only for the provider's replacements: the
+            // engine reads it for any replacement, `replaceOnChanges`' too.
+            let delete_before_replace = delete_before_replace(self.name_source(news, generated));
+            Diffed { changes: true, replaces, diffs, detailed, delete_before_replace, warnings }
         };
         cache.keep(&self.urn, EarlierPlan { prior, config, planned: planned.value, private: planned.private }, &diffed);
         Ok(diffed)
@@ -59,7 +71,7 @@ impl Resource<'_> {
         let UpdateRequest { id, olds, news, preview, deadline, .. } = request;
         let mut warnings = Warnings::default();
         let stored_secrets = self.stored_secrets(olds);
-        let prior = warnings.keep(self.upgrade(id, olds, &stored_secrets).await?);
+        let prior = self.prior(id, olds, &stored_secrets, &mut warnings).await?;
         let write = Write { id, prior: Some(prior), stored_secrets, news, preview: *preview, deadline };
         self.plan_and_apply(write, warnings, Some(cache)).await
     }
@@ -118,6 +130,14 @@ impl Resource<'_> {
         if let Some(earlier) = &earlier {
             self.check_final_plan(earlier, &prior, &config, &planned.value)?;
         }
+        if change == Change::Update && planned.replace_paths.is_empty() && unchanged(&prior, &planned.value) {
+            // Terraform's NoOp: nothing is applied. The engine still sends an Update with no
+            // change for an object whose last apply failed, and a provider asked to apply a
+            // plan that changes nothing may answer with what it never planned (issue 28).
+            let meta = self.meta(previous_meta, meta.private.clone(), prior_identity.as_ref())?;
+            let outputs = self.outputs(&prior, &secrets, &meta)?;
+            return Ok(Written { id: write.id.to_owned(), outputs, inputs: None, warnings: warnings.into_vec() });
+        }
         let Deadline { cancel, .. } = write.deadline;
         let applied =
             warnings.keep(self.apply(&prior, &planned, &config, &log_secrets, write.deadline.limit(), cancel).await?);
@@ -142,8 +162,6 @@ impl Resource<'_> {
                 reasons: applied.errors,
             });
         }
-        let meta = self.meta(previous, applied.private, applied.identity.as_ref())?;
-        let outputs = self.outputs(&applied.new_state, secrets, &meta)?;
         let id = state::resource_id(&self.props, &applied.new_state);
         let mut errors = applied.errors;
         let id = id.unwrap_or_else(|| {
@@ -152,6 +170,9 @@ impl Resource<'_> {
             ));
             MISSING_ID.to_owned()
         });
+        let mut meta = self.meta(previous, applied.private, applied.identity.as_ref())?;
+        meta.apply_failed = !errors.is_empty();
+        let outputs = self.outputs(&applied.new_state, secrets, &meta)?;
         if errors.is_empty() {
             return Ok(Written { id, outputs, inputs: None, warnings });
         }
@@ -164,13 +185,41 @@ impl Resource<'_> {
         })))
     }
 
+    /// The prior state an operation plans from: the stored outputs, upgraded; when a failed
+    /// apply left them ([`Meta::apply_failed`]), read from the provider first. Terraform
+    /// refreshes every object before it plans. Pulumi refreshes only on request, and a failed
+    /// apply's state is the one known to disagree with the object: an SDKv2 provider returns
+    /// its planned values beside the error, so planning from them fails every later update
+    /// until a manual refresh (issue 28). An object the read finds gone is planned from the
+    /// stored state, whose apply then reports what the provider says.
+    async fn prior(
+        &self,
+        id: &str,
+        olds: &PropertyMap,
+        secrets: &[cty::Path],
+        warnings: &mut Warnings,
+    ) -> Result<(Value, Meta), LifecycleError> {
+        let (state, meta) = warnings.keep(self.upgrade(id, olds, secrets).await?);
+        if !meta.apply_failed {
+            return Ok((state, meta));
+        }
+        let identity = self.stored_identity(&meta)?;
+        let stored = Stored { state: &state, private: &meta.private, identity: identity.as_ref() };
+        let Some(read) = warnings.keep(self.read(stored, secrets).await?) else {
+            tracing::debug!(urn = %self.urn, "the object a failed apply left is gone; planning from the stored state");
+            return Ok((state, meta));
+        };
+        let identity = read.identity.or(identity).map(|identity| self.identity_text(&identity)).transpose()?;
+        Ok((read.state, Meta { private: read.private, identity, apply_failed: false, ..meta }))
+    }
+
     /// Delete: the upgraded prior state, a destroy plan when the provider wants one, and an
     /// apply with null planned state and null configuration.
     pub async fn delete(&self, request: &DeleteRequest) -> Result<Vec<String>, LifecycleError> {
         let DeleteRequest { id, olds, deadline, .. } = request;
         let mut warnings = Warnings::default();
         let secrets = self.stored_secrets(olds);
-        let (prior, meta) = warnings.keep(self.upgrade(id, olds, &secrets).await?);
+        let (prior, meta) = self.prior(id, olds, &secrets, &mut warnings).await?;
         let null = Value::null(self.ty());
         let prior_identity = self.stored_identity(&meta)?;
         let private = if self.provider.capabilities.plan_destroy {
@@ -200,4 +249,10 @@ impl Resource<'_> {
         }
         Ok(warnings.into_vec())
     }
+}
+
+/// Whether a plan changes nothing: Terraform's NoOp (a wholly known planned value equal to
+/// the prior state).
+fn unchanged(prior: &Value, planned: &Value) -> bool {
+    !prior.is_null() && planned.is_wholly_known() && planned.equals_ignoring_refinements(prior)
 }

@@ -1,7 +1,7 @@
 //! Check: auto-naming `name`, `ValidateResourceConfig`, and the sensitive inputs marked
 //! secret.
 
-use super::{Autonaming, CheckRequest, Checked};
+use super::{Autonaming, CheckRequest, Checked, GeneratedNames};
 use crate::lifecycle::calls::Resource;
 use crate::lifecycle::checks;
 use crate::lifecycle::error::LifecycleError;
@@ -16,7 +16,8 @@ impl Resource<'_> {
     /// Check (`None` from older engines, and on a create or replace). Terraform validates a
     /// configuration without any prior state, and so does this Check; the outputs only keep
     /// an existing object's name (`auto_name`).
-    pub async fn check(&self, request: &CheckRequest) -> Result<Checked, LifecycleError> {
+    /// Which names it generated goes to `generated`, for the Diff that follows.
+    pub async fn check(&self, request: &CheckRequest, generated: &GeneratedNames) -> Result<Checked, LifecycleError> {
         let CheckRequest { name: resource_name, olds, news, old_outputs, random_seed, autonaming, .. } = request;
         let mut inputs = news.clone();
         let mut autonamed = None;
@@ -41,6 +42,7 @@ impl Resource<'_> {
             inputs.remove(key);
             checked = self.validate_inputs(&inputs).await?;
         }
+        generated.note(&self.urn, autonamed.as_ref().is_some_and(|key| inputs.contains_key(key)));
         mark_sensitive_inputs(&self.schema.block, &self.props.names, &mut inputs);
         checked.inputs = inputs;
         Ok(checked)

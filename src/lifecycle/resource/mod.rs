@@ -70,7 +70,56 @@ pub struct Diffed {
     pub diffs: Vec<String>,
     /// What changes, property path by property path, for the engine's detailed diff.
     pub detailed: Vec<PropertyDiff>,
+    /// A replacement deletes the old object before it creates the new one
+    /// ([`delete_before_replace`]).
+    pub delete_before_replace: bool,
     pub warnings: Vec<String>,
+}
+
+/// Where a resource's `name` came from, as Diff sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NameSource {
+    /// The type is not auto-named, or the inputs have no name.
+    None,
+    /// This process's Check made it up (auto-naming), or kept one it made before.
+    Generated,
+    /// The program gave it.
+    Given,
+}
+
+/// Whether a replacement deletes the old object before creating the new one, the order
+/// Terraform's `-/+` always uses and Pulumi's engine uses when the provider asks for it.
+///
+/// Pulumi creates the replacement first, which is right only when the new object cannot be
+/// the old one: a name auto-naming made up is made up afresh for the replacement (the engine
+/// checks the inputs again without the old ones), but a name the program gave is the same
+/// name. Created first under the old one's name, the new object is the old one (a DNS record
+/// set) or a conflict (an HTTP API's 409), and deleting the old one then deletes what was
+/// just made (issue 28). Types with no auto-named `name` keep Pulumi's order: their identity
+/// is the provider's to give. The program's `deleteBeforeReplace` option still forces the
+/// order; nothing here can force the other.
+pub fn delete_before_replace(name: NameSource) -> bool {
+    name == NameSource::Given
+}
+
+/// The resources whose name this process's Check generated, by URN: Diff, which gets the
+/// checked inputs, cannot tell a generated name from a given one by the value.
+#[derive(Default)]
+pub struct GeneratedNames(Mutex<std::collections::HashSet<String>>);
+
+impl GeneratedNames {
+    fn note(&self, urn: &str, generated: bool) {
+        let mut urns = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if generated {
+            urns.insert(urn.to_owned());
+        } else {
+            urns.remove(urn);
+        }
+    }
+
+    fn contains(&self, urn: &str) -> bool {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).contains(urn)
+    }
 }
 
 /// The outcome of Create, Update or Read.
@@ -229,6 +278,20 @@ impl Resource<'_> {
         self.props.autonamed.then(|| self.props.names.by_tf_name("name").map(|n| n.pulumi_name.clone()))?
     }
 
+    /// Where the `name` in checked inputs came from.
+    fn name_source(&self, inputs: &PropertyMap, generated: &GeneratedNames) -> NameSource {
+        match self.name_property() {
+            Some(key) if inputs.get(&key).is_some_and(|name| *name != crate::property::PropertyValue::Null) => {
+                if generated.contains(&self.urn) {
+                    NameSource::Generated
+                } else {
+                    NameSource::Given
+                }
+            }
+            _ => NameSource::None,
+        }
+    }
+
     /// The Terraform configuration of Pulumi inputs, with the secret paths.
     fn config(&self, inputs: &PropertyMap) -> Result<(Value, Vec<cty::Path>), LifecycleError> {
         let (value, secrets) =
@@ -259,8 +322,37 @@ impl Resource<'_> {
             private,
             identity: identity.map(|identity| self.identity_text(identity)).transpose()?,
             identity_schema_version: self.identity_schema.map_or(0, |schema| schema.version),
+            apply_failed: false,
             other: previous.map(|m| m.other.clone()).unwrap_or_default(),
         })
+    }
+}
+
+#[cfg(test)]
+mod replacement_order_tests {
+    use super::*;
+
+    #[test]
+    fn only_a_name_the_program_gave_deletes_first() {
+        // (case, where the name came from, delete before replace)
+        let table = [
+            ("no auto-named name", NameSource::None, false),
+            ("a generated name: the replacement gets a new one", NameSource::Generated, false),
+            ("a given name: the replacement would be the same object", NameSource::Given, true),
+        ];
+        for (case, name, expected) in table {
+            assert_eq!(delete_before_replace(name), expected, "{case}");
+        }
+    }
+
+    #[test]
+    fn generated_names_follow_the_last_check() {
+        let names = GeneratedNames::default();
+        assert!(!names.contains("urn:a"));
+        names.note("urn:a", true);
+        assert!(names.contains("urn:a"));
+        names.note("urn:a", false);
+        assert!(!names.contains("urn:a"), "a later Check with a given name forgets the generated one");
     }
 }
 

@@ -32,7 +32,7 @@ use super::calls::{Client, Connection, TokenIndex};
 use super::ephemeral::OpenEphemerals;
 use super::error::ParameterizeError;
 use super::list::ListSessions;
-use super::resource::PlanCache;
+use super::resource::{GeneratedNames, PlanCache};
 use super::schema_source::{CacheLookup, CacheWrite};
 use super::write_only::WriteOnlyInputs;
 use crate::installer;
@@ -70,6 +70,8 @@ pub struct Session {
     plans: PlanCache,
     /// Write-only values Check kept out of the recorded inputs, for Diff, Create and Update.
     write_only: WriteOnlyInputs,
+    /// The names Check generated, for the replacement order Diff answers.
+    generated_names: GeneratedNames,
     /// The ephemeral resources open now.
     ephemerals: OpenEphemerals,
     /// Listings (`List`) waiting for their next page.
@@ -189,6 +191,7 @@ pub async fn start_provider_with_cache(
         cache_write: Mutex::new(cache_write),
         plans: PlanCache::default(),
         write_only: WriteOnlyInputs::default(),
+        generated_names: GeneratedNames::default(),
         ephemerals: OpenEphemerals::default(),
         lists: ListSessions::default(),
         last_config: Mutex::new(PropertyMap::new()),

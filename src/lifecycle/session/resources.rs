@@ -16,7 +16,7 @@ impl Session {
     /// where they would be stored.
     pub async fn check(&self, request: CheckRequest) -> Result<Checked, LifecycleError> {
         let resource = self.connection.resource(&request.target.token, &request.target.urn)?;
-        let mut checked = resource.check(&request).await?;
+        let mut checked = resource.check(&request, &self.generated_names).await?;
         checked.failures.extend(resource.ephemeral_values_misplaced(&request.news, &self.ephemerals));
         resource.hold_write_only(&mut checked.inputs, &self.write_only);
         Ok(checked)
@@ -26,7 +26,7 @@ impl Session {
     pub async fn diff(&self, mut request: DiffRequest) -> Result<Diffed, LifecycleError> {
         let resource = self.connection.resource(&request.target.token, &request.target.urn)?;
         request.news = resource.with_write_only(&request.news, &self.write_only);
-        resource.diff(&request, &self.plans).await
+        resource.diff(&request, &self.plans, &self.generated_names).await
     }
 
     /// Create. A partial failure's inputs go to the state: without the write-only values.

@@ -106,6 +106,7 @@
 //! | `set_elements_uncorrelated` | apply appends `-uncorrelated` to every `items` element (`["uncorrelated"]` if empty/null) |
 //! | `legacy_type_system` | Plan and Apply answers set `legacy_type_system`; combine, e.g. `legacy_type_system,plan_differs_from_config` |
 //! | `error_with_partial_state` | apply answers the error "Partial failure" AND the full new state (known `id`) |
+//! | `error_with_unapplied_state` | apply answers the error "Update failed" AND the planned new state, but the store keeps the object as it was (an SDKv2 provider's failed update) |
 //! | `requires_replace_nonexistent` | the plan adds `requires_replace` path `no_such_attribute` |
 //! | `write_only_in_plan` | planned `secret_wo` is `"leaked"` |
 //! | `deferred` | the plan answers deferred `RESOURCE_CONFIG_UNKNOWN` with the proposed state as planned state |

@@ -64,10 +64,14 @@ pub enum Misbehave {
     /// Updates rely on the saved plan's private bytes coming back at apply time (see
     /// `saved_plans`).
     ChecksPlannedPrivate,
+    /// Apply answers an error diagnostic with the planned new state, but the remote object
+    /// keeps what it had (the store is not written): what an SDKv2 provider answers when
+    /// its update fails before it changed anything.
+    ErrorWithUnappliedState,
 }
 
 impl Misbehave {
-    pub const ALL: [(&'static str, Misbehave); 15] = [
+    pub const ALL: [(&'static str, Misbehave); 16] = [
         ("plan_differs_from_config", Misbehave::PlanDiffersFromConfig),
         ("apply_changes_known_value", Misbehave::ApplyChangesKnownValue),
         ("unknown_after_apply", Misbehave::UnknownAfterApply),
@@ -83,6 +87,7 @@ impl Misbehave {
         ("unstable_plan", Misbehave::UnstablePlan),
         ("garbage_new_state", Misbehave::GarbageNewState),
         ("checks_planned_private", Misbehave::ChecksPlannedPrivate),
+        ("error_with_unapplied_state", Misbehave::ErrorWithUnappliedState),
     ];
 
     /// Parses a comma list; the first name that is not a misbehaviour is the error.
@@ -393,9 +398,17 @@ impl Fixture {
                 None,
             ));
         }
+        let unapplied = misbehave.contains(&Misbehave::ErrorWithUnappliedState);
+        if unapplied {
+            response.diagnostics.push(Diagnostic::error(
+                "Update failed",
+                "The fixture rejected the change; the object is as it was.",
+                None,
+            ));
+        }
         if misbehave.contains(&Misbehave::NullAfterApply) {
             new_state = Value::Nil;
-        } else {
+        } else if !unapplied {
             // The remote object exists even when the answer hides one of its values as unknown.
             let mut remote = new_state.clone();
             value::fill_unknowns(&mut remote, &schema.block.implied_type(), "");
