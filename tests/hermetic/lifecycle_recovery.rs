@@ -5,7 +5,8 @@
 //!   partial state marked `apply_failed`; the next Diff and Update read the object first, as
 //!   Terraform's next plan refreshes, so fixing the program is enough, and the Update the
 //!   engine still sends for that object (its init errors) applies nothing when nothing
-//!   changes: no `ApplyResourceChange`, and the mark is gone from the new state;
+//!   changes: no `ApplyResourceChange`, and the mark is gone from the new state; such an
+//!   Update of a state without the mark reads the object before it settles for nothing;
 //! - a replacement deletes first exactly when the program gave the name.
 //!
 //! Which calls reached the provider is read from our gRPC debug log (`PULUMI_TF_DEBUG_GRPC`).
@@ -78,6 +79,20 @@ async fn a_failed_update_is_read_again_and_the_fixed_program_applies_nothing() {
         .expect("JSON");
         assert_eq!(stored["value"], json!("v1"), "{context}: the remote object did not change");
         calls(&log);
+
+        // Unfixed, and the mark lost (a state the Go implementation wrote has none): the
+        // engine's Update for the object's init errors plans nothing new against the stored
+        // values, so the object is read, planned again, and the apply fails again, rather
+        // than the bad values being recorded as a success.
+        let mut unmarked = partial_outputs.clone();
+        unmarked.as_object_mut().expect("an object").remove("__meta");
+        let again = session.update(&urn, &id, &unmarked, &checked, &checked).await;
+        let again_calls = calls(&log);
+        let status = again.expect_err("the unchanged bad program fails again");
+        assert!(init_failed(&status).is_some(), "{context}: {status:?}");
+        for call in ["ReadResource", "ApplyResourceChange"] {
+            assert!(again_calls.contains(&call.to_owned()), "{context}: no {call}: {again_calls:?}");
+        }
 
         // The program is fixed: Diff reads the object first and finds nothing to change.
         let checked = from_struct(session.check(&urn, &checked, &good).await.inputs.as_ref().expect("inputs"));

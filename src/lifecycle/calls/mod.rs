@@ -46,7 +46,7 @@ pub use connection::{Connection, TokenKind};
 pub use ephemeral::Opened;
 pub use list::{Listed, Listing};
 pub use provider::FunctionResult;
-pub use resource::{Applied, Planned, Resource, Stored};
+pub use resource::{Applied, Planned, Read, Resource, Stored};
 
 use super::checks::{self, Audience, Message};
 use super::error::{LifecycleError, Operation, Reported, Subject};

@@ -6,7 +6,7 @@ use super::{
     Written, delete_before_replace,
 };
 use crate::cty::{self, Value};
-use crate::lifecycle::calls::{Applied, Planned, Resource, Stored, Warnings};
+use crate::lifecycle::calls::{Applied, Planned, Read, Resource, Stored, Warnings};
 use crate::lifecycle::checks::{self, EarlierPlan};
 use crate::lifecycle::detailed_diff::{Sets, detailed_diff, top_level_keys, without_recomputed};
 use crate::lifecycle::error::{Change, LifecycleError, PartialFailure};
@@ -26,7 +26,7 @@ impl Resource<'_> {
         let DiffRequest { id, olds, news, .. } = request;
         let mut warnings = Warnings::default();
         let mut secrets = self.stored_secrets(olds);
-        let (prior, meta) = self.prior(id, olds, &secrets, &mut warnings).await?;
+        let (prior, meta, _) = self.prior(id, olds, &secrets, &mut warnings).await?;
         let (config, config_secrets) = self.config(news)?;
         secrets.extend(config_secrets);
         let prior_identity = self.stored_identity(&meta)?;
@@ -61,7 +61,8 @@ impl Resource<'_> {
     /// Create: plan from a null prior; unless previewing, apply.
     pub async fn create(&self, request: &CreateRequest) -> Result<Written, LifecycleError> {
         let CreateRequest { news, preview, deadline, .. } = request;
-        let write = Write { id: "", prior: None, stored_secrets: Vec::new(), news, preview: *preview, deadline };
+        let write =
+            Write { id: "", prior: None, read: false, stored_secrets: Vec::new(), news, preview: *preview, deadline };
         self.plan_and_apply(write, Warnings::default(), None).await
     }
 
@@ -71,8 +72,8 @@ impl Resource<'_> {
         let UpdateRequest { id, olds, news, preview, deadline, .. } = request;
         let mut warnings = Warnings::default();
         let stored_secrets = self.stored_secrets(olds);
-        let prior = self.prior(id, olds, &stored_secrets, &mut warnings).await?;
-        let write = Write { id, prior: Some(prior), stored_secrets, news, preview: *preview, deadline };
+        let (state, meta, read) = self.prior(id, olds, &stored_secrets, &mut warnings).await?;
+        let write = Write { id, prior: Some((state, meta)), read, stored_secrets, news, preview: *preview, deadline };
         self.plan_and_apply(write, warnings, Some(cache)).await
     }
 
@@ -131,9 +132,23 @@ impl Resource<'_> {
             self.check_final_plan(earlier, &prior, &config, &planned.value)?;
         }
         if change == Change::Update && planned.replace_paths.is_empty() && unchanged(&prior, &planned.value) {
-            // Terraform's NoOp: nothing is applied. The engine still sends an Update with no
-            // change for an object whose last apply failed, and a provider asked to apply a
-            // plan that changes nothing may answer with what it never planned (issue 28).
+            // The engine sends an Update with nothing to change only for an object whose last
+            // operation failed (its init errors). A state no failure marked (the Go
+            // implementation's, or an older one of ours) may hold values the object never
+            // took: read it, and plan again from what it has when that differs.
+            if !write.read {
+                let identity = prior_identity.clone();
+                let stored = Stored { state: &prior, private: &meta.private, identity: identity.as_ref() };
+                if let Some(read) = warnings.keep(self.read(stored, &write.stored_secrets).await?)
+                    && !read.state.equals_ignoring_refinements(&prior)
+                {
+                    let prior = self.after_read(meta, read, identity)?;
+                    let again = Write { prior: Some(prior), read: true, ..write };
+                    return Box::pin(self.plan_and_apply(again, warnings, None)).await;
+                }
+            }
+            // Terraform's NoOp: nothing is applied. A provider asked to apply a plan that
+            // changes nothing may answer what it never planned (issue 28).
             let meta = self.meta(previous_meta, meta.private.clone(), prior_identity.as_ref())?;
             let outputs = self.outputs(&prior, &secrets, &meta)?;
             return Ok(Written { id: write.id.to_owned(), outputs, inputs: None, warnings: warnings.into_vec() });
@@ -198,18 +213,25 @@ impl Resource<'_> {
         olds: &PropertyMap,
         secrets: &[cty::Path],
         warnings: &mut Warnings,
-    ) -> Result<(Value, Meta), LifecycleError> {
+    ) -> Result<(Value, Meta, bool), LifecycleError> {
         let (state, meta) = warnings.keep(self.upgrade(id, olds, secrets).await?);
         if !meta.apply_failed {
-            return Ok((state, meta));
+            return Ok((state, meta, false));
         }
         let identity = self.stored_identity(&meta)?;
         let stored = Stored { state: &state, private: &meta.private, identity: identity.as_ref() };
         let Some(read) = warnings.keep(self.read(stored, secrets).await?) else {
             tracing::debug!(urn = %self.urn, "the object a failed apply left is gone; planning from the stored state");
-            return Ok((state, meta));
+            return Ok((state, meta, false));
         };
-        let identity = read.identity.or(identity).map(|identity| self.identity_text(&identity)).transpose()?;
+        let (state, meta) = self.after_read(meta, read, identity)?;
+        Ok((state, meta, true))
+    }
+
+    /// The state and meta a read found, in place of the stored ones: a provider that sends no
+    /// identity keeps the stored one, as Terraform keeps it; the failure mark goes.
+    fn after_read(&self, meta: Meta, read: Read, stored: Option<Value>) -> Result<(Value, Meta), LifecycleError> {
+        let identity = read.identity.or(stored).map(|identity| self.identity_text(&identity)).transpose()?;
         Ok((read.state, Meta { private: read.private, identity, apply_failed: false, ..meta }))
     }
 
@@ -219,7 +241,7 @@ impl Resource<'_> {
         let DeleteRequest { id, olds, deadline, .. } = request;
         let mut warnings = Warnings::default();
         let secrets = self.stored_secrets(olds);
-        let (prior, meta) = self.prior(id, olds, &secrets, &mut warnings).await?;
+        let (prior, meta, _) = self.prior(id, olds, &secrets, &mut warnings).await?;
         let null = Value::null(self.ty());
         let prior_identity = self.stored_identity(&meta)?;
         let private = if self.provider.capabilities.plan_destroy {

@@ -224,6 +224,8 @@ struct Write<'a> {
     id: &'a str,
     /// The upgraded prior state and its meta; `None` for a create.
     prior: Option<(Value, Meta)>,
+    /// Whether `prior` was just read from the provider (`ReadResource`).
+    read: bool,
     /// The prior outputs' secret paths, for the gRPC debug log (empty for a create).
     stored_secrets: Vec<cty::Path>,
     news: &'a PropertyMap,
