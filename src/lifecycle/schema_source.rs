@@ -3,8 +3,8 @@
 //!
 //! Terraform's rule: a provider whose GetProviderSchema answer declared
 //! `get_provider_schema_optional` may be called without GetProviderSchema when the caller
-//! has that answer already; Terraform never calls GetMetadata. So a warm start is the
-//! launch and reading the cache entry (begun while the provider launches), and the first
+//! has that answer already (and GetResourceIdentitySchemas' with it); Terraform never calls
+//! GetMetadata. So a warm start is the launch and reading the cache entry (begun while the provider launches), and the first
 //! call the provider sees is the first one the program needs; the schema itself is decoded
 //! item by item as the program uses it ([`LazySchema`]). [`decide`] is the whole decision,
 //! as a pure function.
@@ -15,6 +15,7 @@
 //! facts on the cached path. A new section of the schema model needs nothing: the entry
 //! holds the model's serde form.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -24,6 +25,7 @@ use super::calls::Client;
 use super::error::ParameterizeError;
 use crate::schema_cache::{CacheKey, LazySchema, Miss, SchemaCache};
 use crate::tfplugin::types::ServerCapabilities;
+use schema_gen::tf::IdentitySchema;
 
 /// What start-up learns besides the schema, cached with it.
 #[derive(Debug, Serialize, Deserialize)]
@@ -32,6 +34,18 @@ pub(super) struct StartupFacts {
     pub protocol: u32,
     /// GetProviderSchema's capabilities.
     pub capabilities: ServerCapabilities,
+    /// GetResourceIdentitySchemas' answer, which Terraform asks right after
+    /// GetProviderSchema and caches with it.
+    pub identity_schemas: BTreeMap<String, IdentitySchema>,
+}
+
+/// What start-up learns about the schema, from the cache or the provider.
+pub(super) struct StartupSchema {
+    pub schema: LazySchema,
+    pub capabilities: ServerCapabilities,
+    pub identity_schemas: BTreeMap<String, IdentitySchema>,
+    /// The background write of a fresh answer to the cache.
+    pub write: Option<CacheWrite>,
 }
 
 type Loaded = Result<(StartupFacts, LazySchema), Miss>;
@@ -132,12 +146,9 @@ pub(super) fn decide(cached: &Cached) -> Decision {
 }
 
 impl Client {
-    /// The schema and capabilities for start-up, from the cache or the provider, and the
-    /// background write of a fresh answer to the cache.
-    pub(super) async fn startup_schema(
-        &self,
-        mut lookup: CacheLookup,
-    ) -> Result<(LazySchema, ServerCapabilities, Option<CacheWrite>), ParameterizeError> {
+    /// The schema, capabilities and identity schemas for start-up, from the cache or the
+    /// provider, and the background write of a fresh answer to the cache.
+    pub(super) async fn startup_schema(&self, mut lookup: CacheLookup) -> Result<StartupSchema, ParameterizeError> {
         let protocol = self.protocol_number();
         let started = std::time::Instant::now();
         let found = lookup.finish().await;
@@ -151,14 +162,16 @@ impl Client {
         let decision = decide(&cached);
         tracing::debug!("schema cache: {decision:?}, entry read {:?} after the launch", started.elapsed());
         if let (Decision::UseCache, Some((facts, schema))) = (&decision, found) {
-            return Ok((schema, facts.capabilities, None));
+            let StartupFacts { capabilities, identity_schemas, .. } = facts;
+            return Ok(StartupSchema { schema, capabilities, identity_schemas, write: None });
         }
         let (schema, capabilities) = self.provider_schema().await?;
+        let identity_schemas = self.identity_schemas().await?;
         let schema = Arc::new(schema);
         let write = match (decision, lookup.cache) {
             (Decision::Fetch { store: true }, Some((cache, key))) => {
                 let schema = Arc::clone(&schema);
-                let facts = StartupFacts { protocol, capabilities };
+                let facts = StartupFacts { protocol, capabilities, identity_schemas: identity_schemas.clone() };
                 let spawned = std::thread::Builder::new().name("schema-cache-write".to_owned()).spawn(move || {
                     match cache.store(&key, &facts, &schema) {
                         Ok(()) => tracing::debug!("schema cache: wrote {}", cache.dir.join(key.file_name()).display()),
@@ -169,7 +182,7 @@ impl Client {
             }
             _ => None,
         };
-        Ok((LazySchema::shared(schema), capabilities, write))
+        Ok(StartupSchema { schema: LazySchema::shared(schema), capabilities, identity_schemas, write })
     }
 }
 

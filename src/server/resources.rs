@@ -101,7 +101,10 @@ pub(super) fn status(error: LifecycleError) -> Status {
                 properties: Some(encode_struct(&outputs)),
                 reasons,
                 inputs: Some(encode_struct(&inputs)),
-                refresh_before_update: false,
+                // The state beside a failed apply may hold values the object never took: an
+                // engine that can (3.172 and later) reads the object before its next update.
+                // Our `__meta` mark (`apply_failed`) does the same for those that cannot.
+                refresh_before_update: true,
             };
             status_with_detail(Code::Unknown, message, any("pulumirpc.ErrorResourceInitFailed", &detail))
         }

@@ -33,7 +33,7 @@ use super::ephemeral::OpenEphemerals;
 use super::error::ParameterizeError;
 use super::list::ListSessions;
 use super::resource::{GeneratedNames, PlanCache};
-use super::schema_source::{CacheLookup, CacheWrite};
+use super::schema_source::{CacheLookup, CacheWrite, StartupSchema};
 use super::write_only::WriteOnlyInputs;
 use crate::installer;
 use crate::parameterize::{Args, LocalValue, ParameterValue, RemoteValue, Source};
@@ -146,17 +146,15 @@ pub async fn start_provider_with_cache(
     };
     let launched = started.elapsed();
     let client = Client::new(client);
-    let (schema, capabilities, cache_write) = client.startup_schema(lookup).await?;
+    let StartupSchema { schema, capabilities, identity_schemas, write: cache_write } =
+        client.startup_schema(lookup).await?;
     let schema_done = started.elapsed();
-    let identity_schemas = client.identity_schemas().await?;
-    let identity_done = started.elapsed();
 
     let package_name = args.provider_name.clone().unwrap_or_else(|| terraform_name.clone());
     let filter = TokenFilter { include: &args.includes, exclude: &args.excludes };
     let (names, warnings) = ProviderNames::new(schema.names(), &package_name, &filter);
     tracing::debug!(
-        "start-up: provider ready after {launched:?}, schema after {schema_done:?}, identity schemas after \
-         {identity_done:?}, names after {:?}",
+        "start-up: provider ready after {launched:?}, schemas after {schema_done:?}, names after {:?}",
         started.elapsed()
     );
     let parameter = ParameterValue {
