@@ -101,10 +101,11 @@ pub(super) fn status(error: LifecycleError) -> Status {
                 properties: Some(encode_struct(&outputs)),
                 reasons,
                 inputs: Some(encode_struct(&inputs)),
-                // The state beside a failed apply may hold values the object never took: an
-                // engine that can (3.172 and later) reads the object before its next update.
-                // Our `__meta` mark (`apply_failed`) does the same for those that cannot.
-                refresh_before_update: true,
+                // Not the engine's refresh: it reads through the provider the old state names,
+                // with the old configuration, so after a wrong credential is fixed its refresh
+                // still fails (tests/peer/e2e_dns.rs). The `__meta` mark (`apply_failed`) has
+                // Diff and Update read through the provider as configured now.
+                refresh_before_update: false,
             };
             status_with_detail(Code::Unknown, message, any("pulumirpc.ErrorResourceInitFailed", &detail))
         }
