@@ -28,7 +28,7 @@
 #   anchor/<bridge-version>/pulumi-resource-terraform-provider
 #   terraform/<version>/terraform                           the Terraform CLI (the fixture's oracle)
 #   converter/<version>/pulumi-converter-terraform          Pulumi's Terraform converter plugin
-#   (services: mariadb is Debian's mariadb-server/-client, installed system-wide with apt-get when missing)
+#   (services: mariadb is Debian's mariadb-server/-client, bind9 Debian's bind9/bind9-dnsutils, installed system-wide with apt-get when missing)
 #   src/<tool>-<version>/   one throw-away wrapper Go module per tool
 #   logs/<tool>-<version>.log
 #   env.sh                  exports TFBRIDGE_TOOLS_DIR and puts the Pulumi bin dirs on PATH
@@ -120,11 +120,11 @@ declare -A OWN_PROVIDER_SRC=(
   [framework6test]=$REPO/tests/go-providers/framework6
 )
 
-PROVIDERS=(random local null tls http time tfcoremock sdkv2test framework6test mysql)
+PROVIDERS=(random local null tls http time tfcoremock sdkv2test framework6test mysql dns)
 PULUMI_TOOLS=(pulumi-cli pulumi-cli-newest pulumi-language-yaml)
 LANGUAGE_TOOLS=(language-hosts sdk-python sdk-nodejs sdk-go sdk-python-newest language-java sdk-java)
-# Real services the tests start throw-away instances of (tests/common/mariadb.rs).
-SERVICE_TOOLS=(mariadb)
+# Real services the tests start throw-away instances of (tests/common/mariadb.rs, tests/common/bind.rs).
+SERVICE_TOOLS=(mariadb bind9)
 ALL_TOOLS=("${PROVIDERS[@]}" "${PULUMI_TOOLS[@]}" "${LANGUAGE_TOOLS[@]}" anchor terraform converter "${SERVICE_TOOLS[@]}")
 
 usage() {
@@ -353,35 +353,49 @@ b_mysql() {
   fi
 }
 
-# mariadb: Debian's MariaDB server and client, for the tests' throw-away servers (never
-# started as a system service). Installed only when a program is missing; the package lists
-# are fetched first when apt does not know the package yet. Needs root.
-install_mariadb() {
-  local missing=() p
-  for p in mariadbd mariadb mariadb-install-db; do
+# dns: hashicorp/dns, muxed (SDKv2 + framework, protocol 5); the proxy refuses the module, so
+# it is always built from the unmodified source in shared/peers.
+b_dns() {
+  local out=$1 peers
+  if peers=$(peers_dir terraform-provider-dns); then
+    run bash "$peers/build.sh" "$out"
+  else
+    no_source dns "github.com/hashicorp/terraform-provider-dns@v$DNS_VER" terraform-provider-dns
+  fi
+}
+
+# Services from Debian's packages, for the tests' throw-away servers (never started as system
+# services): mariadb (mariadb-server/-client) and bind9 (named, with nsupdate and dig from
+# bind9-dnsutils). Installed only when a program is missing; the package lists are fetched
+# first when apt does not know the package yet. Needs root.
+#   install_debian NAME "PROGRAM..." PACKAGE...
+install_debian() {
+  local name=$1 programs=$2 missing=() p
+  shift 2
+  for p in $programs; do
     command -v "$p" >/dev/null || [[ -x /usr/sbin/$p ]] || missing+=("$p")
   done
   if ((${#missing[@]} == 0)); then
-    log "cached mariadb $( (mariadbd --version 2>/dev/null || /usr/sbin/mariadbd --version) | awk '{print $3}')"
+    log "cached $name (Debian's $*)"
     return 0
   fi
-  CUR_TOOL=mariadb CUR_VER=debian CUR_LOG=$ROOT/logs/mariadb.log
+  CUR_TOOL=$name CUR_VER=debian CUR_LOG=$ROOT/logs/$name.log
   : >"$CUR_LOG"
   local start=$SECONDS
-  log "installing mariadb from Debian's packages (log: $CUR_LOG; missing: ${missing[*]})"
+  log "installing $name from Debian's packages (log: $CUR_LOG; missing: ${missing[*]})"
   if ((EUID != 0)); then
-    echo "test-tools: FAILED mariadb: ${missing[*]} missing and not root: run" \
-      "'apt-get install -y mariadb-server mariadb-client' as root" >&2
-    failures+=("mariadb (not installed, needs root)")
+    echo "test-tools: FAILED $name: ${missing[*]} missing and not root: run" \
+      "'apt-get install -y $*' as root" >&2
+    failures+=("$name (not installed, needs root)")
     return 0
   fi
-  if ! apt-cache show mariadb-server >/dev/null 2>&1; then
-    run apt-get update || { failures+=("mariadb (log: $CUR_LOG)"); return 0; }
+  if ! apt-cache show "$1" >/dev/null 2>&1; then
+    run apt-get update || { failures+=("$name (log: $CUR_LOG)"); return 0; }
   fi
-  if DEBIAN_FRONTEND=noninteractive run apt-get install -y mariadb-server mariadb-client; then
-    log "built mariadb debian in $((SECONDS - start))s"
+  if DEBIAN_FRONTEND=noninteractive run apt-get install -y "$@"; then
+    log "built $name debian in $((SECONDS - start))s"
   else
-    failures+=("mariadb (log: $CUR_LOG)")
+    failures+=("$name (log: $CUR_LOG)")
   fi
 }
 
@@ -708,7 +722,9 @@ for tool in "${selected[@]}"; do
     time)       install_leaf time       "$TIME_VER"       "$ROOT/providers/time/$TIME_VER"             b_time ;;
     tfcoremock) install_leaf tfcoremock "$TFCOREMOCK_VER" "$ROOT/providers/tfcoremock/$TFCOREMOCK_VER" b_tfcoremock ;;
     mysql)      install_leaf mysql      "$MYSQL_VER"      "$ROOT/providers/mysql/$MYSQL_VER"           b_mysql ;;
-    mariadb)    install_mariadb ;;
+    dns)        install_leaf dns        "$DNS_VER"        "$ROOT/providers/dns/$DNS_VER"               b_dns ;;
+    mariadb)    install_debian mariadb "mariadbd mariadb mariadb-install-db" mariadb-server mariadb-client ;;
+    bind9)      install_debian bind9 "named nsupdate dig" bind9 bind9-dnsutils ;;
     sdkv2test|framework6test)
       if ! own_hash=$(source_hash "${OWN_PROVIDER_SRC[$tool]}"); then
         echo "test-tools: FAILED $tool: cannot hash ${OWN_PROVIDER_SRC[$tool]}" >&2

@@ -14,12 +14,13 @@
 //! kernel for SIGKILL when the thread that started it ends (`PR_SET_PDEATHSIG`), so a test that
 //! panics or is killed does not leave it behind either.
 
-use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
+
+use super::service;
 
 /// The root password every throw-away server gets.
 pub const ROOT_PASSWORD: &str = "rootpw-e2e-7c3a";
@@ -36,51 +37,22 @@ pub struct MariaDb {
     owner: Option<(u32, u32)>,
 }
 
-/// The program `name` from PATH or /usr/sbin (where Debian puts `mariadbd`).
 fn program(name: &str) -> anyhow::Result<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .chain([PathBuf::from("/usr/sbin"), PathBuf::from("/usr/bin")])
-        .map(|dir| dir.join(name))
-        .find(|candidate| candidate.is_file())
-        .with_context(|| format!("{name} is missing: run scripts/test-tools.sh services (Debian's mariadb-server)"))
-}
-
-/// The uid and gid of `user` from /etc/passwd.
-fn user_ids(user: &str) -> Option<(u32, u32)> {
-    let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
-    passwd.lines().find_map(|line| {
-        let fields: Vec<&str> = line.split(':').collect();
-        (fields.len() > 3 && fields[0] == user).then(|| Some((fields[2].parse().ok()?, fields[3].parse().ok()?)))?
-    })
-}
-
-/// A loopback port nobody listens on now.
-fn free_port() -> anyhow::Result<u16> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+    service::program(name, "mariadb-server")
 }
 
 impl MariaDb {
     /// Initialises a data directory and starts a server on a free loopback port.
     pub fn start(label: &str) -> anyhow::Result<MariaDb> {
-        // SAFETY: geteuid(2) has no preconditions.
-        let owner = if unsafe { libc::geteuid() } == 0 {
-            Some(user_ids("mysql").context("no `mysql` user: run scripts/test-tools.sh services")?)
-        } else {
-            None
-        };
+        let owner = service::owner_when_root("mysql")?;
         let dir = super::scratch_dir(&format!("mariadb-{label}"));
-        let mut server = MariaDb { dir, port: free_port()?, child: None, owner };
-        if let Some((uid, gid)) = owner {
-            std::os::unix::fs::chown(&server.dir, Some(uid), Some(gid))?;
-        }
+        let mut server = MariaDb { dir, port: service::free_port()?, child: None, owner };
+        service::chown(&server.dir, owner)?;
         // Its own temp dir: bootstrap servers started at once in a shared /tmp trip over each
         // other's temporary tables.
         let tmp = server.dir.join("tmp");
         std::fs::create_dir_all(&tmp)?;
-        if let Some((uid, gid)) = owner {
-            std::os::unix::fs::chown(&tmp, Some(uid), Some(gid))?;
-        }
+        service::chown(&tmp, owner)?;
         let install = server
             .command(&program("mariadb-install-db")?)
             .args(["--no-defaults", "--auth-root-authentication-method=normal", "--skip-test-db"])
@@ -107,26 +79,10 @@ impl MariaDb {
         Ok(server)
     }
 
-    /// A command run as the server's owner, in its own process group, with the test run's
-    /// marker, that dies when the thread that started it ends.
+    /// A command run as the server's owner, with its own temp dir (see [`service::command`]).
     fn command(&self, program: &Path) -> Command {
-        let mut command = Command::new(program);
-        command.current_dir(&self.dir).stdin(Stdio::null()).process_group(0);
-        if let Some((uid, gid)) = self.owner {
-            command.uid(uid).gid(gid).env("HOME", &self.dir);
-        }
+        let mut command = service::command(program, &self.dir, self.owner);
         command.env("TMPDIR", self.dir.join("tmp"));
-        if let Ok(run) = std::env::var("TFBRIDGE_TEST_RUN") {
-            command.env("TFBRIDGE_TEST_RUN", run);
-        }
-        // SAFETY: prctl(2) only sets a flag of the calling (child) process; it allocates
-        // nothing and is async-signal-safe. Runs after setuid, which would clear it.
-        unsafe {
-            command.pre_exec(|| {
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                Ok(())
-            });
-        }
         command
     }
 

@@ -9,6 +9,7 @@
 
 #![allow(dead_code)] // Each test binary uses a different subset.
 
+pub mod bind;
 pub mod engine_client;
 pub mod engine_service;
 pub mod fixture;
@@ -21,6 +22,7 @@ pub mod programs;
 pub mod pulumi;
 pub mod registry;
 pub mod schema;
+pub mod service;
 pub mod versions;
 
 pub use implementation::Implementation;

@@ -26,6 +26,8 @@ pub const TIME: &str = peer_version("TIME_VER");
 pub const TFCOREMOCK: &str = peer_version("TFCOREMOCK_VER");
 /// petoju's MySQL provider, an SDKv2 provider against a real database server.
 pub const MYSQL: &str = peer_version("MYSQL_VER");
+/// hashicorp/dns, a muxed provider (SDKv2 and plugin framework) against a real BIND 9 server.
+pub const DNS: &str = peer_version("DNS_VER");
 /// The Pulumi CLI.
 pub const PULUMI: &str = peer_version("PULUMI_VER");
 /// The newest Pulumi CLI, which part of the peer tier also runs on (`tests/common/pulumi.rs`,
