@@ -11,7 +11,7 @@
 #
 # Cache root: ${TFBRIDGE_TOOLS_DIR:-$HOME/.cache/tfbridge-tools}
 #   providers/<name>/<version>/terraform-provider-<name>
-#   providers/<name>/<hash12>/terraform-provider-<name>   our own providers (sdkv2test, framework6test)
+#   providers/<name>/<hash12>/terraform-provider-<name>   our own providers (sdkv2test, framework6test, muxed6test)
 #   providers/<name>/current -> <hash12>                   symlink: the one matching the sources of the last run
 #   pulumi/<version>/bin/{pulumi,pulumi-language-go,pulumi-language-python,pulumi-language-nodejs,
 #                         pulumi-language-python-exec,pulumi-resource-pulumi-python,pulumi-resource-pulumi-nodejs}
@@ -118,9 +118,10 @@ ANCHOR_REPLACES=(
 declare -A OWN_PROVIDER_SRC=(
   [sdkv2test]=$REPO/tests/go-providers/sdkv2
   [framework6test]=$REPO/tests/go-providers/framework6
+  [muxed6test]=$REPO/tests/go-providers/muxed6
 )
 
-PROVIDERS=(random local null tls http time tfcoremock sdkv2test framework6test mysql dns)
+PROVIDERS=(random local null tls http time tfcoremock sdkv2test framework6test muxed6test mysql dns)
 PULUMI_TOOLS=(pulumi-cli pulumi-cli-newest pulumi-language-yaml)
 LANGUAGE_TOOLS=(language-hosts sdk-python sdk-nodejs sdk-go sdk-python-newest language-java sdk-java)
 # Real services the tests start throw-away instances of (tests/common/mariadb.rs, tests/common/bind.rs).
@@ -419,6 +420,7 @@ build_own_provider() { # NAME OUT
 }
 b_sdkv2test()      { build_own_provider sdkv2test "$1"; }
 b_framework6test() { build_own_provider framework6test "$1"; }
+b_muxed6test()     { build_own_provider muxed6test "$1"; }
 
 # point_current NAME HASH: providers/NAME/current -> HASH, replaced atomically.
 point_current() {
@@ -725,7 +727,7 @@ for tool in "${selected[@]}"; do
     dns)        install_leaf dns        "$DNS_VER"        "$ROOT/providers/dns/$DNS_VER"               b_dns ;;
     mariadb)    install_debian mariadb "mariadbd mariadb mariadb-install-db" mariadb-server mariadb-client ;;
     bind9)      install_debian bind9 "named nsupdate dig" bind9 bind9-dnsutils ;;
-    sdkv2test|framework6test)
+    sdkv2test|framework6test|muxed6test)
       if ! own_hash=$(source_hash "${OWN_PROVIDER_SRC[$tool]}"); then
         echo "test-tools: FAILED $tool: cannot hash ${OWN_PROVIDER_SRC[$tool]}" >&2
         failures+=("$tool (cannot hash ${OWN_PROVIDER_SRC[$tool]})")

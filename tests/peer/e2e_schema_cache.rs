@@ -45,8 +45,13 @@ impl Cached {
 
     /// The provider calls logged since the last call, by method name; clears the log.
     fn calls(&self) -> anyhow::Result<Vec<String>> {
-        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
-        std::fs::write(&self.log, "")?;
+        Cached::read_calls(&self.log)
+    }
+
+    /// The calls logged in `log` so far, by method name; clears it.
+    fn read_calls(log: &Path) -> anyhow::Result<Vec<String>> {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        std::fs::write(log, "")?;
         text.lines()
             .map(|line| {
                 let entry: serde_json::Value = serde_json::from_str(line)?;
@@ -238,5 +243,70 @@ fn two_concurrent_ups_share_one_cache() -> anyhow::Result<()> {
         cached.ws.destroy()?;
     }
     let _ = std::fs::remove_dir_all(&shared_cache);
+    Ok(())
+}
+
+/// The calls a provider got before the first one about a resource type, by method name.
+fn start_up_calls(calls: &[String]) -> Vec<String> {
+    let per_type = ["ValidateResourceConfig", "ValidateDataResourceConfig", "PlanResourceChange", "ReadDataSource"];
+    calls.iter().take_while(|c| !per_type.contains(&c.as_str())).cloned().collect()
+}
+
+/// A muxed provider (terraform-plugin-mux) on a warm cache, on protocol 5 (hashicorp/dns, an
+/// SDKv2 and a framework half, against BIND) and 6 (our muxed6test: an SDKv2 half through
+/// tf5to6server and a framework half, proxmox's size). Mux records every type GetMetadata
+/// lists without marking its discovery done, so a warm start that asked GetMetadata failed
+/// every later call ("Duplicate resource type", issue 28). The provider's first calls must be
+/// Terraform's: configuration, then the program's types; a type of each half is used.
+#[test]
+fn muxed_providers_start_warm_on_protocols_5_and_6() -> anyhow::Result<()> {
+    let server = common::bind::Bind::start("cache-muxed")?;
+    let dns = common::real_provider("dns", versions::DNS)?;
+    let muxed6 = common::real_provider("muxed6test", "current")?;
+    let programs = [
+        (
+            &dns,
+            format!(
+                "resources:\n  bind:\n    type: pulumi:providers:dns\n    properties:\n      updates:\n        - server: \
+                 127.0.0.1\n          port: {}\n          keyName: tf.\n          keyAlgorithm: hmac-sha256\n          \
+                 keySecret: {}\n  www:\n    type: dns:index/aRecordSet:ARecordSet\n    properties:\n      zone: \
+                 example.com.\n      name: warm\n      addresses: [192.0.2.7]\n    options:\n      provider: ${{bind}}\n  \
+                 txt:\n    type: dns:index/txtRecordSet:TxtRecordSet\n    properties:\n      zone: example.com.\n      \
+                 name: warm\n      txts: [warm]\n    options:\n      provider: ${{bind}}\n",
+                server.port(),
+                server.secret()
+            ),
+        ),
+        (
+            &muxed6,
+            "resources:\n  sdk:\n    type: muxed6test:index/sdk0:Sdk0\n    properties:\n      name: a\n      value: v1\n  \
+             fw:\n    type: muxed6test:index/fw56:Fw56\n    properties:\n      name: b\n      members: [warm]\nvariables:\n  \
+             looked:\n    fn::invoke:\n      function: muxed6test:index/getFwData44:getFwData44\n      arguments:\n        \
+             name: c\noutputs:\n  looked: ${looked.value}\n"
+                .to_owned(),
+        ),
+    ];
+    for (provider, resources) in programs {
+        let label = provider.file_name().and_then(|n| n.to_str()).unwrap_or("muxed").to_owned();
+        let mut ws = Workspace::new("cache-muxed", Implementation::Ours)?;
+        std::fs::write(ws.project_dir().join("Pulumi.yaml"), format!("name: warm\nruntime: yaml\n{resources}"))?;
+        let log = ws.root().join("grpc.jsonl");
+        ws.set_env("PULUMI_TF_DEBUG_GRPC", &log.display().to_string());
+        ws.package_add(&[provider.to_str().expect("a UTF-8 path")])?;
+        ws.stack_init()?;
+        assert!(fetched(&Cached::read_calls(&log)?), "{label}: package add started cold");
+
+        let up = ws.up()?;
+        let calls = Cached::read_calls(&log)?;
+        assert_eq!(start_up_calls(&calls), ["ValidateProviderConfig", "ConfigureProvider"], "{label}: {calls:?}\n{up}");
+        assert!(!calls.iter().any(|c| c == "GetMetadata" || c == "GetProviderSchema"), "{label}: {calls:?}");
+        ws.preview_expect_no_changes()?;
+        ws.edit_program("warm]", "warmer]")?;
+        ws.up()?;
+        ws.destroy()?;
+        let calls = Cached::read_calls(&log)?;
+        assert!(!calls.iter().any(|c| c == "GetMetadata" || c == "GetProviderSchema"), "{label}: {calls:?}");
+    }
+    assert!(server.dig("warm.example.com.", "A")?.is_empty(), "destroy removed the record");
     Ok(())
 }
