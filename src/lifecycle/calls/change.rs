@@ -19,6 +19,19 @@ use crate::tfplugin::types::{
     ApplyResourceChangeRequest, DynamicValue, PlanResourceChangeRequest, PlanResourceChangeResponse,
 };
 
+/// What one ApplyResourceChange is asked to do.
+pub struct Apply<'a> {
+    pub prior: &'a Value,
+    pub planned: &'a Planned,
+    /// The configuration; null for a delete.
+    pub config: &'a Value,
+    /// What the gRPC debug log redacts besides the schema's sensitive values.
+    pub secrets: &'a [Path],
+    /// The time limit; past it, and on `cancel`, the provider is asked to stop.
+    pub limit: Option<Duration>,
+    pub cancel: &'a CancellationToken,
+}
+
 impl Resource<'_> {
     /// Sends a PlanResourceChange; error diagnostics fail it.
     async fn send_plan(
@@ -188,17 +201,9 @@ impl Resource<'_> {
     }
 
     /// ApplyResourceChange, interruptible, checked as Terraform checks apply results.
-    /// `planned` null is a delete.
-    #[allow(clippy::too_many_arguments)]
-    pub async fn apply(
-        &self,
-        prior: &Value,
-        planned: &Planned,
-        config: &Value,
-        secrets: &[Path],
-        limit: Option<Duration>,
-        cancel: &CancellationToken,
-    ) -> Result<Warned<Applied>, LifecycleError> {
+    /// A null planned value is a delete.
+    pub async fn apply(&self, change: Apply<'_>) -> Result<Warned<Applied>, LifecycleError> {
+        let Apply { prior, planned, config, secrets, limit, cancel } = change;
         let legacy_plan = planned.legacy_type_system;
         let (planned, planned_private, planned_identity) =
             (&planned.value, planned.private.as_slice(), planned.identity.as_ref());

@@ -41,6 +41,7 @@ mod resource;
 use schema_gen::tf::Block;
 use schema_gen::translate::PropertyNames;
 
+pub use change::Apply;
 pub(in crate::lifecycle) use connection::TokenIndex;
 pub use connection::{Connection, TokenKind};
 pub use ephemeral::Opened;

@@ -6,7 +6,7 @@ use super::{
     Written, delete_before_replace,
 };
 use crate::cty::{self, Value};
-use crate::lifecycle::calls::{Applied, Planned, Read, Resource, Stored, Warnings};
+use crate::lifecycle::calls::{Applied, Apply, Planned, Read, Resource, Stored, Warnings};
 use crate::lifecycle::checks::{self, EarlierPlan};
 use crate::lifecycle::detailed_diff::{Sets, detailed_diff, top_level_keys, without_recomputed};
 use crate::lifecycle::error::{Change, LifecycleError, PartialFailure};
@@ -154,8 +154,15 @@ impl Resource<'_> {
             return Ok(Written { id: write.id.to_owned(), outputs, inputs: None, warnings: warnings.into_vec() });
         }
         let Deadline { cancel, .. } = write.deadline;
-        let applied =
-            warnings.keep(self.apply(&prior, &planned, &config, &log_secrets, write.deadline.limit(), cancel).await?);
+        let change_request = Apply {
+            prior: &prior,
+            planned: &planned,
+            config: &config,
+            secrets: &log_secrets,
+            limit: write.deadline.limit(),
+            cancel,
+        };
+        let applied = warnings.keep(self.apply(change_request).await?);
         self.finish(applied, write.news, previous_meta, &secrets, warnings.into_vec(), change)
     }
 
@@ -251,17 +258,16 @@ impl Resource<'_> {
             meta.private
         };
         // Terraform sends no planned identity with a destroy: the plan is null.
-        let applied = warnings.keep(
-            self.apply(
-                &prior,
-                &Planned::destroy(null.clone(), private),
-                &null,
-                &secrets,
-                deadline.limit(),
-                &deadline.cancel,
-            )
-            .await?,
-        );
+        let planned = Planned::destroy(null.clone(), private);
+        let destroy = Apply {
+            prior: &prior,
+            planned: &planned,
+            config: &null,
+            secrets: &secrets,
+            limit: deadline.limit(),
+            cancel: &deadline.cancel,
+        };
+        let applied = warnings.keep(self.apply(destroy).await?);
         if !applied.errors.is_empty() {
             return Err(LifecycleError::ApplyFailed {
                 subject: self.subject().clone(),
