@@ -44,6 +44,7 @@ pub mod tls;
 mod transport;
 mod v5;
 mod v6;
+mod wire_method;
 
 pub use actions::ActionEvents;
 pub use client::{ListEvents, ProviderClient};

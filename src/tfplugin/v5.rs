@@ -37,6 +37,10 @@ super::resources::wire::resources_wire! {
     stop_provider: stop,
     plan_resource_change_since_5: [],
 }
+// The other families, in the same module: they use the helpers resources_wire! defines.
+super::ephemeral::wire::ephemeral_wire!();
+super::identity_list::wire::identity_list_wire!();
+super::actions::wire::actions_wire!();
 
 /// PrepareProviderConfig's provider defaults, which only protocol 5 returns.
 fn prepared_config_from_wire(response: &pb::prepare_provider_config::Response) -> Option<DynamicValue> {

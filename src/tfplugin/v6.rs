@@ -67,6 +67,10 @@ super::resources::wire::resources_wire! {
     // Protocol 6.11: the private bytes of the saved plan, when re-planning at apply.
     plan_resource_change_since_5: [planned_private],
 }
+// The other families, in the same module: they use the helpers resources_wire! defines.
+super::ephemeral::wire::ephemeral_wire!();
+super::identity_list::wire::identity_list_wire!();
+super::actions::wire::actions_wire!();
 
 /// Protocol 6 returns no prepared configuration (protocol 5's PrepareProviderConfig did).
 fn prepared_config_from_wire(_response: &pb::validate_provider_config::Response) -> Option<DynamicValue> {

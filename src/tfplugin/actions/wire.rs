@@ -5,7 +5,7 @@
 macro_rules! actions_wire {
     () => {
         impl Client {
-            crate::tfplugin::resources::wire::validate_config_method!(validate_action_config => validate_action_config);
+            crate::tfplugin::wire_method::validate_config_method!(validate_action_config => validate_action_config);
 
             pub(super) async fn plan_action(
                 &self,

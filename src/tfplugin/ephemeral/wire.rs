@@ -26,7 +26,7 @@ macro_rules! ephemeral_wire {
         use crate::tfplugin::ephemeral::{OpenEphemeralResourceResponse, RenewEphemeralResourceResponse};
 
         impl Client {
-            crate::tfplugin::resources::wire::validate_config_method!(validate_ephemeral_resource_config => validate_ephemeral_resource_config);
+            crate::tfplugin::wire_method::validate_config_method!(validate_ephemeral_resource_config => validate_ephemeral_resource_config);
 
             pub(super) async fn open_ephemeral_resource(
                 &self,

@@ -81,7 +81,7 @@ macro_rules! identity_list_wire {
                 })
             }
 
-            crate::tfplugin::resources::wire::validate_config_method!(validate_list_resource_config => validate_list_resource_config, include_resource_object: None, limit: None);
+            crate::tfplugin::wire_method::validate_config_method!(validate_list_resource_config => validate_list_resource_config, include_resource_object: None, limit: None);
 
             /// Starts the stream; each item is one event, or the status the stream broke with.
             pub(super) async fn list_resource(

@@ -6,8 +6,8 @@
 //! every conversion and method twice, [`resources_wire!`] expands the same code inside `v5`
 //! and `v6`, where `pb` names that protocol's generated module. Its arguments are the RPCs
 //! protocol 5 names differently (each also names its request's module) and the fields that
-//! PlanResourceChange's request gained after protocol 5. It also expands the other
-//! families' macros, so that `v5` and `v6` each hold one expansion. The few real
+//! PlanResourceChange's request gained after protocol 5. `v5` and `v6` expand the other
+//! families' macros right after it, in the same module, so they use its helpers. The few real
 //! differences (nested attributes, computed blocks, client capabilities, the prepared
 //! configuration only protocol 5 returns) are written by hand in `v5.rs` and `v6.rs`; the
 //! expansion calls them by name: `attribute_type_from_wire`, `block_computed_from_wire`,
@@ -424,9 +424,9 @@ macro_rules! resources_wire {
                 Ok(metadata_from_wire(response.into_inner()))
             }
 
-            crate::tfplugin::resources::wire::validate_config_method!(validate_resource_config => $validate_resource, client_capabilities: client_capabilities());
+            crate::tfplugin::wire_method::validate_config_method!(validate_resource_config => $validate_resource, client_capabilities: client_capabilities());
 
-            crate::tfplugin::resources::wire::validate_config_method!(validate_data_resource_config => $validate_data);
+            crate::tfplugin::wire_method::validate_config_method!(validate_data_resource_config => $validate_data);
 
             pub(super) async fn upgrade_resource_state(
                 &self,
@@ -568,30 +568,7 @@ macro_rules! resources_wire {
             }
         }
 
-        // The other families, in the same module.
-        crate::tfplugin::ephemeral::wire::ephemeral_wire!();
-        crate::tfplugin::identity_list::wire::identity_list_wire!();
-        crate::tfplugin::actions::wire::actions_wire!();
     };
 }
 
 pub(crate) use resources_wire;
-
-/// One `Validate…Config` client method, inside an expansion for `v5` or `v6`: a type name and
-/// a configuration in, the diagnostics out. `$rpc` names both the client method and its
-/// request's module; the request's other fields follow it.
-macro_rules! validate_config_method {
-    ($method:ident => $rpc:ident $(, $field:ident: $value:expr)* $(,)?) => {
-        pub(super) async fn $method(&self, type_name: &str, config: &DynamicValue) -> Result<Vec<Diagnostic>, RpcFailure> {
-            let request = pb::$rpc::Request {
-                type_name: type_name.to_owned(),
-                config: Some(dynamic_value_to_wire(config)),
-                $($field: $value,)*
-            };
-            let response = self.rpc.clone().$rpc(request).await?.into_inner();
-            Ok(diagnostics_from_wire(response.diagnostics))
-        }
-    };
-}
-
-pub(crate) use validate_config_method;
