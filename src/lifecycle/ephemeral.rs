@@ -196,7 +196,7 @@ impl Connection {
             tokio::spawn(async move {
                 let resource = provider.ephemeral_resource(&tf_name, subject);
                 if let Err(err) = resource.close(opened.private.as_deref()).await {
-                    tracing::warn!("{err}");
+                    tracing::warn!("{}", err.in_context());
                 }
             });
             return None;
@@ -266,7 +266,7 @@ impl Connection {
         let resource = self.ephemeral_resource(&entry.tf_name, entry.subject.clone());
         match resource.close(entry.private.as_deref()).await {
             Ok(warned) => closed.warnings.extend(warned.warnings.into_vec()),
-            Err(err) => closed.errors.push(err.to_string()),
+            Err(err) => closed.errors.push(err.in_context()),
         }
         closed
     }
@@ -307,8 +307,9 @@ impl Renewal {
                 }
                 Err(err) => {
                     // Terraform stops renewing and reports the failure when it closes.
-                    tracing::warn!("{err}");
-                    *self.failure.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(err.to_string());
+                    let failure = err.in_context();
+                    tracing::warn!("{failure}");
+                    *self.failure.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(failure);
                     return;
                 }
             }

@@ -1,7 +1,11 @@
 //! What can go wrong in a lifecycle operation, in terms a user can act on.
 //!
-//! Every variant names what it is about (a [`Subject`]: the resource's URN, the provider's
-//! URN, or the token of an invoke) and, where the cause is a value, the Pulumi property path. Provider diagnostics keep their summary and detail;
+//! Every variant carries what it is about (a [`Subject`]: the resource's URN, the provider's
+//! URN, or the token of an invoke), and its message is the cause alone, with the Pulumi
+//! property path where the cause is a value: the engine shows every error under the resource
+//! it is about, or after `invocation of <token>`, so a subject in the message would be said
+//! twice. A partial failure's reasons are the same texts (the engine lists them as "N errors
+//! occurred"). Provider diagnostics keep their summary and detail;
 //! broken Terraform invariants quote Terraform's own texts so they can be searched for and
 //! reported upstream.
 //!
@@ -130,23 +134,23 @@ pub enum LifecycleError {
     #[error("{token:?} is not a {kind} of the {package} package")]
     UnknownToken { kind: &'static str, token: String, package: String },
     /// A property value does not fit the Terraform schema.
-    #[error("{subject}: invalid value for {}", describe_convert(.error))]
+    #[error("invalid value for {}", describe_convert(.error))]
     InvalidProperty { subject: Subject, error: Box<ConvertError> },
     /// The stored state cannot be turned back into Terraform state.
-    #[error("{subject}: the stored state cannot be read: {reason}")]
+    #[error("the stored state cannot be read: {reason}")]
     State { subject: Subject, reason: String },
     /// The provider answered with error diagnostics.
-    #[error("{subject}: {operation} failed: {}", join(.diagnostics))]
+    #[error("{}", join(.diagnostics))]
     Diagnostics { subject: Subject, operation: Operation, diagnostics: Vec<Reported> },
     /// The provider broke one of Terraform core's rules; `summary` is Terraform's text.
-    #[error("{subject}: {summary}: {}", problems.join("; "))]
+    #[error("{summary}: {}", problems.join("; "))]
     ProviderBug { subject: Subject, summary: &'static str, problems: Vec<String> },
     /// The provider call itself failed (crash, connection, protocol).
-    #[error("{subject}: {operation}: {error}")]
+    #[error("{operation}: {error}")]
     Call { subject: Subject, operation: Operation, error: Box<CallError> },
     /// The call was interrupted and the provider did not answer within the grace period.
     #[error(
-        "{subject}: {operation} {interruption}; the Terraform provider was asked to stop but did not answer within {}s, \
+        "{operation} {interruption}; the Terraform provider was asked to stop but did not answer within {}s, \
          so the remote object may exist without being recorded: run `pulumi refresh` (or import it) before retrying",
         grace.as_secs()
     )]
@@ -154,32 +158,32 @@ pub enum LifecycleError {
     /// The provider's answer to a change cannot be read, so whether and how the remote
     /// object exists is unknown.
     #[error(
-        "{subject}: {operation} answered {reason}; the remote object may exist without being recorded: \
+        "{operation} answered {reason}; the remote object may exist without being recorded: \
          run `pulumi refresh` (or import it) before retrying"
     )]
     Unreadable { subject: Subject, operation: Operation, reason: String },
     /// An apply failed and left no object to record (errors from the provider, a broken
     /// result, an interruption), as reasons already in words.
-    #[error("{subject}: {change} failed: {}", reasons.join("; "))]
+    #[error("{}", reasons.join("; "))]
     ApplyFailed { subject: Subject, change: Change, reasons: Vec<String> },
     /// The remote object exists but the operation failed.
-    #[error("{}: {}", .0.urn, .0.reasons.join("; "))]
+    #[error("{}", .0.reasons.join("; "))]
     Partial(Box<PartialFailure>),
     /// Required provider settings have no value.
     #[error("missing required configuration for the {package} provider: {}", keys.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", "))]
     MissingConfig { package: String, keys: Vec<MissingKey> },
     /// The user asked for something that cannot be done (e.g. importing an id that names
     /// several objects, or none): the program or command must change.
-    #[error("{subject}: {message}")]
+    #[error("{message}")]
     Invalid { subject: Subject, message: String },
     /// The provider lacks what the request needs (e.g. a list resource, in a provider older
     /// than protocol 5.10/6.10); the engine hears Unimplemented.
-    #[error("{subject}: {message}")]
+    #[error("{message}")]
     Unsupported { subject: Subject, message: String },
     /// The provider deferred a change (protocol 5.6/6.6), which a Pulumi deployment cannot
     /// apply: there is no later run to carry it to, as Terraform has.
     #[error(
-        "{subject}: the provider deferred this change ({reason}); Pulumi does not apply deferred changes, so nothing was changed. Run `pulumi up` again once the provider can plan it"
+        "the provider deferred this change ({reason}); Pulumi does not apply deferred changes, so nothing was changed. Run `pulumi up` again once the provider can plan it"
     )]
     Deferred { subject: Subject, reason: String },
     /// The engine lacks what the request needs (e.g. an action's Invoke without the preview
@@ -192,11 +196,40 @@ pub enum LifecycleError {
     Cancelled(String),
     /// The bridge failed on its own (e.g. a value it built cannot be encoded): a bug here,
     /// not in the program or the provider.
-    #[error("{subject}: {message}")]
+    #[error("{message}")]
     Internal { subject: Subject, message: String },
 }
 
 impl LifecycleError {
+    /// The message with what it is about in front ("<subject>: <operation> failed: <cause>"),
+    /// for where no engine names it: our own log, and the failures reported when ephemeral
+    /// resources close at the end of a deployment.
+    pub fn in_context(&self) -> String {
+        let about = match self {
+            LifecycleError::Diagnostics { subject, operation, .. } => Some(format!("{subject}: {operation} failed")),
+            LifecycleError::ApplyFailed { subject, change, .. } => Some(format!("{subject}: {change} failed")),
+            LifecycleError::Partial(partial) => Some(partial.urn.clone()),
+            LifecycleError::InvalidProperty { subject, .. }
+            | LifecycleError::State { subject, .. }
+            | LifecycleError::ProviderBug { subject, .. }
+            | LifecycleError::Call { subject, .. }
+            | LifecycleError::Interrupted { subject, .. }
+            | LifecycleError::Unreadable { subject, .. }
+            | LifecycleError::Invalid { subject, .. }
+            | LifecycleError::Unsupported { subject, .. }
+            | LifecycleError::Deferred { subject, .. }
+            | LifecycleError::Internal { subject, .. } => Some(subject.to_string()),
+            LifecycleError::UnknownToken { .. }
+            | LifecycleError::MissingConfig { .. }
+            | LifecycleError::EngineUnsupported(_)
+            | LifecycleError::Cancelled(_) => None,
+        };
+        match about {
+            Some(about) => format!("{about}: {self}"),
+            None => self.to_string(),
+        }
+    }
+
     /// Whether a remote object may have been created or changed although this error says
     /// nothing about it: the engine must then treat the resource's status as unknown.
     pub fn remote_state_uncertain(&self) -> bool {

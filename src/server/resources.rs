@@ -92,6 +92,9 @@ fn status_with_detail(code: Code, message: String, detail: prost_types::Any) -> 
 
 /// The status for a lifecycle error.
 pub(super) fn status(error: LifecycleError) -> Status {
+    // The engine shows the message under the resource (or after the invoke's token); our log
+    // names the subject itself.
+    tracing::debug!("{}", error.in_context());
     let message = error.to_string();
     match error {
         LifecycleError::Partial(partial) => {

@@ -131,20 +131,12 @@ fn fixture_actions_plan_run_and_fail_clearly() -> anyhow::Result<()> {
         (
             "        message: bad\n        steps: 3\n",
             "        message: hello\n        steps: 3\n        fail: completed\n",
-            &[
-                "fixture:index/invokeNotify:invokeNotify (action fixture_notify)",
-                "InvokeAction failed",
-                "Notification failed",
-            ],
+            &["fixture:index/invokeNotify:invokeNotify", "Notification failed"],
         ),
         (
             "        fail: completed\n",
             "        fail: stream\n",
-            &[
-                "fixture:index/invokeNotify:invokeNotify (action fixture_notify)",
-                "InvokeAction",
-                "the notify stream broke after 3 steps",
-            ],
+            &["fixture:index/invokeNotify:invokeNotify", "InvokeAction", "the notify stream broke after 3 steps"],
         ),
         (
             "      function: fixture:index/invokeNotify:invokeNotify\n      arguments:\n        urn: ${res.urn}\n        message: hello\n        steps: 3\n        fail: stream\n",
