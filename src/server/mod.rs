@@ -97,12 +97,12 @@ impl crate::installer::Progress for EngineProgress {
     }
 }
 
-/// How loudly to say where the provider came from. A user wants to know when something was
-/// added or downloaded (`pulumi package add`, a program's first run on a machine); on every
-/// other preview, update or destroy the line is noise the Go implementation does not print,
-/// so it goes to the debug log. (Warnings from installing always show; they are separate.)
-fn origin_severity(by_args: bool, downloaded: bool) -> Severity {
-    if by_args || downloaded { Severity::Info } else { Severity::Debug }
+/// How loudly to say where the provider came from: shown when it was downloaded just now, as
+/// `terraform init` says what it installed; otherwise only in the debug log, on `pulumi
+/// package add`, `get-schema` and `gen-sdk` too, where the Go implementation prints nothing
+/// (issue 29). (Warnings from installing always show; they are separate.)
+fn origin_severity(downloaded: bool) -> Severity {
+    if downloaded { Severity::Info } else { Severity::Debug }
 }
 
 /// The answer for RPCs that are not built yet. It names the method so a user who hits it
@@ -220,8 +220,6 @@ impl Provider {
         let progress =
             EngineProgress { engine_log: self.engine_log.clone(), runtime: tokio::runtime::Handle::current() };
         let working_dir = self.working_dir();
-        // Args come from `pulumi package add` (or gen-sdk); a program's SDK sends its value.
-        let by_args = matches!(parameters, Parameters::Args(_));
         let work = lifecycle::start_provider(&args, &working_dir, &progress);
         let mut session = tokio::select! {
             () = self.cancel.cancelled() => return Err(Status::cancelled("Parameterize was cancelled by the Pulumi engine")),
@@ -230,7 +228,7 @@ impl Provider {
         if let Parameters::Value(value) = &parameters {
             session.announced_version = parameterize::announced_version(&value.version, session.package_version());
         }
-        let severity = origin_severity(by_args, session.downloaded);
+        let severity = origin_severity(session.downloaded);
         self.engine_log.log(severity, None, format!("Using {}", session.origin)).await;
         for warning in &session.warnings {
             self.engine_log.log(Severity::Warning, None, warning.to_string()).await;
@@ -524,17 +522,15 @@ mod tests {
     use super::{Severity, origin_severity};
 
     #[test]
-    fn where_the_provider_came_from_is_news_only_when_added_or_downloaded() {
+    fn where_the_provider_came_from_is_news_only_when_downloaded() {
         let cases = [
-            // (by args = package add / gen-sdk, downloaded now) → severity
-            ((true, false), Severity::Info),
-            ((true, true), Severity::Info),
-            ((false, true), Severity::Info),
-            // A program's every run, with the provider cached or local: quiet.
-            ((false, false), Severity::Debug),
+            // A download, at `package add` or on a program's first run on a machine: shown.
+            (true, Severity::Info),
+            // A local binary or a cached provider, at `package add` or on every run: quiet.
+            (false, Severity::Debug),
         ];
-        for ((by_args, downloaded), want) in cases {
-            assert_eq!(origin_severity(by_args, downloaded), want, "by_args={by_args} downloaded={downloaded}");
+        for (downloaded, want) in cases {
+            assert_eq!(origin_severity(downloaded), want, "downloaded={downloaded}");
         }
     }
 }
