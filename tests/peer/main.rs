@@ -16,6 +16,7 @@ mod e2e_actions;
 mod e2e_convert;
 mod e2e_deferral;
 mod e2e_dns;
+mod e2e_dns_lang;
 mod e2e_ephemeral;
 mod e2e_grpc_debug_log;
 mod e2e_identity;
