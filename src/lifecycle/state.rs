@@ -139,7 +139,7 @@ impl Meta {
     }
 }
 
-fn unwrap_secret(value: &PropertyValue) -> &PropertyValue {
+pub(crate) fn unwrap_secret(value: &PropertyValue) -> &PropertyValue {
     match value {
         PropertyValue::Secret(inner) => unwrap_secret(inner),
         PropertyValue::Output(output) => output.value.as_deref().map_or(&PropertyValue::Null, unwrap_secret),

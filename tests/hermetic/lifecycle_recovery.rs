@@ -7,7 +7,7 @@
 //!   engine still sends for that object (its init errors) applies nothing when nothing
 //!   changes: no `ApplyResourceChange`, and the mark is gone from the new state; such an
 //!   Update of a state without the mark reads the object before it settles for nothing;
-//! - a replacement deletes first exactly when the program gave the name.
+//! - a replacement deletes first exactly when the program gives the name the object has.
 //!
 //! Which calls reached the provider is read from our gRPC debug log (`PULUMI_TF_DEBUG_GRPC`).
 
@@ -121,16 +121,24 @@ async fn a_failed_update_is_read_again_and_the_fixed_program_applies_nothing() {
 }
 
 #[tokio::test]
-async fn a_replacement_deletes_first_only_when_the_program_gave_the_name() {
+async fn a_replacement_deletes_first_only_under_the_name_the_object_has() {
     let (mut session, _log, _store) = start("6").await;
-    // (resource, the program's name or none, what changes, delete before replace)
     let given = urn(FLAGS, "given");
     let (inputs, id, outputs) = session.create(&given, json!({"name": "given-a", "region": "r1"})).await;
+    // The object's own name, given again, with a change: a replacement (replaceOnChanges, or
+    // one the provider plans) would be the same object, so it deletes first.
+    let kept = json!({"name": "given-a", "region": "r2"});
+    let checked = from_struct(session.check(&given, &inputs, &kept).await.inputs.as_ref().expect("inputs"));
+    let diff = session.diff(&given, &id, &outputs, &inputs, &checked).await;
+    assert_eq!(diff.diffs, ["region"], "{}", summarize_diff(&diff));
+    assert!(diff.delete_before_replace, "the name the object has, given again: delete first");
+    // A new name: another object, so Pulumi's create-first stays, and a failed create keeps
+    // the old object.
     let renamed = json!({"name": "given-b", "region": "r1"});
     let checked = from_struct(session.check(&given, &inputs, &renamed).await.inputs.as_ref().expect("inputs"));
     let diff = session.diff(&given, &id, &outputs, &inputs, &checked).await;
     assert_eq!(diff.replaces, ["name"], "{}", summarize_diff(&diff));
-    assert!(diff.delete_before_replace, "a replacement under a name the program gave must delete first");
+    assert!(!diff.delete_before_replace, "a new name is another object: create first");
 
     let generated = urn(FLAGS, "generated");
     let (inputs, id, outputs) = session.create(&generated, json!({"region": "r1"})).await;
@@ -144,7 +152,7 @@ async fn a_replacement_deletes_first_only_when_the_program_gave_the_name() {
     assert_eq!(diff.diffs, ["region"], "{}", summarize_diff(&diff));
     assert!(!diff.delete_before_replace, "a generated name is generated afresh for a replacement: create first");
 
-    // The same resource, its name now given by the program, deletes first.
+    // The same resource, its generated name now given by the program, deletes first.
     let checked = from_struct(
         session
             .check(&generated, &inputs, &json!({"name": name, "region": "r2"}))

@@ -474,7 +474,7 @@ fn bad_input_is_a_clear_error_and_loses_nothing() -> anyhow::Result<()> {
     let failed = ws.up_fails()?;
     assert_clear_error(
         &failed,
-        &["tooLong", "mysql:index/database:Database", "name", "Incorrect database name"],
+        &["mysql:index:Database (tooLong)", "name", "Incorrect database name"],
         &server,
     )?;
     std::fs::write(ws.project_dir().join("Pulumi.yaml"), &base)?;
@@ -490,7 +490,7 @@ fn bad_input_is_a_clear_error_and_loses_nothing() -> anyhow::Result<()> {
     let failed = ws.up_fails()?;
     assert_clear_error(
         &failed,
-        &["ghostGrant", "mysql:index/grant:Grant", "ghost_role", "Invalid role specification"],
+        &["mysql:index:Grant (ghostGrant)", "ghost_role", "Invalid role specification"],
         &server,
     )?;
     std::fs::write(ws.project_dir().join("Pulumi.yaml"), &base)?;

@@ -83,8 +83,8 @@ pub enum NameSource {
     None,
     /// This process's Check made it up (auto-naming), or kept one it made before.
     Generated,
-    /// The program gave it.
-    Given,
+    /// The program gave it; `kept` when it is the name the object has now.
+    Given { kept: bool },
 }
 
 /// Whether a replacement deletes the old object before creating the new one, the order
@@ -92,14 +92,15 @@ pub enum NameSource {
 ///
 /// Pulumi creates the replacement first, which is right only when the new object cannot be
 /// the old one: a name auto-naming made up is made up afresh for the replacement (the engine
-/// checks the inputs again without the old ones), but a name the program gave is the same
-/// name. Created first under the old one's name, the new object is the old one (a DNS record
-/// set) or a conflict (an HTTP API's 409), and deleting the old one then deletes what was
-/// just made (issue 28). Types with no auto-named `name` keep Pulumi's order: their identity
-/// is the provider's to give. The program's `deleteBeforeReplace` option still forces the
-/// order; nothing here can force the other.
+/// checks the inputs again without the old ones), and a new name the program gives is another
+/// object, but the name the object has now, given again, is the same name. Created first under
+/// it, the new object is the old one (a DNS record set) or a conflict (an HTTP API's 409), and
+/// deleting the old one then deletes what was just made (issue 28). Where create-first is
+/// safe it stays, since a failed create then keeps the old object. Types with no auto-named
+/// `name` keep Pulumi's order: their identity is the provider's to give. The program's
+/// `deleteBeforeReplace` option still forces the order; nothing here can force the other.
 pub fn delete_before_replace(name: NameSource) -> bool {
-    name == NameSource::Given
+    name == NameSource::Given { kept: true }
 }
 
 /// The resources whose name this process's Check generated, by URN: Diff, which gets the
@@ -280,17 +281,16 @@ impl Resource<'_> {
         self.props.autonamed.then(|| self.props.names.by_tf_name("name").map(|n| n.pulumi_name.clone()))?
     }
 
-    /// Where the `name` in checked inputs came from.
-    fn name_source(&self, inputs: &PropertyMap, generated: &GeneratedNames) -> NameSource {
-        match self.name_property() {
-            Some(key) if inputs.get(&key).is_some_and(|name| *name != crate::property::PropertyValue::Null) => {
-                if generated.contains(&self.urn) {
-                    NameSource::Generated
-                } else {
-                    NameSource::Given
-                }
-            }
-            _ => NameSource::None,
+    /// Where the `name` in checked inputs came from, and whether it is the one in `olds`,
+    /// the stored outputs.
+    fn name_source(&self, inputs: &PropertyMap, olds: &PropertyMap, generated: &GeneratedNames) -> NameSource {
+        use crate::property::PropertyValue;
+        let Some(key) = self.name_property() else { return NameSource::None };
+        let name = |props: &PropertyMap| props.get(&key).map(state::unwrap_secret).cloned();
+        match name(inputs) {
+            None | Some(PropertyValue::Null) => NameSource::None,
+            Some(_) if generated.contains(&self.urn) => NameSource::Generated,
+            given => NameSource::Given { kept: given == name(olds) },
         }
     }
 
@@ -340,7 +340,12 @@ mod replacement_order_tests {
         let table = [
             ("no auto-named name", NameSource::None, false),
             ("a generated name: the replacement gets a new one", NameSource::Generated, false),
-            ("a given name: the replacement would be the same object", NameSource::Given, true),
+            ("the object's name, given again: the replacement would be it", NameSource::Given { kept: true }, true),
+            (
+                "a new name given: another object; a failed create keeps the old",
+                NameSource::Given { kept: false },
+                false,
+            ),
         ];
         for (case, name, expected) in table {
             assert_eq!(delete_before_replace(name), expected, "{case}");
