@@ -32,7 +32,7 @@
 //!
 //! Environment: `BENCH_RUNS` (rounds, default 10), `BENCH_SYNTHETIC_SCHEMA` (the AWS-sized
 //! schema file, from the fixture's `synthetic-schema` example; required), `BENCH_OUT` (a
-//! JSON file for `scripts/bench-plot.py`), `BENCH_PROVIDERS` (`random,synthetic` by default),
+//! JSON file for `scripts/bench-plot.py`), `BENCH_PROVIDERS` (`random,synthetic` by default; also `dns` and `muxed6`, the muxed ones),
 //! `BENCH_OURS_BINARY` (our plugin; default: the one Cargo built for this bench).
 
 #[path = "../tests/common/mod.rs"]
@@ -86,7 +86,16 @@ async fn main() -> anyhow::Result<()> {
                 config: json!({}),
             },
             "synthetic" => synthetic_provider(&scratch)?,
-            other => anyhow::bail!("BENCH_PROVIDERS: unknown provider {other:?} (random, synthetic)"),
+            // Muxed (terraform-plugin-mux), where a warm start must send nothing before the
+            // program's first call: hashicorp/dns (protocol 5) and muxed6test (protocol 6,
+            // proxmox's 115 resources and 91 data sources).
+            "dns" => {
+                Provider { label: "dns", path: common::real_provider("dns", common::versions::DNS)?, config: json!({}) }
+            }
+            "muxed6" => {
+                Provider { label: "muxed6", path: common::real_provider("muxed6test", "current")?, config: json!({}) }
+            }
+            other => anyhow::bail!("BENCH_PROVIDERS: unknown provider {other:?} (random, synthetic, dns, muxed6)"),
         });
     }
 

@@ -472,11 +472,7 @@ fn bad_input_is_a_clear_error_and_loses_nothing() -> anyhow::Result<()> {
         ),
     )?;
     let failed = ws.up_fails()?;
-    assert_clear_error(
-        &failed,
-        &["mysql:index:Database (tooLong)", "name", "Incorrect database name"],
-        &server,
-    )?;
+    assert_clear_error(&failed, &["mysql:index:Database (tooLong)", "name", "Incorrect database name"], &server)?;
     std::fs::write(ws.project_dir().join("Pulumi.yaml"), &base)?;
 
     // A grant of a role that does not exist. (A grant to a user that does not exist is no
