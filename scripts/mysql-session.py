@@ -199,8 +199,6 @@ def exit_and(result):
 
 # Why each line only one implementation prints differs; a line matching none is flagged.
 REASONS = [
-    (r"^Using mysql from the local binary",
-     "ours says where the provider came from, at `package add` only (issue 12 item 7); Go says nothing"),
     (r'^\[0\]: "SELECT"$',
      "Go lists the unchanged set element as context in the detailed diff; ours shows only the change "
      "(`+ [1]: \"INSERT\"`)"),
