@@ -201,7 +201,7 @@ pub enum LifecycleError {
 }
 
 impl LifecycleError {
-    /// The message with what it is about in front ("<subject>: <operation> failed: <cause>"),
+    /// The message with what it is about in front (`<subject>: <operation> failed: <cause>`),
     /// for where no engine names it: our own log, and the failures reported when ephemeral
     /// resources close at the end of a deployment.
     pub fn in_context(&self) -> String {

@@ -71,7 +71,7 @@ pub struct Diffed {
     /// What changes, property path by property path, for the engine's detailed diff.
     pub detailed: Vec<PropertyDiff>,
     /// A replacement deletes the old object before it creates the new one
-    /// ([`delete_before_replace`]).
+    /// (`lifecycle::resource::delete_before_replace`).
     pub delete_before_replace: bool,
     pub warnings: Vec<String>,
 }
