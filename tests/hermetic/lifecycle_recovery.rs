@@ -120,6 +120,27 @@ async fn a_failed_update_is_read_again_and_the_fixed_program_applies_nothing() {
     }
 }
 
+/// A failed apply's object that is gone by the time it is deleted (the state marked, the
+/// store emptied out of band): the read before the plan finds it gone, and nothing is applied,
+/// as Terraform's refresh drops it before a destroy.
+#[tokio::test]
+async fn deleting_a_failed_apply_s_object_that_is_gone_applies_nothing() {
+    let (mut session, log, store) = start("6").await;
+    let urn = urn(MISBEHAVE, "gone");
+    let (inputs, id, outputs) = session.create(&urn, json!({"value": "v1"})).await;
+    let bad = json!({"value": "v2", "misbehave": "error_with_unapplied_state"});
+    let checked = from_struct(session.check(&urn, &inputs, &bad).await.inputs.as_ref().expect("inputs"));
+    let status = session.update(&urn, &id, &outputs, &inputs, &checked).await.expect_err("the update fails");
+    let partial = init_failed(&status).expect("a partial failure");
+    let partial_outputs = from_struct(partial.properties.as_ref().expect("properties"));
+    std::fs::remove_file(store.join("fixture_misbehave").join(format!("{id}.json"))).expect("the stored object");
+    calls(&log);
+    session.delete(&urn, &id, &partial_outputs, &checked).await.expect("the delete succeeds");
+    let delete_calls = calls(&log);
+    assert!(delete_calls.contains(&"ReadResource".to_owned()), "{delete_calls:?}");
+    assert!(!delete_calls.contains(&"ApplyResourceChange".to_owned()), "{delete_calls:?}");
+}
+
 #[tokio::test]
 async fn a_replacement_deletes_first_only_under_the_name_the_object_has() {
     let (mut session, _log, _store) = start("6").await;

@@ -72,7 +72,9 @@ impl Resource<'_> {
         let UpdateRequest { id, olds, news, preview, deadline, .. } = request;
         let mut warnings = Warnings::default();
         let stored_secrets = self.stored_secrets(olds);
-        let (state, meta, read) = self.prior(id, olds, &stored_secrets, &mut warnings).await?;
+        let (state, meta, source) = self.prior(id, olds, &stored_secrets, &mut warnings).await?;
+        // A gone object is planned from the stored state; reading it again finds nothing more.
+        let read = source != Source::Stored;
         let write = Write { id, prior: Some((state, meta)), read, stored_secrets, news, preview: *preview, deadline };
         self.plan_and_apply(write, warnings, Some(cache)).await
     }
@@ -212,27 +214,28 @@ impl Resource<'_> {
     /// refreshes every object before it plans. Pulumi refreshes only on request, and a failed
     /// apply's state is the one known to disagree with the object: an SDKv2 provider returns
     /// its planned values beside the error, so planning from them fails every later update
-    /// until a manual refresh (issue 28). An object the read finds gone is planned from the
-    /// stored state, whose apply then reports what the provider says.
+    /// until a manual refresh (issue 28). An object the read finds gone ([`Source::Gone`]) is
+    /// planned from the stored state, whose apply then reports what the provider says, and a
+    /// Delete of it has nothing to do.
     async fn prior(
         &self,
         id: &str,
         olds: &PropertyMap,
         secrets: &[cty::Path],
         warnings: &mut Warnings,
-    ) -> Result<(Value, Meta, bool), LifecycleError> {
+    ) -> Result<(Value, Meta, Source), LifecycleError> {
         let (state, meta) = warnings.keep(self.upgrade(id, olds, secrets).await?);
         if !meta.apply_failed {
-            return Ok((state, meta, false));
+            return Ok((state, meta, Source::Stored));
         }
         let identity = self.stored_identity(&meta)?;
         let stored = Stored { state: &state, private: &meta.private, identity: identity.as_ref() };
         let Some(read) = warnings.keep(self.read(stored, secrets).await?) else {
-            tracing::debug!(urn = %self.urn, "the object a failed apply left is gone; planning from the stored state");
-            return Ok((state, meta, false));
+            tracing::debug!(urn = %self.urn, "the object a failed apply left is gone");
+            return Ok((state, meta, Source::Gone));
         };
         let (state, meta) = self.after_read(meta, read, identity)?;
-        Ok((state, meta, true))
+        Ok((state, meta, Source::Read))
     }
 
     /// The state and meta a read found, in place of the stored ones: a provider that sends no
@@ -248,7 +251,12 @@ impl Resource<'_> {
         let DeleteRequest { id, olds, deadline, .. } = request;
         let mut warnings = Warnings::default();
         let secrets = self.stored_secrets(olds);
-        let (prior, meta, _) = self.prior(id, olds, &secrets, &mut warnings).await?;
+        let (prior, meta, source) = self.prior(id, olds, &secrets, &mut warnings).await?;
+        if source == Source::Gone {
+            // What a failed apply left is gone already: as Terraform's refresh drops it, there
+            // is nothing to destroy, and a provider asked to may fail on the missing object.
+            return Ok(warnings.into_vec());
+        }
         let null = Value::null(self.ty());
         let prior_identity = self.stored_identity(&meta)?;
         let private = if self.provider.capabilities.plan_destroy {
@@ -277,6 +285,17 @@ impl Resource<'_> {
         }
         Ok(warnings.into_vec())
     }
+}
+
+/// Where an operation's prior state came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Source {
+    /// The stored outputs, upgraded.
+    Stored,
+    /// Read from the provider just now.
+    Read,
+    /// Read from the provider just now, and found gone; the stored state stands in.
+    Gone,
 }
 
 /// Whether a plan changes nothing: Terraform's NoOp (a wholly known planned value equal to
