@@ -343,27 +343,21 @@ b_tfcoremock() {
   fi
 }
 
-# mysql: the proxy refuses petoju's module (and one of its dependencies), so it is always
-# built from the unmodified source in shared/peers (its README says what is kept there).
-b_mysql() {
-  local out=$1 peers
-  if peers=$(peers_dir terraform-provider-mysql); then
+# A peer the proxy refuses, always built from the unmodified source in shared/peers (its
+# README says what is kept there).
+#   from_peers NAME MODULE@VERSION PEER_DIR OUT
+from_peers() {
+  local name=$1 module=$2 dir=$3 out=$4 peers
+  if peers=$(peers_dir "$dir"); then
     run bash "$peers/build.sh" "$out"
   else
-    no_source mysql "github.com/petoju/terraform-provider-mysql/v3@v$MYSQL_VER" terraform-provider-mysql
+    no_source "$name" "$module" "$dir"
   fi
 }
-
-# dns: hashicorp/dns, muxed (SDKv2 + framework, protocol 5); the proxy refuses the module, so
-# it is always built from the unmodified source in shared/peers.
-b_dns() {
-  local out=$1 peers
-  if peers=$(peers_dir terraform-provider-dns); then
-    run bash "$peers/build.sh" "$out"
-  else
-    no_source dns "github.com/hashicorp/terraform-provider-dns@v$DNS_VER" terraform-provider-dns
-  fi
-}
+# mysql: petoju's module and one of its dependencies are refused.
+b_mysql() { from_peers mysql "github.com/petoju/terraform-provider-mysql/v3@v$MYSQL_VER" terraform-provider-mysql "$1"; }
+# dns: hashicorp/dns, muxed (SDKv2 + framework, protocol 5).
+b_dns() { from_peers dns "github.com/hashicorp/terraform-provider-dns@v$DNS_VER" terraform-provider-dns "$1"; }
 
 # Services from Debian's packages, for the tests' throw-away servers (never started as system
 # services): mariadb (mariadb-server/-client) and bind9 (named, with nsupdate and dig from

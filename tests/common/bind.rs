@@ -159,10 +159,7 @@ zone "{ZONE}" {{ type primary; file "{dir}/db.example.com"; notify no; allow-upd
 
     /// Stops the server (SIGKILL; its journal keeps the updates it acknowledged).
     pub fn stop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            super::kill_process_group(child.id());
-            let _ = child.wait();
-        }
+        service::stop(&mut self.child);
     }
 
     /// Starts the server again on the same zone and port.

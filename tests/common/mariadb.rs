@@ -187,10 +187,7 @@ impl MariaDb {
 
     /// Stops the server (SIGKILL: nothing here needs a clean shutdown, and InnoDB recovers).
     pub fn stop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            super::kill_process_group(child.id());
-            let _ = child.wait();
-        }
+        service::stop(&mut self.child);
     }
 
     /// Starts the server again on the same data and port.

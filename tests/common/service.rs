@@ -4,7 +4,7 @@
 
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 
 use anyhow::Context as _;
 
@@ -44,6 +44,15 @@ pub fn chown(path: &Path, owner: Option<(u32, u32)>) -> anyhow::Result<()> {
         std::os::unix::fs::chown(path, Some(uid), Some(gid)).with_context(|| format!("chown {}", path.display()))?;
     }
     Ok(())
+}
+
+/// Kills a server started with [`command`] (SIGKILL to its process group) and reaps it; nothing
+/// when it is not running.
+pub fn stop(child: &mut Option<Child>) {
+    if let Some(mut child) = child.take() {
+        super::kill_process_group(child.id());
+        let _ = child.wait();
+    }
 }
 
 /// A loopback port nobody listens on now.
