@@ -28,7 +28,8 @@
 #   anchor/<bridge-version>/pulumi-resource-terraform-provider
 #   terraform/<version>/terraform                           the Terraform CLI (the fixture's oracle)
 #   converter/<version>/pulumi-converter-terraform          Pulumi's Terraform converter plugin
-#   (services: mariadb is Debian's mariadb-server/-client, bind9 Debian's bind9/bind9-dnsutils, installed system-wide with apt-get when missing)
+#   (services: mariadb is Debian's mariadb-server/-client, bind9 Debian's bind9/bind9-dnsutils,
+#   pdns Debian's pdns-server/pdns-backend-sqlite3/sqlite3, installed system-wide with apt-get when missing)
 #   src/<tool>-<version>/   one throw-away wrapper Go module per tool
 #   logs/<tool>-<version>.log
 #   env.sh                  exports TFBRIDGE_TOOLS_DIR and puts the Pulumi bin dirs on PATH
@@ -121,11 +122,12 @@ declare -A OWN_PROVIDER_SRC=(
   [muxed6test]=$REPO/tests/go-providers/muxed6
 )
 
-PROVIDERS=(random local null tls http time tfcoremock sdkv2test framework6test muxed6test mysql dns)
+PROVIDERS=(random local null tls http time tfcoremock sdkv2test framework6test muxed6test mysql dns restful)
 PULUMI_TOOLS=(pulumi-cli pulumi-cli-newest pulumi-language-yaml)
 LANGUAGE_TOOLS=(language-hosts sdk-python sdk-nodejs sdk-go sdk-python-newest language-java sdk-java)
-# Real services the tests start throw-away instances of (tests/common/mariadb.rs, tests/common/bind.rs).
-SERVICE_TOOLS=(mariadb bind9)
+# Real services the tests start throw-away instances of (tests/common/mariadb.rs, tests/common/bind.rs,
+# tests/common/pdns.rs).
+SERVICE_TOOLS=(mariadb bind9 pdns)
 ALL_TOOLS=("${PROVIDERS[@]}" "${PULUMI_TOOLS[@]}" "${LANGUAGE_TOOLS[@]}" anchor terraform converter "${SERVICE_TOOLS[@]}")
 
 usage() {
@@ -358,6 +360,8 @@ from_peers() {
 b_mysql() { from_peers mysql "github.com/petoju/terraform-provider-mysql/v3@v$MYSQL_VER" terraform-provider-mysql "$1"; }
 # dns: hashicorp/dns, muxed (SDKv2 + framework, protocol 5).
 b_dns() { from_peers dns "github.com/hashicorp/terraform-provider-dns@v$DNS_VER" terraform-provider-dns "$1"; }
+# restful: magodo/restful, plugin framework (protocol 6), for PowerDNS's HTTP API.
+b_restful() { from_peers restful "github.com/magodo/terraform-provider-restful@v$RESTFUL_VER" terraform-provider-restful "$1"; }
 
 # Services from Debian's packages, for the tests' throw-away servers (never started as system
 # services): mariadb (mariadb-server/-client) and bind9 (named, with nsupdate and dig from
@@ -719,8 +723,10 @@ for tool in "${selected[@]}"; do
     tfcoremock) install_leaf tfcoremock "$TFCOREMOCK_VER" "$ROOT/providers/tfcoremock/$TFCOREMOCK_VER" b_tfcoremock ;;
     mysql)      install_leaf mysql      "$MYSQL_VER"      "$ROOT/providers/mysql/$MYSQL_VER"           b_mysql ;;
     dns)        install_leaf dns        "$DNS_VER"        "$ROOT/providers/dns/$DNS_VER"               b_dns ;;
+    restful)    install_leaf restful    "$RESTFUL_VER"    "$ROOT/providers/restful/$RESTFUL_VER"       b_restful ;;
     mariadb)    install_debian mariadb "mariadbd mariadb mariadb-install-db" mariadb-server mariadb-client ;;
     bind9)      install_debian bind9 "named nsupdate dig" bind9 bind9-dnsutils ;;
+    pdns)       install_debian pdns "pdns_server sqlite3" pdns-server pdns-backend-sqlite3 sqlite3 ;;
     sdkv2test|framework6test|muxed6test)
       if ! own_hash=$(source_hash "${OWN_PROVIDER_SRC[$tool]}"); then
         echo "test-tools: FAILED $tool: cannot hash ${OWN_PROVIDER_SRC[$tool]}" >&2
