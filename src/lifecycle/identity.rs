@@ -94,8 +94,6 @@ pub enum ImportKey {
 pub enum IdentityInputError {
     #[error("the import ID is not valid identity JSON ({reason}); expected {expected}")]
     Malformed { reason: String, expected: String },
-    #[error("the identity has no field {field:?}; expected {expected}")]
-    UnknownField { field: String, expected: String },
     #[error("the identity lacks the required field {field:?}; expected {expected}")]
     MissingField { field: String, expected: String },
     #[error("the identity field {field:?} must be {wanted}: {reason}")]
@@ -116,10 +114,12 @@ fn expected(schema: &IdentitySchema) -> String {
 }
 
 /// The import key an import ID stands for. With an identity schema, an ID that is a JSON
-/// object (first non-blank character `{`) is an identity: its fields are the identity
-/// attributes by their Pulumi (or Terraform) names; `required_for_import` ones must be
-/// there, others may be left out (null), and no other field may be. Without an identity
-/// schema every ID is an ID string, as with the Go implementation.
+/// object (first non-blank character `{`) whose fields are all identity attributes, by their
+/// Pulumi (or Terraform) names, is an identity: `required_for_import` ones must be there,
+/// others may be left out (null). A JSON object with any other field is an ID string: some
+/// providers' own import IDs are JSON (magodo/restful takes `{"id":…,"path":…,"body":…}`,
+/// and its identity is one `id` field). Without an identity schema every ID is an ID
+/// string, as with the Go implementation.
 pub fn import_key(id: &str, schema: Option<&IdentitySchema>) -> Result<ImportKey, IdentityInputError> {
     let Some(schema) = schema.filter(|schema| !schema.attributes.is_empty()) else {
         return Ok(ImportKey::Id(id.to_owned()));
@@ -132,11 +132,10 @@ pub fn import_key(id: &str, schema: Option<&IdentitySchema>) -> Result<ImportKey
         serde_json::from_str(id).map_err(|err| malformed(err.to_string()))?;
     let mut by_tf_name = serde_json::Map::new();
     for (field, value) in object {
-        let tf_name = schema
-            .attributes
-            .keys()
-            .find(|name| **name == field || property_name(name) == field)
-            .ok_or_else(|| IdentityInputError::UnknownField { field: field.clone(), expected: expected(schema) })?;
+        let Some(tf_name) = schema.attributes.keys().find(|name| **name == field || property_name(name) == field)
+        else {
+            return Ok(ImportKey::Id(id.to_owned()));
+        };
         by_tf_name.insert(tf_name.clone(), value);
     }
     let mut attrs = Vec::new();
@@ -234,6 +233,13 @@ mod tests {
             r#"{"accountId":"123","port":8080,"zones":["a","b"]}"#,
             expect![[r#"identity {"account_id":"123","port":8080,"region":null,"zones":["a","b"]} id None"#]],
         );
+        // A field the identity does not have: the provider's own import ID, which is JSON
+        // (magodo/restful's).
+        check_import(
+            Some(MOCK),
+            r#"{"id":"/zones/a.","path":"/zones","body":{"name":null}}"#,
+            expect![[r#"id "{\"id\":\"/zones/a.\",\"path\":\"/zones\",\"body\":{\"name\":null}}""#]],
+        );
         // Terraform's names are accepted too.
         check_import(
             Some(WIDE),
@@ -249,13 +255,6 @@ mod tests {
             r#"{"id":"abc""#,
             expect![[
                 r#"error: the import ID is not valid identity JSON (EOF while parsing an object at line 1 column 11); expected a JSON object with the fields id ("string", required)"#
-            ]],
-        );
-        check_import(
-            Some(MOCK),
-            r#"{"name":"abc"}"#,
-            expect![[
-                r#"error: the identity has no field "name"; expected a JSON object with the fields id ("string", required)"#
             ]],
         );
         check_import(

@@ -28,6 +28,8 @@ pub const TFCOREMOCK: &str = peer_version("TFCOREMOCK_VER");
 pub const MYSQL: &str = peer_version("MYSQL_VER");
 /// hashicorp/dns, a muxed provider (SDKv2 and plugin framework) against a real BIND 9 server.
 pub const DNS: &str = peer_version("DNS_VER");
+/// magodo/restful, a plugin-framework provider (protocol 6) against PowerDNS's HTTP API.
+pub const RESTFUL: &str = peer_version("RESTFUL_VER");
 /// The Pulumi CLI.
 pub const PULUMI: &str = peer_version("PULUMI_VER");
 /// The newest Pulumi CLI, which part of the peer tier also runs on (`tests/common/pulumi.rs`,

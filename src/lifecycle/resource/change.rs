@@ -51,7 +51,7 @@ impl Resource<'_> {
             let diffs = top_level_keys(detailed.iter().map(|d| &d.path));
             // Set whenever a name was given, not only for the provider's replacements: the
             // engine reads it for any replacement, `replaceOnChanges`' too.
-            let delete_before_replace = delete_before_replace(self.name_source(news, olds, generated));
+            let delete_before_replace = delete_before_replace(self.name_source(id, news, olds, generated));
             Diffed { changes: true, replaces, diffs, detailed, delete_before_replace, warnings }
         };
         cache.keep(&self.urn, EarlierPlan { prior, config, planned: planned.value, private: planned.private }, &diffed);

@@ -85,6 +85,10 @@ pub enum NameSource {
     Generated,
     /// The program gave it; `kept` when it is the name the object has now.
     Given { kept: bool },
+    /// A type with no auto-named name whose object's id is made only of values the program
+    /// gives now ([`id_made_of`]): an identity the program gave, such as a zone path
+    /// `/zones/example.org.` from `path` and `body.name`.
+    IdGiven,
 }
 
 /// Whether a replacement deletes the old object before creating the new one, the order
@@ -97,10 +101,41 @@ pub enum NameSource {
 /// it, the new object is the old one (a DNS record set) or a conflict (an HTTP API's 409), and
 /// deleting the old one then deletes what was just made (issue 28). Where create-first is
 /// safe it stays, since a failed create then keeps the old object. Types with no auto-named
-/// `name` keep Pulumi's order: their identity is the provider's to give. The program's
-/// `deleteBeforeReplace` option still forces the order; nothing here can force the other.
+/// `name` keep Pulumi's order when their identity is the provider's to give (an id the API
+/// assigns), and delete first when their id is made of what the program gives again. The
+/// program's `deleteBeforeReplace` option still forces the order; nothing here can force the
+/// other.
 pub fn delete_before_replace(name: NameSource) -> bool {
-    name == NameSource::Given { kept: true }
+    matches!(name, NameSource::Given { kept: true } | NameSource::IdGiven)
+}
+
+/// Whether every word of `id` (its runs of letters and digits) is a word of some string or
+/// number the inputs hold: then the id is made of what the program gives, and a replacement
+/// made from the same inputs gets the same id. An id the service assigns (a UUID, a serial)
+/// has words no input holds. A false match costs only Terraform's own order, delete first.
+pub fn id_made_of(id: &str, inputs: &PropertyMap) -> bool {
+    use crate::property::PropertyValue;
+    fn collect(value: &PropertyValue, words: &mut std::collections::HashSet<String>) {
+        match value {
+            PropertyValue::String(text) => words.extend(id_words(text).map(str::to_owned)),
+            PropertyValue::Number(number) => {
+                words.insert(number.to_string());
+            }
+            PropertyValue::Array(items) => items.iter().for_each(|item| collect(item, words)),
+            PropertyValue::Object(map) => map.values().for_each(|item| collect(item, words)),
+            PropertyValue::Secret(inner) => collect(inner, words),
+            PropertyValue::Output(output) => output.value.iter().for_each(|inner| collect(inner, words)),
+            _ => {}
+        }
+    }
+    let mut words = std::collections::HashSet::new();
+    inputs.values().for_each(|value| collect(value, &mut words));
+    let mut id_words = id_words(id).peekable();
+    id_words.peek().is_some() && id_words.all(|word| words.contains(word))
+}
+
+fn id_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric()).filter(|word| !word.is_empty())
 }
 
 /// The resources whose name this process's Check generated, by URN: Diff, which gets the
@@ -282,10 +317,19 @@ impl Resource<'_> {
     }
 
     /// Where the `name` in checked inputs came from, and whether it is the one in `olds`,
-    /// the stored outputs.
-    fn name_source(&self, inputs: &PropertyMap, olds: &PropertyMap, generated: &GeneratedNames) -> NameSource {
+    /// the stored outputs; for a type with no auto-named name, whether the object's `id` is
+    /// made of the inputs.
+    fn name_source(
+        &self,
+        id: &str,
+        inputs: &PropertyMap,
+        olds: &PropertyMap,
+        generated: &GeneratedNames,
+    ) -> NameSource {
         use crate::property::PropertyValue;
-        let Some(key) = self.name_property() else { return NameSource::None };
+        let Some(key) = self.name_property() else {
+            return if id_made_of(id, inputs) { NameSource::IdGiven } else { NameSource::None };
+        };
         let name = |props: &PropertyMap| props.get(&key).map(state::unwrap_secret).cloned();
         match name(inputs) {
             None | Some(PropertyValue::Null) => NameSource::None,
@@ -338,7 +382,8 @@ mod replacement_order_tests {
     fn only_a_name_the_program_gave_deletes_first() {
         // (case, where the name came from, delete before replace)
         let table = [
-            ("no auto-named name", NameSource::None, false),
+            ("no auto-named name, an id the provider assigned", NameSource::None, false),
+            ("no auto-named name, an id made of the program's values", NameSource::IdGiven, true),
             ("a generated name: the replacement gets a new one", NameSource::Generated, false),
             ("the object's name, given again: the replacement would be it", NameSource::Given { kept: true }, true),
             (
@@ -349,6 +394,39 @@ mod replacement_order_tests {
         ];
         for (case, name, expected) in table {
             assert_eq!(delete_before_replace(name), expected, "{case}");
+        }
+    }
+
+    #[test]
+    fn ids_made_of_the_inputs() {
+        use crate::property::PropertyValue as V;
+        let inputs =
+            |pairs: &[(&str, V)]| -> PropertyMap { pairs.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect() };
+        let s = |text: &str| V::String(text.to_owned());
+        let zone = inputs(&[
+            ("path", s("/zones")),
+            ("body", V::Object(inputs(&[("name", s("example.org.")), ("kind", s("Native"))]))),
+        ]);
+        let record = inputs(&[("zone", s("example.com.")), ("name", V::Secret(Box::new(s("txt"))))]);
+        let numbered = inputs(&[("project", s("p1")), ("number", V::Number(42.0))]);
+        // (case, id, inputs, made of them)
+        let table = [
+            ("a path from `path` and `body.name`", "/zones/example.org.", &zone, true),
+            (
+                "a new name: `org` is no longer given",
+                "/zones/example.org.",
+                &inputs(&[("path", s("/zones")), ("body", V::Object(inputs(&[("name", s("example.net."))])))]),
+                false,
+            ),
+            ("a record's name in its zone, a secret name too", "txt.example.com.", &record, true),
+            ("a UUID the API assigned", "4341cb18-739d-4e0c-a764-18049a46f7e1", &zone, false),
+            ("a serial the API assigned", "projects/p1/items/7", &numbered, false),
+            ("a number the program gave", "p1/42", &numbered, true),
+            ("no words at all", "/", &zone, false),
+            ("an empty id", "", &zone, false),
+        ];
+        for (case, id, inputs, expected) in table {
+            assert_eq!(id_made_of(id, inputs), expected, "{case}");
         }
     }
 
