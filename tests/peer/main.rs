@@ -31,6 +31,7 @@ mod e2e_newest_cli;
 mod e2e_package;
 mod e2e_parallel;
 mod e2e_restful;
+mod e2e_restful_lang;
 mod e2e_schema_cache;
 mod e2e_sdk_gen;
 mod e2e_yaml;
