@@ -239,8 +239,9 @@ pub fn refreshed_inputs(
 }
 
 /// Wraps the values of sensitive top-level attributes as secrets, so the engine never
-/// stores or shows them in plain text even when the program did not mark them.
-pub fn mark_sensitive_inputs(block: &Block, names: &PropertyNames, inputs: &mut PropertyMap) {
+/// stores or shows them in plain text even when the program did not mark them: a resource's
+/// inputs, and a data source's result (which the engine carries to the program as secrets).
+pub fn mark_sensitive(block: &Block, names: &PropertyNames, inputs: &mut PropertyMap) {
     for (tf_name, attr) in &block.attributes {
         let Some(name) = names.by_tf_name(tf_name) else { continue };
         if attr.sensitive

@@ -1,8 +1,9 @@
 //! Invoke: data sources (`ValidateDataResourceConfig` + `ReadDataSource`),
 //! provider-defined functions (`CallFunction`) and ephemeral resources (`ephemeral.rs`).
 //!
-//! Data source and function results carry no secrets (Pulumi functions may not return them; the engine marks results
-//! secret itself when arguments were), as the Go implementation does. A function's arguments
+//! A data source's sensitive attributes come back as secrets, and nothing else does: a value
+//! the program marked secret comes back plain (the engine marks results secret itself when
+//! arguments were). Provider-defined function results carry no secrets. A function's arguments
 //! arrive by name and are passed by position; a non-object result comes back as `result`.
 //!
 //! Architecture invariant: no gRPC types.
@@ -109,6 +110,10 @@ impl Connection {
         let outputs = convert::from_cty(block, names, &state, &[])
             .map_err(|error| LifecycleError::InvalidProperty { subject: subject.clone(), error: Box::new(error) })?;
         invoked.outputs = outputs.into_iter().map(|(k, v)| (k, without_secrets(v))).collect();
+        // Sensitive attributes come back as secrets (the Go implementation returns them
+        // plain): the engine keeps an Invoke's secrets, and the program's outputs show them
+        // as `[secret]`.
+        super::inputs::mark_sensitive(block, names, &mut invoked.outputs);
         Ok(invoked)
     }
 

@@ -88,7 +88,7 @@ impl Connection {
         let block = &self.schema.provider().block;
         let settings = self.terraform_settings(&names, news);
         let mut inputs = news.clone();
-        super::inputs::mark_sensitive_inputs(block, &names, &mut inputs);
+        super::inputs::mark_sensitive(block, &names, &mut inputs);
         // Stored as the Go implementation stores them, so a stack moves between the two
         // without a provider update either way.
         let inputs = config_encoding::fold(&inputs, &self.config_kinds(&names));

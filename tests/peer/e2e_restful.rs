@@ -105,6 +105,9 @@ fn lifecycle_pass(ws: &mut Workspace, server: &mut Pdns, pass: &str) -> anyhow::
     let outputs = ws.stack_outputs(false)?;
     assert_eq!(outputs["zoneId"], format!("{ZONES}/example.org."), "{pass}: {outputs:#}");
     assert_eq!(outputs["daemon"], "authoritative", "{pass}: {outputs:#}");
+    // The data source's sensitive attribute: a secret with ours, plain with Go's.
+    let sensitive = if ours { "[secret]" } else { "authoritative" };
+    assert_eq!(outputs["sensitiveDaemon"], sensitive, "{pass}: {outputs:#}");
     if ours {
         // The ephemeral resource's results reach the program as secrets and are never stored
         // in the clear; the key exists only while the run holds it.

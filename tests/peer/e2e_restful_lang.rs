@@ -4,7 +4,8 @@
 //! through the API and with `dig`; a no-change preview on a warm schema cache; an update in
 //! place; a replacement under the same zone name (ours deletes first and the zone survives;
 //! Go creates first and the API answers 409); a wrong API key, then the right one, with no
-//! manual refresh; destroy. The YAML lifecycle, the ephemeral resource, the action, the list,
+//! manual refresh; a data source's sensitive attribute and an ephemeral resource's result
+//! as secrets in the program (ours; Go's data source result is plain); destroy. The YAML lifecycle, the ephemeral resource, the action, the list,
 //! drift, import and bad input are in `e2e_restful.rs`.
 //!
 //! Needs `scripts/test-tools.sh restful pulumi languages anchor services`.
@@ -23,6 +24,7 @@ import * as restful from "@pulumi/restful";
 const config = new pulumi.Config();
 const pdns = new restful.Provider("pdns", {
     baseUrl: config.require("baseUrl"),
+    client: { retry: { statusCodes: [500], count: 5, waitInSec: 1 } },
     security: { apikeys: [{ name: "X-API-Key", in: "header", value: config.requireSecret("apiKey") }] },
 });
 const zone = new restful.Resource("zone", {
@@ -47,6 +49,22 @@ const zone = new restful.Resource("zone", {
 
 export const zoneId = zone.id;
 export const serial = zone.output.apply(output => output.serial);
+
+// The data source's sensitive attribute, and the ephemeral resource's result (a TSIG key made
+// for the run and deleted when it ends): secrets in the program (ours).
+const server = restful.getResourceOutput({ id: "/servers/localhost", useSensitiveOutput: true }, { provider: pdns });
+export const sensitiveDaemon = server.sensitiveOutput.apply(output => output.daemon_type);
+// (Go's SDK has no ephemeral resources, hence `any`.)
+if (config.getBoolean("ephemeral")) {
+    const lease = (restful as any).openResourceOutput({
+        path: "/servers/localhost/tsigkeys",
+        method: "POST",
+        body: { name: "ts-run-key", algorithm: "hmac-sha256" },
+        closePath: "$(path)/$(body.id)",
+        closeMethod: "DELETE",
+    }, { provider: pdns });
+    module.exports.leaseKey = lease.output.apply((output: any) => output.key);
+}
 "#;
 
 fn lifecycle(implementation: Implementation) -> anyhow::Result<()> {
@@ -63,9 +81,26 @@ fn lifecycle(implementation: Implementation) -> anyhow::Result<()> {
         Ok(server.zone("example.org.")?.map_or(serde_json::Value::Null, |zone| zone[name].clone()))
     };
 
+    if implementation == Implementation::Ours {
+        ws.config_set("ephemeral", "true")?;
+    }
     let up = ws.up()?;
     assert_eq!(field(&server, "account")?, "team-a", "{up}");
     assert_eq!(server.dig("www.example.org.", "A")?, ["192.0.2.1", "192.0.2.2"], "{up}");
+    // Secrets from functions: the data source's sensitive attribute (Go's is plain), and for
+    // ours the ephemeral resource's key, closed after the run.
+    let outputs = ws.stack_outputs(false)?;
+    match implementation {
+        Implementation::Ours => {
+            assert_eq!(outputs["sensitiveDaemon"], "[secret]", "{outputs:#}");
+            assert_eq!(outputs["leaseKey"], "[secret]", "{outputs:#}");
+            let shown = ws.stack_outputs(true)?;
+            assert_eq!(shown["sensitiveDaemon"], "authoritative", "{shown:#}");
+            let keys = server.api("GET", "/servers/localhost/tsigkeys", None)?.body;
+            assert_eq!(keys, serde_json::json!([]), "the ephemeral key is closed after the run");
+        }
+        Implementation::Go => assert_eq!(outputs["sensitiveDaemon"], "authoritative", "{outputs:#}"),
+    }
     ws.preview_expect_no_changes()?;
 
     ws.config_set("account", "team-b")?;

@@ -5,7 +5,7 @@ use super::{Autonaming, CheckRequest, Checked, GeneratedNames};
 use crate::lifecycle::calls::Resource;
 use crate::lifecycle::checks;
 use crate::lifecycle::error::LifecycleError;
-use crate::lifecycle::inputs::mark_sensitive_inputs;
+use crate::lifecycle::inputs::mark_sensitive;
 use crate::property::{PropertyMap, PropertyValue};
 
 impl Resource<'_> {
@@ -43,7 +43,7 @@ impl Resource<'_> {
             checked = self.validate_inputs(&inputs).await?;
         }
         generated.note(&self.urn, autonamed.as_ref().is_some_and(|key| inputs.contains_key(key)));
-        mark_sensitive_inputs(&self.schema.block, &self.props.names, &mut inputs);
+        mark_sensitive(&self.schema.block, &self.props.names, &mut inputs);
         checked.inputs = inputs;
         Ok(checked)
     }
