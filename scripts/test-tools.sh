@@ -120,9 +120,10 @@ declare -A OWN_PROVIDER_SRC=(
   [sdkv2test]=$REPO/tests/go-providers/sdkv2
   [framework6test]=$REPO/tests/go-providers/framework6
   [muxed6test]=$REPO/tests/go-providers/muxed6
+  [bridgecases]=$REPO/tests/go-providers/bridgecases
 )
 
-PROVIDERS=(random local null tls http time tfcoremock sdkv2test framework6test muxed6test mysql dns restful)
+PROVIDERS=(random local null tls http time tfcoremock sdkv2test framework6test muxed6test bridgecases mysql dns restful)
 PULUMI_TOOLS=(pulumi-cli pulumi-cli-newest pulumi-language-yaml)
 LANGUAGE_TOOLS=(language-hosts sdk-python sdk-nodejs sdk-go sdk-python-newest language-java sdk-java)
 # Real services the tests start throw-away instances of (tests/common/mariadb.rs, tests/common/bind.rs,
@@ -419,6 +420,7 @@ build_own_provider() { # NAME OUT
 b_sdkv2test()      { build_own_provider sdkv2test "$1"; }
 b_framework6test() { build_own_provider framework6test "$1"; }
 b_muxed6test()     { build_own_provider muxed6test "$1"; }
+b_bridgecases()    { build_own_provider bridgecases "$1"; }
 
 # point_current NAME HASH: providers/NAME/current -> HASH, replaced atomically.
 point_current() {
@@ -727,7 +729,7 @@ for tool in "${selected[@]}"; do
     mariadb)    install_debian mariadb "mariadbd mariadb mariadb-install-db" mariadb-server mariadb-client ;;
     bind9)      install_debian bind9 "named nsupdate dig" bind9 bind9-dnsutils ;;
     pdns)       install_debian pdns "pdns_server sqlite3" pdns-server pdns-backend-sqlite3 sqlite3 ;;
-    sdkv2test|framework6test|muxed6test)
+    sdkv2test|framework6test|muxed6test|bridgecases)
       if ! own_hash=$(source_hash "${OWN_PROVIDER_SRC[$tool]}"); then
         echo "test-tools: FAILED $tool: cannot hash ${OWN_PROVIDER_SRC[$tool]}" >&2
         failures+=("$tool (cannot hash ${OWN_PROVIDER_SRC[$tool]})")

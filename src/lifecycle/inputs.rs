@@ -105,8 +105,22 @@ pub fn with_operation_timeout(block: &Block, config: &Value, operation: &str, se
 /// a program can set (required or optional, optional+computed included) and drop
 /// computed-only values; then drop every non-required value that is null or zero (`false`,
 /// `0`, `""`, an empty array or object), since a program that leaves it out means the same.
+///
+/// **Departure:** a top-level optional+computed `id` (SDKv2's implicit one, the Pulumi input
+/// `<resource>Id`) is left out. The object's ID already says it, an SDKv2 provider rejects it
+/// in configuration ("Invalid or unknown key"), and a provider whose `id` a program may set
+/// plans the stored one when the configuration leaves it out. The Go implementation keeps
+/// it, and the program `pulumi import` writes then warns on every preview (issue 29).
 pub fn inputs_from_outputs(block: &Block, names: &PropertyNames, outputs: &PropertyMap) -> PropertyMap {
-    block_inputs(block, names, outputs)
+    let mut inputs = block_inputs(block, names, outputs);
+    if let Some(attr) = block.attributes.get("id")
+        && attr.optional
+        && attr.computed
+        && let Some(name) = names.by_tf_name("id")
+    {
+        inputs.remove(&name.pulumi_name);
+    }
+    inputs
 }
 
 fn block_inputs(block: &Block, names: &PropertyNames, outputs: &PropertyMap) -> PropertyMap {

@@ -174,10 +174,14 @@ pub fn raw_state(
     Ok(json.into_bytes())
 }
 
-/// The Pulumi ID of a Terraform state object, by the resource's ID rule.
+/// The Pulumi ID of a Terraform state object, by the resource's ID rule. A numeric `id`
+/// (dnsimple's, bunnynet's) is the ID in decimal; the Go implementation answers "missing ID"
+/// for it (pulumi-terraform-provider#60, bridge#3610), as for a resource with no `id` at all.
 pub fn resource_id(props: &ResourceProperties, state: &Value) -> Option<String> {
     match props.id {
-        ResourceId::Missing => Some(MISSING_ID.to_owned()),
+        ResourceId::Missing => Some(
+            state.get_attr("id").and_then(Value::as_number).map_or_else(|| MISSING_ID.to_owned(), ToString::to_string),
+        ),
         ResourceId::IdAttribute | ResourceId::Delegate { .. } => {
             state.get_attr("id").and_then(Value::as_str).map(str::to_owned).filter(|id| !id.is_empty())
         }

@@ -238,6 +238,20 @@ mod state_and_values {
                 "{outputs}"
             );
         }
+        // SDKv2's implicit `id` (optional+computed, the input `<resource>Id`) is left out:
+        // the object's ID says it, and the provider rejects it in configuration.
+        let sdkv2 = schema(&SCHEMA.replace(
+            r#""id": {"type": "string", "computed": true}"#,
+            r#""id": {"type": "string", "optional": true, "computed": true}"#,
+        ));
+        let sdkv2_names = PropertyNames::of_block(&sdkv2);
+        let id_key = sdkv2_names.by_tf_name("id").expect("the id property").pulumi_name.clone();
+        let outputs = properties(&format!(r#"{{"{id_key}":"i","name":"n"}}"#));
+        assert_eq!(
+            show_properties(&inputs_from_outputs(&sdkv2, &sdkv2_names, &outputs)),
+            r#"{"name":"n"}"#,
+            "{id_key}"
+        );
         let outputs = properties(r#"{"id":"i","name":"n","size":3,"note":"x","rules":[{"port":1,"arn":"a"}]}"#);
         let old_inputs = properties(r#"{"name":"old","note":"y","__defaults":[]}"#);
         expect![[r#"{"__defaults":[],"name":"n","note":"x"}"#]].assert_eq(&show_properties(&refreshed_inputs(
@@ -271,5 +285,46 @@ mod state_and_values {
         assert!(!path_exists_in_type(&ty, &path(&["nope"])));
         expect![[r#"{"id":null,"name":"n","note":null,"rule":[{"arn":null,"port":1}],"size":null,"timeouts":null,"token":null}"#]]
             .assert_eq(&show(&unknowns_to_null(&value)));
+    }
+}
+
+mod resource_ids {
+    use crate::lifecycle::state::{MISSING_ID, resource_id};
+    use crate::testutil::{schema, val};
+    use schema_gen::translate::{PropertyNames, ResourceId, ResourceProperties};
+
+    #[test]
+    fn the_pulumi_id_of_a_state() {
+        let props = |id: ResourceId| ResourceProperties {
+            names: PropertyNames::default(),
+            id,
+            autonamed: false,
+            warnings: Vec::new(),
+        };
+        let string_id = schema(r#"{"attributes":{"id":{"type":"string","computed":true}}}"#);
+        let number_id = schema(r#"{"attributes":{"id":{"type":"number","computed":true}}}"#);
+        let no_id = schema(r#"{"attributes":{"name":{"type":"string","required":true}}}"#);
+        let of = |block: &schema_gen::tf::Block, json: &str| val(&block.implied_type(), json);
+        // (case, ID rule, state, Pulumi ID)
+        let cases = [
+            ("a string id", ResourceId::IdAttribute, of(&string_id, r#"{"id":"abc"}"#), Some("abc".to_owned())),
+            ("an empty string id: none yet", ResourceId::IdAttribute, of(&string_id, r#"{"id":""}"#), None),
+            (
+                "a numeric id, in decimal",
+                ResourceId::Missing,
+                of(&number_id, r#"{"id":12345}"#),
+                Some("12345".to_owned()),
+            ),
+            (
+                "a numeric id not known",
+                ResourceId::Missing,
+                of(&number_id, r#"{"id":null}"#),
+                Some(MISSING_ID.to_owned()),
+            ),
+            ("no id at all", ResourceId::Missing, of(&no_id, r#"{"name":"n"}"#), Some(MISSING_ID.to_owned())),
+        ];
+        for (case, rule, state, expected) in cases {
+            assert_eq!(resource_id(&props(rule), &state), expected, "{case}");
+        }
     }
 }

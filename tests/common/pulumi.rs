@@ -583,3 +583,13 @@ pub fn plugin_lines(log: &str) -> Vec<String> {
     }
     lines
 }
+
+/// The resources of a program `pulumi import --out` wrote (YAML: `resources:` and what follows),
+/// as lines to add to a program's `resources:`.
+pub fn generated_resources(file: &std::path::Path) -> anyhow::Result<String> {
+    let code = std::fs::read_to_string(file)?;
+    let start = code.find("resources:\n").ok_or_else(|| anyhow::anyhow!("no resources in {code}"))?;
+    let body = &code[start + "resources:\n".len()..];
+    let lines: Vec<&str> = body.lines().take_while(|line| line.is_empty() || line.starts_with(' ')).collect();
+    Ok(lines.iter().filter(|line| !line.is_empty()).map(|line| format!("{line}\n")).collect())
+}
