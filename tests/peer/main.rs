@@ -13,6 +13,7 @@ mod common;
 
 mod diff_terraform;
 mod e2e_actions;
+mod e2e_bridge_cases;
 mod e2e_convert;
 mod e2e_deferral;
 mod e2e_dns;

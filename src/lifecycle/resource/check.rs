@@ -34,10 +34,7 @@ impl Resource<'_> {
         // Terraform's ConflictsWith is invisible in the schema: when the auto-name is what
         // conflicts (e.g. with `name_prefix`), drop it and validate again.
         if let Some(key) = &autonamed
-            && checked
-                .failures
-                .iter()
-                .any(|f| f.property == *key && f.reason.contains("Conflicting configuration arguments"))
+            && checked.failures.iter().any(|f| conflicts_with(f, key))
         {
             inputs.remove(key);
             checked = self.validate_inputs(&inputs).await?;
@@ -63,6 +60,17 @@ impl Resource<'_> {
             warnings: diagnostics.warnings.iter().map(ToString::to_string).collect(),
         })
     }
+}
+
+/// Whether a Check failure is a conflict between the auto-named `key` (the Pulumi name of
+/// Terraform's `name`) and another attribute: SDKv2's ConflictsWith ("Conflicting
+/// configuration arguments", on the attribute) or the framework validators' ("Invalid
+/// Attribute Combination: Attribute "name_prefix" cannot be specified when "name" is
+/// specified", on either attribute).
+fn conflicts_with(failure: &crate::lifecycle::checks::CheckFailure, key: &str) -> bool {
+    let sdkv2 = failure.reason.contains("Conflicting configuration arguments");
+    let framework = failure.reason.contains("Invalid Attribute Combination");
+    (sdkv2 || framework) && (failure.property == key || (framework && failure.reason.contains("\"name\"")))
 }
 
 /// The name Check gives an auto-named resource whose program sets none, or `None` to leave it
@@ -154,6 +162,58 @@ mod auto_name_tests {
         for (case, autonaming, old_input, old_output, expected) in table {
             let got = auto_name(autonaming, old_input.as_ref(), old_output.as_ref(), "thing", &seed);
             assert_eq!(got.as_deref(), expected, "{case}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod conflict_tests {
+    use super::conflicts_with;
+    use crate::lifecycle::checks::CheckFailure;
+
+    #[test]
+    fn conflicts_with_the_auto_name() {
+        let failure = |property: &str, reason: &str| CheckFailure { property: property.into(), reason: reason.into() };
+        // (case, failure, conflicts with the auto-named `name`)
+        let table = [
+            (
+                "SDKv2's ConflictsWith on name",
+                failure("name", "Conflicting configuration arguments: \"name\": conflicts with name_prefix"),
+                true,
+            ),
+            (
+                "SDKv2's on name_prefix",
+                failure("namePrefix", "Conflicting configuration arguments: \"name_prefix\": conflicts with name"),
+                false,
+            ),
+            (
+                "the framework validators' on name",
+                failure(
+                    "name",
+                    "Invalid Attribute Combination: Attribute \"name_prefix\" cannot be specified when \"name\" is specified",
+                ),
+                true,
+            ),
+            (
+                "the framework validators' on name_prefix",
+                failure(
+                    "namePrefix",
+                    "Invalid Attribute Combination: Attribute \"name\" cannot be specified when \"name_prefix\" is specified",
+                ),
+                true,
+            ),
+            (
+                "another combination",
+                failure(
+                    "a",
+                    "Invalid Attribute Combination: Attribute \"a\" cannot be specified when \"b\" is specified",
+                ),
+                false,
+            ),
+            ("another error on name", failure("name", "expected a valid name"), false),
+        ];
+        for (case, failure, expected) in table {
+            assert_eq!(conflicts_with(&failure, "name"), expected, "{case}");
         }
     }
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"math/big"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -70,12 +71,9 @@ func plain(v tftypes.Value) interface{} {
 		_ = v.As(&b)
 		return b
 	case v.Type().Is(tftypes.Number):
-		var f float64
-		n := new(float64)
+		n := new(big.Float)
 		_ = v.As(&n)
-		if n != nil {
-			f = *n
-		}
+		f, _ := n.Float64()
 		return f
 	}
 	var items []tftypes.Value
