@@ -15,7 +15,7 @@
 //!   Terraform's "Provider produced null object".
 //!
 //! Parallel installs of one provider by several processes (bridge#3425) are in
-//! `e2e_install.rs`.
+//! `installer_random/parameterize.rs`.
 //!
 //! Needs `scripts/test-tools.sh bridgecases pulumi anchor`.
 

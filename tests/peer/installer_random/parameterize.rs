@@ -106,3 +106,79 @@ async fn parameterize_installs_reports_progress_and_then_runs_offline() {
         "warnings still show: {quiet_run:?}"
     );
 }
+
+/// Several processes install one provider into one empty cache at once (`pulumi up` of
+/// stacks in parallel, CI jobs sharing a home; bridge#3425 saw "text file busy" there), with
+/// both implementations: every Parameterize succeeds, the cache holds the provider once, and
+/// a GetSchema right after each runs the installed binary.
+#[tokio::test]
+async fn parallel_installs_of_one_provider_all_succeed() {
+    const PROCESSES: usize = 4;
+    let tools = crate::common::tools_dir();
+    let binary = std::fs::read(tools.join("providers/random").join(versions::RANDOM).join("terraform-provider-random"))
+        .expect("the real random provider: run scripts/test-tools.sh providers");
+    let ca = TestCa::generate();
+    let key = TestSigningKey::generate("Registry <registry@example.com>");
+    let server = TestServer::start(&ca, "127.0.0.1").await;
+    super::sources::publish_random(&server, &key, &binary);
+    let address = format!("{}/hashicorp/random", server.host());
+
+    for implementation in [crate::common::Implementation::Ours, crate::common::Implementation::Go] {
+        let home = tempfile::tempdir().unwrap();
+        let ca_file = home.path().join("ca.pem");
+        std::fs::write(&ca_file, &ca.ca_pem).unwrap();
+        let cache = home.path().join("plugins");
+        let cli_config = home.path().join("empty.tfrc");
+        std::fs::write(&cli_config, "").unwrap();
+        let env: [(&str, &OsStr); 5] = [
+            ("HOME", home.path().as_os_str()),
+            ("PULUMI_HOME", home.path().as_os_str()),
+            ("SSL_CERT_FILE", ca_file.as_os_str()),
+            ("PULUMI_DYNAMIC_TF_PLUGIN_CACHE_DIR", cache.as_os_str()),
+            ("TF_CLI_CONFIG_FILE", cli_config.as_os_str()),
+        ];
+        let plugin_binary = implementation.plugin_binary().expect("the plugin");
+        let (engine, _logs) = recording_engine().await;
+        let plugins: Vec<Plugin> =
+            (0..PROCESSES).map(|_| Plugin::start_with_env(&plugin_binary, &[&engine], &env)).collect();
+        let mut clients = Vec::new();
+        for plugin in &plugins {
+            clients.push(plugin.client().await);
+        }
+        let mut runs = tokio::task::JoinSet::new();
+        for (i, mut client) in clients.into_iter().enumerate() {
+            let address = address.clone();
+            runs.spawn(async move {
+                let args = Parameters::Args(ParametersArgs { args: vec![address, versions::RANDOM.into()] });
+                let parameterized =
+                    client.parameterize(pulumirpc::ParameterizeRequest { parameters: Some(args) }).await?;
+                let schema = client
+                    .get_schema(pulumirpc::GetSchemaRequest {
+                        version: 0,
+                        subpackage_name: String::new(),
+                        subpackage_version: String::new(),
+                    })
+                    .await?;
+                Ok::<_, tonic::Status>((i, parameterized.into_inner().name, schema.into_inner().schema.len()))
+            });
+        }
+        let mut results = Vec::new();
+        while let Some(joined) = runs.join_next().await {
+            results.push(joined.expect("the task"));
+        }
+        for result in results {
+            match result {
+                Ok((i, name, schema)) => {
+                    assert!(name == "random" && schema > 1000, "{implementation:?} #{i}: {name} {schema}")
+                }
+                Err(status) => panic!("{implementation:?}: a process of {PROCESSES} failed: {status}"),
+            }
+        }
+        let executables: Vec<String> = crate::common::registry::files_in_cache(&cache)
+            .into_iter()
+            .filter(|file| file.ends_with("terraform-provider-random") || file.contains("terraform-provider-random_v"))
+            .collect();
+        assert_eq!(executables.len(), 1, "{implementation:?}: the provider once in the cache: {executables:?}");
+        drop(plugins);
+    }
+}
