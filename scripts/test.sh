@@ -14,8 +14,8 @@
 #    language hosts; tests/common/pulumi.rs picks the CLI).
 #
 # Then it checks that the run left no process behind: any terraform-provider-*,
-# pulumi-resource-terraform-provider, pulumi-language-*, mariadbd (tests/common/mariadb.rs) or
-# named (tests/common/bind.rs) process carrying this run's TFBRIDGE_TEST_RUN marker fails the run, is listed, and is killed.
+# pulumi-resource-terraform-provider, pulumi-language-*, mariadbd (tests/common/mariadb.rs),
+# named (tests/common/bind.rs) or pdns_server (tests/common/pdns.rs) process carrying this run's TFBRIDGE_TEST_RUN marker fails the run, is listed, and is killed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -67,7 +67,7 @@ leftovers() {
   local pid
   # Anchored at a path component, so that no shell whose command line merely mentions
   # these names (this one included) matches.
-  for pid in $(pgrep -f '(^|/)(terraform-provider-|pulumi-resource-terraform-provider|pulumi-language-|mariadbd |named )' || true); do
+  for pid in $(pgrep -f '(^|/)(terraform-provider-|pulumi-resource-terraform-provider|pulumi-language-|mariadbd |named |pdns_server )' || true); do
     [[ $pid == "$$" ]] && continue
     if tr '\0' '\n' 2>/dev/null <"/proc/$pid/environ" | grep -qxF "TFBRIDGE_TEST_RUN=$TFBRIDGE_TEST_RUN"; then
       echo "$pid"
