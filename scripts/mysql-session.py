@@ -205,9 +205,9 @@ REASONS = [
     (r"^@ ",
      "a progress line, printed only when a step outlasts a second: timing, not content"),
     (r"property databaseId value \{legacy\} has a problem|has a problem: Invalid or unknown key\. Examine values",
-     "both warn that the import produced an input that Check rejects (`databaseId`, the SDKv2 provider's "
-     "implicit `id`; a bug of both implementations, reported); ours in its own wording, which names the "
-     "property and its value"),
+     "Go warns that the import produced an input that Check rejects (`databaseId`, the SDKv2 provider's "
+     "implicit `id`), and the program it generates fails its preview; ours leaves the implicit `id` out of "
+     "the imported inputs (issue 29 item 4), so its import and its generated program carry no warning"),
     (r"^\(the code pulumi import generated|^\(exit code [01]\)$|unexpected parameterization response",
      "ours finishes the import through an explicit provider and prints the code the CLI generated (issue 20 "
      "item 4); Go's import lands in the state, then fails at code generation and exits 1"),
