@@ -16,6 +16,7 @@ pub mod parameterize;
 pub mod property;
 pub mod schema_cache;
 pub mod server;
+pub mod telemetry;
 pub mod tfplugin;
 
 #[cfg(test)]

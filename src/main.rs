@@ -6,7 +6,9 @@
 //! The engine runs `pulumi-resource-terraform-provider [--logtostderr] [-v=N]
 //! [--tracing <endpoint>] <engine-address>` and reads the port to dial from the first line
 //! of stdout. Without an engine address the plugin starts in attach mode
-//! (`PULUMI_DEBUG_PROVIDERS`), where the engine sends its address with `Attach`.
+//! (`PULUMI_DEBUG_PROVIDERS`), where the engine sends its address with `Attach`. With
+//! `PULUMI_OTEL_EXPORTER_OTLP_ENDPOINT` set (`pulumi up --otel-traces`), it sends
+//! OpenTelemetry traces there (`tfbridge::telemetry`).
 
 use std::process::ExitCode;
 
@@ -30,8 +32,9 @@ struct Cli {
     #[arg(short = 'v', value_name = "N")]
     verbosity: Option<u8>,
 
-    /// The engine's tracing endpoint. Accepted and ignored: this plugin does not export
-    /// traces yet.
+    /// The engine's OpenTracing (AppDash or Zipkin) endpoint. Accepted and ignored: this
+    /// plugin sends OpenTelemetry traces instead, to `PULUMI_OTEL_EXPORTER_OTLP_ENDPOINT`,
+    /// which the CLI sets with `--otel-traces`.
     #[arg(long, value_name = "ENDPOINT")]
     tracing: Option<String>,
 
@@ -77,7 +80,7 @@ fn main() -> ExitCode {
     };
     init_tracing(cli.verbosity);
     if let Some(endpoint) = &cli.tracing {
-        tracing::debug!(endpoint, "ignoring the engine's tracing endpoint");
+        tracing::debug!(endpoint, "ignoring the engine's OpenTracing endpoint");
     }
 
     // One thread: the plugin waits on the engine and the provider almost all the time, and
@@ -91,6 +94,11 @@ fn main() -> ExitCode {
             eprintln!("error: could not start the async runtime: {err}");
             return ExitCode::FAILURE;
         }
+    };
+    // The exporter's connection runs on the runtime, so traces start inside it.
+    let exporter = {
+        let _entered = runtime.enter();
+        start_traces()
     };
     let config = tfbridge::server::ServeConfig { engine_address: cli.engine_address };
     // Only a plugin the engine launched watches its launcher: in attach mode the plugin was
@@ -108,6 +116,9 @@ fn main() -> ExitCode {
         };
         tfbridge::server::serve(config, shutdown).await
     });
+    if let Some(exporter) = exporter {
+        runtime.block_on(exporter.finish());
+    }
     match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
@@ -129,6 +140,23 @@ fn init_tracing(verbosity: Option<u8>) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("TFBRIDGE_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
     tracing_subscriber::fmt().with_writer(std::io::stderr).with_env_filter(filter).with_ansi(false).init();
+}
+
+/// Turns OpenTelemetry traces on when the CLI names a receiver (`pulumi up --otel-traces`);
+/// a bad address costs the traces, never the run.
+fn start_traces() -> Option<tfbridge::telemetry::Exporter> {
+    use tfbridge::telemetry::ENDPOINT_ENV;
+    let endpoint = std::env::var(ENDPOINT_ENV).ok().filter(|endpoint| !endpoint.trim().is_empty())?;
+    match tfbridge::telemetry::start(&endpoint) {
+        Ok(exporter) => {
+            tracing::debug!(endpoint, "sending OpenTelemetry traces");
+            Some(exporter)
+        }
+        Err(err) => {
+            tracing::warn!("{err}; no traces are sent");
+            None
+        }
+    }
 }
 
 /// Installs the SIGINT and SIGTERM handlers and returns a future that completes on either.

@@ -12,6 +12,7 @@ mod call;
 mod engine;
 mod list;
 mod resources;
+mod traces;
 
 use std::future::Future;
 use std::sync::{Arc, Mutex};
@@ -21,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::lifecycle::{self, Session};
 use crate::parameterize;
+use crate::telemetry;
 use tonic::{Request, Response, Status};
 
 pub use engine::{EngineLog, InvalidEngineAddress, Severity};
@@ -112,15 +114,17 @@ fn not_implemented(method: &str) -> Status {
 }
 
 /// The engine's RPCs, as the trait `ResourceProvider`: each RPC unwraps its request, runs
-/// its `do_` method (here, in `resources.rs`, `list.rs` and `call.rs`) and wraps the answer.
-/// The associated types follow in braces.
+/// its `do_` method (here, in `resources.rs`, `list.rs` and `call.rs`) in the call's span
+/// when traces are on (`traces.rs`), and wraps the answer. The associated types follow in
+/// braces.
 macro_rules! resource_provider {
     ($($rpc:ident($request:ty) -> $response:ty => $method:ident;)* { $($types:tt)* }) => {
         #[tonic::async_trait]
         impl pulumirpc::resource_provider_server::ResourceProvider for Provider {
             $(
                 async fn $rpc(&self, request: Request<$request>) -> Result<Response<$response>, Status> {
-                    Ok(Response::new(self.$method(request.into_inner()).await?))
+                    let span = telemetry::served(|| traces::served(stringify!($rpc), &request));
+                    Ok(Response::new(telemetry::traced(span, self.$method(request.into_inner())).await?))
                 }
             )*
 

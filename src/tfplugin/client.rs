@@ -7,6 +7,7 @@
 //! to and from the domain types, then attaches the RPC's name (from [`Operation`]) and,
 //! when the process died, its exit status and panic text to any failure.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -32,6 +33,7 @@ use super::resources::{
     ValidateProviderConfigResponse,
 };
 use super::{v5, v6};
+use crate::telemetry::{self, Rpc, Subject};
 
 /// The events of a ListResource stream, each an event or the status the stream broke with.
 pub type ListEvents =
@@ -68,14 +70,19 @@ impl std::fmt::Debug for ProviderClient {
     }
 }
 
-/// Calls the same-named method on whichever protocol client is inside, and turns a failure
-/// into a [`CallError`] naming the RPC [`Operation`] as that protocol names it.
+/// Calls the same-named method on whichever protocol client is inside, in a span of the call
+/// about `$subject` when traces are on, and turns a failure into a [`CallError`] naming the
+/// RPC [`Operation`] as that protocol names it. (A stream's span covers its opening call.)
 macro_rules! dispatch {
-    ($self:ident, $operation:expr, |$client:ident| $call:expr) => {{
-        let result = match &$self.client {
-            ProtocolClient::V5($client) => $call.await,
-            ProtocolClient::V6($client) => $call.await,
-        };
+    ($self:ident, $operation:expr, $subject:expr, |$client:ident| $call:expr) => {{
+        let span = telemetry::called(|| $self.rpc($operation, $subject));
+        let result = telemetry::traced(span, async {
+            match &$self.client {
+                ProtocolClient::V5($client) => $call.await,
+                ProtocolClient::V6($client) => $call.await,
+            }
+        })
+        .await;
         match result {
             Ok(response) => Ok(response),
             Err(failure) => Err($self.call_failed($operation, failure).await),
@@ -133,6 +140,15 @@ impl ProviderClient {
         if let Some(process) = self.process.as_mut() {
             process.kill().await;
         }
+    }
+
+    /// A call as its span names it: `tfplugin6.Provider/PlanResourceChange`.
+    fn rpc<'a>(&self, operation: Operation, subject: Option<Subject<'a>>) -> Rpc<'a> {
+        let service = match self.protocol {
+            ProtocolVersion::V5 => "tfplugin5.Provider",
+            ProtocolVersion::V6 => "tfplugin6.Provider",
+        };
+        Rpc { service, method: Cow::Borrowed(operation.wire_name(self.protocol)), subject }
     }
 
     async fn call_failed(&self, operation: Operation, failure: RpcFailure) -> CallError {
@@ -201,7 +217,9 @@ impl ProviderClient {
         id: &str,
         identity: Option<&DynamicValue>,
     ) -> Result<ImportResourceStateResponse, CallError> {
-        dispatch!(self, Operation::ImportResourceState, |client| client.import_resource_state(type_name, id, identity))
+        let subject = Some(Subject::TerraformType(type_name));
+        dispatch!(self, Operation::ImportResourceState, subject, |client| client
+            .import_resource_state(type_name, id, identity))
     }
 
     /// A status a stream broke with, with the process's exit when it died.
@@ -216,14 +234,16 @@ impl ProviderClient {
         action_type: &str,
         config: &DynamicValue,
     ) -> Result<Support<ActionEvents>, CallError> {
-        let stream = dispatch!(self, Operation::InvokeAction, |client| client.invoke_action(action_type, config));
+        let subject = Some(Subject::TerraformType(action_type));
+        let stream =
+            dispatch!(self, Operation::InvokeAction, subject, |client| client.invoke_action(action_type, config));
         Self::optional(stream.map(|stream| ActionEvents::new(self.provider.clone(), stream)))
     }
 
     /// Asks the provider to cancel in-flight work (Terraform's Ctrl-C). `Ok(Some(text))` is
     /// the provider's own error text.
     pub async fn stop_provider(&self) -> Result<Option<String>, CallError> {
-        let error = dispatch!(self, Operation::StopProvider, |client| client.stop_provider())?;
+        let error = dispatch!(self, Operation::StopProvider, None, |client| client.stop_provider())?;
         Ok(if error.is_empty() { None } else { Some(error) })
     }
 }
@@ -231,26 +251,44 @@ impl ProviderClient {
 /// The calls that only dispatch, one line each: `required` ones return the response,
 /// `optional` ones (RPCs older providers lack) turn `Unimplemented` into
 /// [`Support::Unsupported`]. Each method has the name of the protocol clients' method it
-/// calls.
+/// calls; after its [`Operation`], what its span says the call is about: `(type: name)` a
+/// Terraform type, `(function: name)` a provider function, nothing the provider as a whole.
 macro_rules! calls {
     (
-        required { $($(#[$rdoc:meta])* $rname:ident($($rarg:ident: $rty:ty),*) -> $rret:ty => $rop:ident;)* }
-        optional { $($(#[$odoc:meta])* $oname:ident($($oarg:ident: $oty:ty),*) -> $oret:ty => $oop:ident;)* }
+        required { $($(#[$rdoc:meta])* $rname:ident($($rarg:ident: $rty:ty),*) -> $rret:ty
+            => $rop:ident $(($($rsubject:tt)*))?;)* }
+        optional { $($(#[$odoc:meta])* $oname:ident($($oarg:ident: $oty:ty),*) -> $oret:ty
+            => $oop:ident $(($($osubject:tt)*))?;)* }
     ) => {
         impl ProviderClient {
             $(
                 $(#[$rdoc])*
                 pub async fn $rname(&self, $($rarg: $rty),*) -> Result<$rret, CallError> {
-                    dispatch!(self, Operation::$rop, |client| client.$rname($($rarg),*))
+                    let subject = subject!($($($rsubject)*)?);
+                    dispatch!(self, Operation::$rop, subject, |client| client.$rname($($rarg),*))
                 }
             )*
             $(
                 $(#[$odoc])*
                 pub async fn $oname(&self, $($oarg: $oty),*) -> Result<Support<$oret>, CallError> {
-                    Self::optional(dispatch!(self, Operation::$oop, |client| client.$oname($($oarg),*)))
+                    let subject = subject!($($($osubject)*)?);
+                    Self::optional(dispatch!(self, Operation::$oop, subject, |client| client.$oname($($oarg),*)))
                 }
             )*
         }
+    };
+}
+
+/// A `calls!` line's subject as a span's [`Subject`].
+macro_rules! subject {
+    () => {
+        None
+    };
+    (type: $name:expr) => {
+        Some(Subject::TerraformType($name))
+    };
+    (function: $name:expr) => {
+        Some(Subject::TerraformFunction($name))
     };
 }
 
@@ -258,27 +296,30 @@ calls! {
     required {
         get_provider_schema() -> ProviderSchemaResponse => GetProviderSchema;
         validate_provider_config(config: &DynamicValue) -> ValidateProviderConfigResponse => ValidateProviderConfig;
-        validate_resource_config(type_name: &str, config: &DynamicValue) -> Vec<Diagnostic> => ValidateResourceConfig;
+        validate_resource_config(type_name: &str, config: &DynamicValue) -> Vec<Diagnostic>
+            => ValidateResourceConfig(type: type_name);
         validate_data_resource_config(type_name: &str, config: &DynamicValue) -> Vec<Diagnostic>
-            => ValidateDataResourceConfig;
+            => ValidateDataResourceConfig(type: type_name);
         upgrade_resource_state(request: &UpgradeResourceStateRequest) -> UpgradeResourceStateResponse
-            => UpgradeResourceState;
+            => UpgradeResourceState(type: &request.type_name);
         configure_provider(terraform_version: &str, config: &DynamicValue) -> Vec<Diagnostic> => ConfigureProvider;
-        read_resource(request: &ReadResourceRequest) -> ReadResourceResponse => ReadResource;
-        plan_resource_change(request: &PlanResourceChangeRequest) -> PlanResourceChangeResponse => PlanResourceChange;
+        read_resource(request: &ReadResourceRequest) -> ReadResourceResponse => ReadResource(type: &request.type_name);
+        plan_resource_change(request: &PlanResourceChangeRequest) -> PlanResourceChangeResponse
+            => PlanResourceChange(type: &request.type_name);
         apply_resource_change(request: &ApplyResourceChangeRequest) -> ApplyResourceChangeResponse
-            => ApplyResourceChange;
-        read_data_source(request: &ReadDataSourceRequest) -> ReadDataSourceResponse => ReadDataSource;
+            => ApplyResourceChange(type: &request.type_name);
+        read_data_source(request: &ReadDataSourceRequest) -> ReadDataSourceResponse
+            => ReadDataSource(type: &request.type_name);
         /// Protocol 5.7/6.7; older providers answer `Unimplemented`, which is an error here: the
         /// schema declared the ephemeral resource.
         validate_ephemeral_resource_config(type_name: &str, config: &DynamicValue) -> Vec<Diagnostic>
-            => ValidateEphemeralResourceConfig;
+            => ValidateEphemeralResourceConfig(type: type_name);
         open_ephemeral_resource(type_name: &str, config: &DynamicValue) -> OpenEphemeralResourceResponse
-            => OpenEphemeralResource;
+            => OpenEphemeralResource(type: type_name);
         renew_ephemeral_resource(type_name: &str, private: Option<&[u8]>) -> RenewEphemeralResourceResponse
-            => RenewEphemeralResource;
+            => RenewEphemeralResource(type: type_name);
         close_ephemeral_resource(type_name: &str, private: Option<&[u8]>) -> Vec<Diagnostic>
-            => CloseEphemeralResource;
+            => CloseEphemeralResource(type: type_name);
     }
     optional {
         /// Protocol 5.4/6.4.
@@ -286,25 +327,26 @@ calls! {
         /// Protocol 5.9/6.9; to Terraform, `Unimplemented` means no identities.
         get_resource_identity_schemas() -> IdentitySchemasResponse => GetResourceIdentitySchemas;
         upgrade_resource_identity(request: &UpgradeResourceIdentityRequest) -> UpgradeResourceIdentityResponse
-            => UpgradeResourceIdentity;
+            => UpgradeResourceIdentity(type: &request.type_name);
         /// Protocol 5.10/6.10.
         validate_list_resource_config(type_name: &str, config: &DynamicValue) -> Vec<Diagnostic>
-            => ValidateListResourceConfig;
+            => ValidateListResourceConfig(type: type_name);
         /// Protocol 5.10/6.10: starts a ListResource stream. A status the stream breaks with
         /// later comes as an item; turn it into a [`CallError`] with [`ProviderClient::stream_failed`].
-        list_resource(request: &ListResourceRequest) -> ListEvents => ListResource;
+        list_resource(request: &ListResourceRequest) -> ListEvents => ListResource(type: &request.type_name);
         /// Protocol 5.5/6.5.
         get_functions() -> GetFunctionsResponse => GetFunctions;
         /// Calls a provider function. Each argument is encoded with its parameter's type.
-        call_function(name: &str, arguments: &[DynamicValue]) -> CallFunctionResponse => CallFunction;
+        call_function(name: &str, arguments: &[DynamicValue]) -> CallFunctionResponse => CallFunction(function: name);
         /// Protocol 5.10/6.10 (Terraform 1.14).
-        validate_action_config(type_name: &str, config: &DynamicValue) -> Vec<Diagnostic> => ValidateActionConfig;
+        validate_action_config(type_name: &str, config: &DynamicValue) -> Vec<Diagnostic>
+            => ValidateActionConfig(type: type_name);
         /// Protocol 5.10/6.10 (Terraform 1.14).
-        plan_action(action_type: &str, config: &DynamicValue) -> PlanActionResponse => PlanAction;
+        plan_action(action_type: &str, config: &DynamicValue) -> PlanActionResponse => PlanAction(type: action_type);
         /// The configuration that would manage `state` (Terraform 1.14, for
         /// `-generate-config-out`); providers without the `generate_resource_config`
         /// capability answer `Unimplemented`.
         generate_resource_config(type_name: &str, state: &DynamicValue) -> GenerateResourceConfigResponse
-            => GenerateResourceConfig;
+            => GenerateResourceConfig(type: type_name);
     }
 }

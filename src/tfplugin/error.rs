@@ -75,6 +75,17 @@ pub(crate) enum RpcFailure {
     InvalidResponse(SchemaError),
 }
 
+/// A failed call's span records the provider's status code; an answer we could not read has
+/// none.
+impl crate::telemetry::SpanError for RpcFailure {
+    fn grpc_code(&self) -> Option<tonic::Code> {
+        match self {
+            RpcFailure::Status(status) => Some(status.code()),
+            RpcFailure::InvalidResponse(_) => None,
+        }
+    }
+}
+
 impl From<tonic::Status> for RpcFailure {
     fn from(status: tonic::Status) -> RpcFailure {
         RpcFailure::Status(status)

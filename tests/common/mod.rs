@@ -17,6 +17,7 @@ pub mod implementation;
 pub mod languages;
 pub mod mariadb;
 pub mod msgpack;
+pub mod otel;
 pub mod pdns;
 pub mod plugin;
 pub mod programs;

@@ -29,13 +29,24 @@ impl Plugin {
     /// `Plugin` kills the whole group. The Go implementation leaves its providers running
     /// when it is killed, so killing only the plugin would orphan them.
     pub fn start_with_env(binary: &std::path::Path, args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Plugin {
+        Plugin::start_with_stderr(binary, args, env, Stdio::null())
+    }
+
+    /// Like [`Plugin::start_with_env`], with the plugin's stderr going to `stderr` (a file the
+    /// test reads afterwards, say).
+    pub fn start_with_stderr(
+        binary: &std::path::Path,
+        args: &[&str],
+        env: &[(&str, &std::ffi::OsStr)],
+        stderr: impl Into<Stdio>,
+    ) -> Plugin {
         use std::os::unix::process::CommandExt as _;
         let mut child = Command::new(binary)
             .envs(env.iter().map(|(k, v)| (*k, *v)))
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .process_group(0)
             .spawn()
             .expect("the plugin binary starts");

@@ -15,6 +15,7 @@ mod installer;
 mod lifecycle_fixture;
 mod lifecycle_planned_private;
 mod lifecycle_recovery;
+mod otel_traces;
 mod parameterize_schema;
 mod plugin_process;
 mod schema_cache_lazy;

@@ -29,6 +29,7 @@ mod e2e_lang_interop;
 mod e2e_mysql;
 mod e2e_mysql_lang;
 mod e2e_newest_cli;
+mod e2e_otel_traces;
 mod e2e_package;
 mod e2e_parallel;
 mod e2e_restful;
