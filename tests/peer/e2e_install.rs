@@ -432,7 +432,7 @@ fn plugin_install_from_a_server_then_package_add_and_up() -> anyhow::Result<()> 
     let installed = installed_binary(&ws);
     assert!(std::fs::read(&installed)? == std::fs::read(&release().binary)?, "the archive's binary is installed");
     let version = Command::new(&installed).arg("--version").output()?;
-    assert_eq!(String::from_utf8_lossy(&version.stdout), format!("{NAME} {OURS}\n"));
+    assert_eq!(String::from_utf8_lossy(&version.stdout), format!("{NAME} {OURS} (Rust implementation)\n"));
 
     // The installed plugin serves `package add` and a whole `up`.
     ws.copy_example("random")?;
