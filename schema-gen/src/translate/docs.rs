@@ -7,7 +7,7 @@
 //! Resource and data source names become their class and function names in the same way.
 //! The result is trimmed. The spans are for doc comments only: deprecation messages, which
 //! SDKs print at run time, take the same names as plain text (`deprecation`, sharing
-//! [`reference`] with this module).
+//! [`reference()`] with this module).
 //!
 //! Architecture invariant: text in, text out; only [`ProviderNames`] tells it which words are
 //! resources and data sources.
