@@ -28,6 +28,9 @@ n=${BENCH_RESOURCES:-200}
 runs=${BENCH_RUNS:-5}
 providers=${BENCH_PROVIDERS:-random synthetic parallel}
 target=${CARGO_TARGET_DIR:-$PWD/target}
+# The plugin cache slot each Pulumi home gets, whichever implementation fills it: Cargo.toml's
+# version (the program names the plugin by path, so the label only has to exist).
+version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
 bash scripts/test-tools.sh providers pulumi anchor >/dev/null
 # shellcheck source=/dev/null
 . "${TFBRIDGE_TOOLS_DIR:-$HOME/.cache/tfbridge-tools}/env.sh"
@@ -109,7 +112,7 @@ EOF
   } >"$dir/prog/Pulumi.yaml"
   (
     export PULUMI_HOME="$dir/home" PULUMI_BACKEND_URL="file://$dir/state"
-    pulumi plugin install resource terraform-provider 1.2.0 --file "$dir/bin/pulumi-resource-terraform-provider" >/dev/null 2>&1
+    pulumi plugin install resource terraform-provider "$version" --file "$dir/bin/pulumi-resource-terraform-provider" >/dev/null 2>&1
     cd "$dir/prog"
     pulumi package add terraform-provider "$(provider_path "$provider")" >"$dir/logs/package-add.log" 2>&1
     pulumi stack init bench >/dev/null

@@ -93,7 +93,9 @@ if [[ "$kind" != "$want_kind" ]]; then
 fi
 if [[ "$target" == "$host" ]]; then
   reported=$("$binary" --version)
-  if [[ "$reported" != "$name $version" ]]; then
+  # "<name> <version> (Rust implementation)": a Go implementation's binary (it prints
+  # "v<version>") is refused too.
+  if [[ "$reported" != "$name $version (Rust implementation)" ]]; then
     echo "release.sh: $binary reports \"$reported\", but Cargo.toml's version is $version" >&2
     exit 1
   fi

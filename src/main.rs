@@ -1,7 +1,7 @@
 //! `pulumi-resource-terraform-provider`: the plugin binary the Pulumi engine launches.
 //!
-//! `--version` prints `pulumi-resource-terraform-provider <version>` on stdout and exits;
-//! every other message (help, usage errors, logs) goes to stderr.
+//! `--version` prints `pulumi-resource-terraform-provider <version> (Rust implementation)` on
+//! stdout and exits; every other message (help, usage errors, logs) goes to stderr.
 //!
 //! The engine runs `pulumi-resource-terraform-provider [--logtostderr] [-v=N]
 //! [--tracing <endpoint>] <engine-address>` and reads the port to dial from the first line
@@ -19,7 +19,11 @@ use clap::Parser;
 /// The Pulumi engine starts this plugin; it is not meant to be run by hand, except in
 /// attach mode for debugging (no engine address: it prints its port and waits).
 #[derive(Debug, Parser)]
-#[command(name = "pulumi-resource-terraform-provider", version, disable_help_subcommand = true)]
+#[command(
+    name = "pulumi-resource-terraform-provider",
+    version = tfbridge::server::plugin_identity::VERSION_TEXT,
+    disable_help_subcommand = true
+)]
 struct Cli {
     /// Accepted for compatibility with the engine's glog-style flags; logs always go to
     /// stderr.
@@ -65,8 +69,9 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         // `--version` is the one answer on stdout, so `$(pulumi-resource-terraform-provider
-        // --version)` works in scripts; the engine never passes it. The version is Cargo.toml's
-        // (clap's `version` reads CARGO_PKG_VERSION), the same one GetPluginInfo answers.
+        // --version)` works in scripts; the engine never passes it. The version is Cargo.toml's,
+        // the same one GetPluginInfo answers, and the text says which implementation this is
+        // (the Go one prints only `v<version>`).
         Err(err) if err.kind() == clap::error::ErrorKind::DisplayVersion => {
             print!("{}", err.render());
             return ExitCode::SUCCESS;
@@ -100,7 +105,10 @@ fn main() -> ExitCode {
         let _entered = runtime.enter();
         start_traces()
     };
-    let config = tfbridge::server::ServeConfig { engine_address: cli.engine_address };
+    let config = tfbridge::server::ServeConfig {
+        engine_address: cli.engine_address,
+        executable: std::env::args_os().next().map(std::path::PathBuf::from),
+    };
     // Only a plugin the engine launched watches its launcher: in attach mode the plugin was
     // started by hand and outlives any one engine on purpose.
     let watch_launcher = config.engine_address.is_some();

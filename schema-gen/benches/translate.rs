@@ -169,7 +169,7 @@ fn bench_translate(c: &mut Criterion) {
         terraform_name: "aws",
         source_address: Some("registry.opentofu.org/hashicorp/aws"),
         parameter_value: parameter,
-        plugin_version: "1.2.0",
+        plugin_version: "100.0.0",
         filter: TokenFilter { include: &[], exclude: &[] },
     };
     // The machine may be shared: report process CPU time too, which waiting for a core

@@ -22,7 +22,7 @@ fn package(schema: &ProviderSchema) -> serde_json::Value {
         terraform_name: "pkg",
         source_address: None,
         parameter_value: b"{}",
-        plugin_version: "1.2.0",
+        plugin_version: "100.0.0",
         filter: TokenFilter { include: &[], exclude: &[] },
     })
     .0;

@@ -40,7 +40,7 @@ fn run(case: &Case, schema: &ProviderSchema, address: &str) -> (PackageSpec, Vec
         terraform_name,
         source_address: Some(address),
         parameter_value: case.parameter.as_bytes(),
-        plugin_version: "v1.2.0",
+        plugin_version: "v100.0.0",
         filter: TokenFilter { include: &[], exclude: &[] },
     };
     translate(&config)
@@ -218,7 +218,7 @@ fn odd_schemas_give_warnings_not_panics() {
         terraform_name: "odd",
         source_address: None,
         parameter_value: br#"{"local":{"path":"./terraform-provider-odd"}}"#,
-        plugin_version: "1.2.0",
+        plugin_version: "100.0.0",
         filter: TokenFilter { include: &[], exclude: &[] },
     };
     let (spec, warnings) = translate(&config);

@@ -28,7 +28,7 @@ fn key(binary: &str) -> CacheKey {
     let identity = FileIdentity { device: 1, inode: 2, size: 3, mtime_ns: 4, ctime_ns: 5 };
     CacheKey {
         format: key::FORMAT_VERSION,
-        bridge_version: "1.2.0".to_owned(),
+        bridge_version: "100.0.0".to_owned(),
         bridge_build: identity.clone(),
         binary: PathBuf::from(binary),
         binary_identity: identity,
@@ -113,7 +113,7 @@ fn damaged_entries_are_refused() {
         ("another format", replace_in_header("\"format\":1,", "\"format\":99,"), &key),
         (
             "another bridge version",
-            replace_in_header("\"bridge_version\":\"1.2.0\"", "\"bridge_version\":\"1.1.0\""),
+            replace_in_header("\"bridge_version\":\"100.0.0\"", "\"bridge_version\":\"1.2.0\""),
             &key,
         ),
         ("read for another binary", good.clone(), &other_binary),

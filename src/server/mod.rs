@@ -11,6 +11,7 @@ mod actions;
 mod call;
 mod engine;
 mod list;
+pub mod plugin_identity;
 mod resources;
 mod traces;
 
@@ -251,7 +252,7 @@ impl Provider {
     ) -> Result<pulumirpc::GetSchemaResponse, Status> {
         let Some(session) = self.session.lock().await.clone() else {
             // Without a provider there is nothing to describe but the plugin itself.
-            let schema = serde_json::json!({"name": "terraform-provider", "version": env!("CARGO_PKG_VERSION")});
+            let schema = serde_json::json!({"name": "terraform-provider", "version": plugin_identity::VERSION});
             return Ok(pulumirpc::GetSchemaResponse { schema: schema.to_string() });
         };
         let wanted_name = &request.subpackage_name;
@@ -268,7 +269,7 @@ impl Provider {
         // Translating a big provider takes hundreds of milliseconds of CPU; off the runtime's
         // one thread, so Cancel and the other calls are still answered meanwhile.
         let translated = tokio::task::spawn_blocking(move || {
-            let (mut spec, warnings) = session.package_schema(env!("CARGO_PKG_VERSION"));
+            let (mut spec, warnings) = session.package_schema(plugin_identity::VERSION);
             spec.version.clone_from(&session.announced_version);
             (spec.to_json(), warnings)
         })
@@ -306,7 +307,7 @@ impl Provider {
     }
 
     async fn do_get_plugin_info(&self, _request: ()) -> Result<pulumirpc::PluginInfo, Status> {
-        Ok(pulumirpc::PluginInfo { version: env!("CARGO_PKG_VERSION").to_owned() })
+        Ok(pulumirpc::PluginInfo { version: plugin_identity::VERSION.to_owned() })
     }
 
     async fn do_attach(&self, request: pulumirpc::PluginAttach) -> Result<(), Status> {
@@ -436,6 +437,9 @@ pub struct ServeConfig {
     /// The engine's address from the command line; `None` starts in attach mode, where the
     /// engine sends its address with `Attach`.
     pub engine_address: Option<String>,
+    /// The path this executable was started by (`argv[0]`, symbolic links unresolved): in
+    /// the plugin cache, its folder names the version Pulumi installed it under.
+    pub executable: Option<std::path::PathBuf>,
 }
 
 /// Listens on 127.0.0.1 on a port the OS picks, writes that port as the first line of
@@ -460,7 +464,25 @@ pub async fn serve(config: ServeConfig, shutdown: impl Future<Output = ()> + Sen
         writeln!(stdout, "{port}")?;
         stdout.flush()?;
     }
-    tracing::info!(port, attach_mode = config.engine_address.is_none(), "serving pulumirpc.ResourceProvider");
+    // The one line that names this implementation in the plugin's log (the engine shows a
+    // plugin's stderr only with `--debug` or `--logflow`), as `--version` and GetPluginInfo do.
+    let installed_as = config.executable.as_deref().and_then(plugin_identity::installed_as);
+    tracing::info!(
+        port,
+        attach_mode = config.engine_address.is_none(),
+        installed_as,
+        "pulumi-resource-terraform-provider {}: serving pulumirpc.ResourceProvider",
+        plugin_identity::VERSION_TEXT
+    );
+    // Installed under another version, we run for projects that asked for that one (the Go
+    // implementation's, say) and nothing else tells them: the user must see it, once per start.
+    if let Some(warning) =
+        installed_as.and_then(|installed| plugin_identity::version_mismatch(installed, plugin_identity::VERSION))
+    {
+        tracing::warn!("{warning}");
+        let engine_log = provider.engine_log.clone();
+        tokio::spawn(async move { engine_log.log(Severity::Warning, None, warning).await });
+    }
 
     let state = Arc::clone(&provider);
     let service = pulumirpc::resource_provider_server::ResourceProviderServer::from_arc(provider)

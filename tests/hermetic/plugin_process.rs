@@ -199,7 +199,7 @@ fn version_prints_cargo_toml_version_on_stdout() {
         assert_eq!(output.status.code(), Some(0), "{flag}");
         assert_eq!(
             String::from_utf8_lossy(&output.stdout),
-            format!("pulumi-resource-terraform-provider {}\n", env!("CARGO_PKG_VERSION")),
+            format!("pulumi-resource-terraform-provider {} (Rust implementation)\n", env!("CARGO_PKG_VERSION")),
             "{flag}"
         );
         assert!(output.stderr.is_empty(), "{flag}: {}", String::from_utf8_lossy(&output.stderr));

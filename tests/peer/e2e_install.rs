@@ -10,8 +10,15 @@
 //!   fetches the plugin from the download location the package recorded, redirected to the
 //!   loopback server with `PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES`, as behind a mirror.
 //! - Bad release locations, each a clear error with nothing installed: a checksum that does
-//!   not match, a 404, a server that is down, a truncated download; and a binary for another
-//!   OS or architecture, which `scripts/release.sh` refuses to package.
+//!   not match, a 404, a server that is down, a truncated download, a version of ours that
+//!   does not exist; and a binary for another OS or architecture, which `scripts/release.sh`
+//!   refuses to package.
+//! - A project that records no location, on a fresh machine: Pulumi's own site (a loopback
+//!   stand-in) has no version of ours, so it fails naming the plugin and version, and nothing
+//!   runs (`teammate`).
+//! - Which implementation runs, wherever a user looks, and each one's binary in the other's
+//!   cache folder (`identity`); a YAML stack moved Go → ours → Go with one `package add` each
+//!   (`switching`).
 //!
 //! The archive is made from the test build's binary (not a `dist` build, which takes about
 //! twenty minutes), by the same script and code path a release uses.
@@ -432,7 +439,7 @@ fn plugin_install_from_a_server_then_package_add_and_up() -> anyhow::Result<()> 
     let installed = installed_binary(&ws);
     assert!(std::fs::read(&installed)? == std::fs::read(&release().binary)?, "the archive's binary is installed");
     let version = Command::new(&installed).arg("--version").output()?;
-    assert_eq!(String::from_utf8_lossy(&version.stdout), format!("{NAME} {OURS}\n"));
+    assert_eq!(String::from_utf8_lossy(&version.stdout), format!("{NAME} {OURS} (Rust implementation)\n"));
 
     // The installed plugin serves `package add` and a whole `up`.
     ws.copy_example("random")?;
@@ -450,4 +457,6 @@ fn plugin_install_from_a_server_then_package_add_and_up() -> anyhow::Result<()> 
 // Bad release locations: a clear error, and nothing installed.
 
 mod bad_input;
+mod identity;
+mod switching;
 mod teammate;

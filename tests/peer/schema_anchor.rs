@@ -70,8 +70,9 @@ fn normalize(schema: &mut Value) {
     schema["parameterization"]["baseProvider"]["version"] = Value::from("<plugin version>");
 
     // Deprecation: the Go implementation reads only the `deprecated` flag and writes the fixed
-    // text "Deprecated"; we write the provider's `deprecation_message` when it sends one
-    // (docs/schema-mapping.md §5, §7). The flag itself must agree.
+    // text "Deprecated"; we write the provider's `deprecation_message` when it sends one, as
+    // plain text (docs/schema-mapping.md §5, §7; `check_deprecation_texts` pins both). The
+    // flag itself must agree.
     visit_objects(schema, &mut |object| {
         if let Some(message) = object.get_mut("deprecationMessage") {
             *message = Value::from("<deprecated>");
@@ -243,6 +244,7 @@ fn assert_same(label: &str, mut go: Value, mut ours: Value) -> Vec<String> {
     assert!(members > 1, "{label}: our schema has no resources or functions: {ours:#}");
     let numbered = collapse_numbered_types(&go, &mut ours);
     without_ephemeral_functions(&go, &mut ours);
+    check_deprecation_texts(label, &mut go, &mut ours);
     normalize(&mut go);
     normalize(&mut ours);
     let mut found = Vec::new();
@@ -252,6 +254,25 @@ fn assert_same(label: &str, mut go: Value, mut ours: Value) -> Vec<String> {
     // `\u003c`-style escapes), the texts are identical.
     assert_eq!(go.to_string(), ours.to_string(), "{label}: the same keys in a different order");
     numbered
+}
+
+/// The one difference `normalize` allows in deprecation messages, and no other: Go's are all
+/// its fixed `Deprecated`, and ours are plain text, never the `<span pulumi-lang-…>` markup of
+/// doc comments (SDKs print the message at run time).
+fn check_deprecation_texts(label: &str, go: &mut Value, ours: &mut Value) {
+    fn texts(schema: &mut Value) -> Vec<String> {
+        let mut found = Vec::new();
+        visit_objects(schema, &mut |object| {
+            if let Some(Value::String(message)) = object.get("deprecationMessage") {
+                found.push(message.clone());
+            }
+        });
+        found
+    }
+    let go_texts = texts(go);
+    assert!(go_texts.iter().all(|text| text == "Deprecated"), "{label}: Go's deprecation messages: {go_texts:?}");
+    let marked: Vec<String> = texts(ours).into_iter().filter(|text| text.contains("pulumi-lang-")).collect();
+    assert!(marked.is_empty(), "{label}: our deprecation messages hold doc markup: {marked:?}");
 }
 
 /// The Parameterize request a generated SDK sends: its package name and version and the

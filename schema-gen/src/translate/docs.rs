@@ -5,7 +5,9 @@
 //! references to names into per-language spans, so that each SDK shows its own spelling:
 //! `` `min_upper` `` becomes `<span pulumi-lang-nodejs="`minUpper`" … pulumi-lang-hcl="`min_upper`">`minUpper`</span>`.
 //! Resource and data source names become their class and function names in the same way.
-//! The result is trimmed.
+//! The result is trimmed. The spans are for doc comments only: deprecation messages, which
+//! SDKs print at run time, take the same names as plain text (`deprecation`, sharing
+//! [`reference()`] with this module).
 //!
 //! Architecture invariant: text in, text out; only [`ProviderNames`] tells it which words are
 //! resources and data sources.
@@ -90,8 +92,10 @@ fn clean_up(names: &ProviderNames, text: &str) -> String {
 }
 
 /// Rewrites references to resources, data sources and properties into per-language spans.
-/// Also applied to deprecation messages.
-pub(crate) fn fix_up_references(names: &ProviderNames, text: &str) -> String {
+/// Only for doc comments: the spans are markup that the documentation renderer resolves, and
+/// the code generators copy them as is, so deprecation messages (printed at run time) use
+/// [`super::deprecation::plain_references`] instead.
+fn fix_up_references(names: &ProviderNames, text: &str) -> String {
     if !text.contains(['`', '_']) {
         return text.to_owned();
     }
@@ -103,32 +107,64 @@ pub(crate) fn fix_up_references(names: &ProviderNames, text: &str) -> String {
                 None => ("`", &caps["tick_name"], "`"),
             };
             let wrap = |inner: &str| format!("{open}{inner}{close}");
-            if let Some(token) = names.resource_token(name) {
-                let class = token.rsplit(':').next().unwrap_or(token);
-                let others = wrap(&format!("{}.{class}", names.package_name()));
-                let go_and_python = wrap(class);
-                span(&others, &others, &go_and_python, &go_and_python, &others, &others, &wrap(name), &others)
-            } else if let Some(token) = names.data_source_token(name) {
-                let function = token.rsplit(':').next().unwrap_or(token);
-                let others = wrap(&format!("{}.{function}", names.package_name()));
-                let python = wrap(&python_name(function));
-                span(
-                    &others,
-                    &others,
+            let reference = reference(names, name);
+            let display = wrap(&reference.plain_text(names, name));
+            match reference {
+                Reference::Resource { class } => {
+                    let go_and_python = wrap(class);
+                    span(&display, &display, &go_and_python, &go_and_python, &display, &display, &wrap(name), &display)
+                }
+                Reference::DataSource { function } => span(
+                    &display,
+                    &display,
                     &wrap(function),
-                    &python,
-                    &others,
-                    &others,
+                    &wrap(&python_name(function)),
+                    &display,
+                    &display,
                     &wrap(&format!("data.{name}")),
-                    &others,
-                )
-            } else {
-                let camel = wrap(&property_name(name));
-                let dotnet = wrap(&upper_first(&property_name(name)));
-                span(&camel, &dotnet, &camel, whole, &camel, &camel, whole, &camel)
+                    &display,
+                ),
+                Reference::Property => {
+                    let dotnet = wrap(&upper_first(&property_name(name)));
+                    span(&display, &dotnet, &display, whole, &display, &display, whole, &display)
+                }
             }
         })
         .into_owned()
+}
+
+/// What a code-like word in provider text names.
+pub(super) enum Reference<'a> {
+    /// A resource type; `class` is its token's last part.
+    Resource { class: &'a str },
+    /// A data source; `function` is its token's last part (`getFoo`).
+    DataSource { function: &'a str },
+    /// Anything else is taken for a property name, as the Go implementation does.
+    Property,
+}
+
+pub(super) fn reference<'a>(names: &'a ProviderNames, word: &str) -> Reference<'a> {
+    let last_part = |token: &'a str| token.rsplit(':').next().unwrap_or(token);
+    if let Some(token) = names.resource_token(word) {
+        Reference::Resource { class: last_part(token) }
+    } else if let Some(token) = names.data_source_token(word) {
+        Reference::DataSource { function: last_part(token) }
+    } else {
+        Reference::Property
+    }
+}
+
+impl Reference<'_> {
+    /// The spelling one string can give every language: `pkg.Class`, `pkg.getFoo` or the
+    /// camelCase property name. It is the span's default display, and what the Go
+    /// implementation writes where spans cannot go (its registry-docs rendering).
+    pub(super) fn plain_text(&self, names: &ProviderNames, word: &str) -> String {
+        match self {
+            Reference::Resource { class } => format!("{}.{class}", names.package_name()),
+            Reference::DataSource { function } => format!("{}.{function}", names.package_name()),
+            Reference::Property => property_name(word),
+        }
+    }
 }
 
 #[allow(clippy::too_many_arguments)]

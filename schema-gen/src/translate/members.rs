@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 
+use super::deprecation::deprecation_message;
 use super::docs::reformat_text;
 use super::names::{PropertyName, PropertyNames, ProviderNames};
 use super::objects::{
@@ -139,13 +140,7 @@ fn resource(
 
     let mut spec =
         ResourceSpec { description: doc_comment(&reformat_text(names, &block.description)), ..ResourceSpec::default() };
-    if block.deprecated || !block.deprecation_message.is_empty() {
-        spec.deprecation_message = if block.deprecation_message.is_empty() {
-            "Deprecated".to_owned()
-        } else {
-            block.deprecation_message.clone()
-        };
-    }
+    spec.deprecation_message = deprecation_message(names, block.deprecated, &block.deprecation_message);
 
     let mut state = ObjectTypeSpec {
         description: format!("Input properties used for looking up and filtering {class_name} resources.\n"),
@@ -273,13 +268,7 @@ fn data_source(
 
     let mut spec =
         FunctionSpec { description: doc_comment(&reformat_text(names, &block.description)), ..FunctionSpec::default() };
-    if block.deprecated || !block.deprecation_message.is_empty() {
-        spec.deprecation_message = if block.deprecation_message.is_empty() {
-            "Deprecated".to_owned()
-        } else {
-            block.deprecation_message.clone()
-        };
-    }
+    spec.deprecation_message = deprecation_message(names, block.deprecated, &block.deprecation_message);
     if !inputs.properties.is_empty() {
         spec.inputs = Some(inputs);
     }

@@ -13,11 +13,13 @@
 //!   and its configuration;
 //! - `functions`: provider-defined functions;
 //! - `docs`: the clean-up of description text;
+//! - `deprecation`: deprecation messages, plain text with names in Pulumi's spelling;
 //! - `package`: package-level fields (language sections, parameterization).
 //!
 //! Architecture invariant: pure and deterministic (the same input gives the same bytes);
 //! no I/O, no knowledge of how the schema was obtained or where it is sent.
 
+mod deprecation;
 mod docs;
 mod functions;
 mod list_inputs;

@@ -17,7 +17,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::Warning;
-use super::docs::{fix_up_references, reformat_text};
+use super::deprecation::deprecation_message;
+use super::docs::reformat_text;
 use super::names::{PropertyNames, ProviderNames};
 use crate::naming::{singularize, title};
 use crate::pulumi::{ObjectTypeSpec, PropertySpec, TypeSpec};
@@ -96,18 +97,11 @@ impl<'a> Field<'a> {
         }
     }
 
-    fn deprecation(self) -> String {
-        let (deprecated, message) = match self {
-            Field::Attribute(attr) => (attr.deprecated, attr.deprecation_message.as_str()),
-            Field::Block(block) => (block.block.deprecated, block.block.deprecation_message.as_str()),
+    fn deprecation(self) -> (bool, &'a str) {
+        match self {
+            Field::Attribute(attr) => (attr.deprecated, &attr.deprecation_message),
+            Field::Block(block) => (block.block.deprecated, &block.block.deprecation_message),
             Field::ObjectAttribute { .. } => (false, ""),
-        };
-        if !message.is_empty() {
-            message.to_owned()
-        } else if deprecated {
-            "Deprecated".to_owned()
-        } else {
-            String::new()
         }
     }
 
@@ -277,10 +271,11 @@ impl TypeBuilder<'_> {
         if style == DocStyle::DocComment {
             description = doc_comment(&description);
         }
+        let (deprecated, message) = field.deprecation();
         PropertySpec {
             ty,
             description,
-            deprecation_message: fix_up_references(self.names, &field.deprecation()),
+            deprecation_message: deprecation_message(self.names, deprecated, message),
             secret: field.sensitive() || field.write_only(),
         }
     }

@@ -169,3 +169,30 @@ fn an_archive_for_another_architecture_installs_but_fails_when_started() -> anyh
 
 // ---------------------------------------------------------------------------------------------
 // A teammate's fresh machine: `pulumi install` fetches the plugin from the recorded location.
+
+/// A project pinned to a version of ours that was never released (a typo, a version from
+/// another branch): `package add` asks the recorded location for exactly that version, fails
+/// naming the plugin and the version, and leaves the project and the plugin cache as they were.
+/// It does not fall back to the version that is installed.
+#[test]
+fn a_pinned_version_of_ours_that_does_not_exist_fails_clearly() -> anyhow::Result<()> {
+    const MISSING: &str = "100.99.0";
+    let server = server_with_the_archive()?;
+    let mut ws = Workspace::new("install-missing-version", Implementation::Ours)?;
+    ws.copy_example("random")?;
+    let before = ws.program()?;
+    let random = common::real_provider("random", versions::RANDOM)?;
+    let source = format!("terraform-provider@{MISSING}");
+    let server_url = format!("{}/releases", server.url());
+    let output =
+        ws.pulumi_fails(&["package", "add", &source, random.to_str().context("UTF-8")?, "--server", &server_url])?;
+    let asked = format!("/releases/{NAME}-v{MISSING}-linux-amd64.tar.gz");
+    let text = output.all_text();
+    for want in [format!("terraform-provider-{MISSING}: 404 HTTP error"), asked.clone()] {
+        assert!(text.contains(&want), "expected {want:?} in\n{output}");
+    }
+    assert_eq!(server.requests(), vec![asked]);
+    assert_eq!(ws.program()?, before, "Pulumi.yaml is unchanged");
+    assert_eq!(our_plugin_entries(&ws)?, vec![format!("resource-terraform-provider-v{OURS}")]);
+    Ok(())
+}

@@ -5,7 +5,7 @@ use super::*;
 
 /// Pulumi's override of a download location: every URL under the recorded host goes to the
 /// loopback server, as a corporate mirror would be configured.
-fn overrides(server: &ReleaseServer) -> String {
+pub(super) fn overrides(server: &ReleaseServer) -> String {
     format!("^https://releases\\.example\\.invalid/={}/releases", server.url())
 }
 
@@ -123,5 +123,62 @@ fn teammate_typescript_project_installs_the_plugin_from_the_recorded_location() 
     let outputs = mate.stack_outputs(true)?;
     assert!(outputs["petId"].as_str().is_some_and(|pet| pet.starts_with("mate-")), "{outputs:#}");
     mate.destroy()?;
+    Ok(())
+}
+
+/// Where Pulumi fetches a `terraform-provider` it has no recorded location for: the GitHub
+/// releases of pulumi/pulumi-terraform-provider, then get.pulumi.com, both of which publish the
+/// Go implementation. Both go to `server`, standing in for Pulumi's own site.
+fn pulumis_site_overrides(server: &ReleaseServer) -> String {
+    let site = format!("{}/pulumi-site", server.url());
+    format!(
+        "^github://api\\.github\\.com/pulumi/pulumi-terraform-provider$={site},^https://get\\.pulumi\\.com/releases/plugins$={site}"
+    )
+}
+
+/// A project that records no download location, on a fresh machine: Pulumi asks its own site
+/// for our version, which it does not have (only the Go implementation's 1.x versions are
+/// there), and fails naming the plugin and the version; no plugin is installed and nothing
+/// runs. Before our own version line (100.x), the same project asked for the Go
+/// implementation's version number and silently got the Go implementation.
+#[test]
+fn teammate_project_without_a_recorded_location_fails_and_runs_nothing() -> anyhow::Result<()> {
+    let server = ReleaseServer::start()?;
+    let random = common::real_provider("random", versions::RANDOM)?;
+    let mut author = Workspace::new("teammate-unrecorded-author", Implementation::Ours)?;
+    author.copy_example("random")?;
+    author.package_add(&[random.to_str().context("UTF-8")?])?;
+    assert!(!author.program()?.contains("pluginDownloadURL"), "{}", author.program()?);
+
+    let mut mate = Workspace::new("teammate-unrecorded", Implementation::Ours)?;
+    without_our_plugin(&mate)?;
+    mate.set_env("PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION", "false");
+    mate.set_env("PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES", &pulumis_site_overrides(&server));
+    copy_project(author.project_dir(), mate.project_dir())?;
+
+    let asked = format!("/pulumi-site/{}", archive_name());
+    let install = mate.pulumi_fails(&["install"])?;
+    let text = install.all_text();
+    for want in [format!("failed to download plugin: terraform-provider-{OURS}: 404 HTTP error"), asked.clone()] {
+        assert!(text.contains(&want), "expected {want:?} in\n{install}");
+    }
+    assert_eq!(server.requests(), vec![asked.clone()], "one request, for our version's archive");
+    assert!(our_plugin_entries(&mate)?.is_empty(), "{:?}", our_plugin_entries(&mate)?);
+
+    // `pulumi up` tries the same download and stops before any resource.
+    mate.stack_init()?;
+    let up = mate.up_fails()?;
+    let text = up.all_text();
+    let want = format!("Could not automatically download and install resource plugin '{NAME}' at version v{OURS}");
+    assert!(text.contains(&want), "{up}");
+    assert!(server.requests().iter().all(|path| *path == asked), "{:?}", server.requests());
+    assert!(our_plugin_entries(&mate)?.is_empty(), "{:?}", our_plugin_entries(&mate)?);
+    // Nothing ran: no provider resource (no plugin served the package), no resource.
+    let state = mate.stack_export()?;
+    let types: Vec<&str> = state["deployment"]["resources"]
+        .as_array()
+        .map(|all| all.iter().filter_map(|r| r["type"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(types.iter().all(|ty| *ty == "pulumi:pulumi:Stack"), "{types:?}");
     Ok(())
 }
