@@ -19,6 +19,8 @@
 #   sdk/python/<version>/wheels/         its wheels, plus setuptools and wheel, for offline installs
 #   sdk/nodejs/<version>/node_modules/   @pulumi/pulumi, typescript, @types/node, ts-node (pinned)
 #   sdk/nodejs/<version>/npm-cache/      npm cache for `npm install --offline --cache …`
+#   pnpm/<pnpm-version>/{node_modules/.bin/pnpm,store,cache}  pnpm, and a store and metadata cache
+#                                        with what sdk/nodejs holds plus a generated SDK's dependencies
 #   sdk/go/<version>/{go.mod,go.sum,gomodcache}  sdk/v3 downloaded into the GOMODCACHE named in gomodcache
 #   pulumi/<newest>/bin/pulumi         the newest CLI; the hosts beside it link to <version>'s
 #   sdk/python/<newest-sdk>/...         the Python SDK its programs use
@@ -97,6 +99,11 @@ NODE_DEV_PACKAGES=(typescript@5.9.3 @types/node@20.19.43 ts-node@10.9.2)
 # devDependencies (typescript ^4.7.0). `pulumi package add` in a TypeScript
 # project runs `npm install`, which resolves the linked SDK's devDependencies too.
 NODE_CACHE_ONLY=(typescript@4.9.5)
+# What the package.json of a local SDK that 3.259.0's Node.js codegen writes for a
+# parameterized package depends on (pkg/v3 codegen/nodejs: MinimumValidParameterizationSDKVersion,
+# MinimumTypescriptVersion, MinimumNodeTypesVersion): the pnpm store gets what they resolve to
+# beside the program's own packages.
+PNPM_SDK_DEPS=("@pulumi/pulumi@^3.238.0" "typescript@^4.7.0" "@types/node@^20")
 # What a generated Python SDK requires beside pulumi (its pyproject.toml).
 PYTHON_SDK_DEPS=(parver==1.0.1.post0)   # semver comes with pulumi
 
@@ -125,7 +132,7 @@ declare -A OWN_PROVIDER_SRC=(
 
 PROVIDERS=(random local null tls http time tfcoremock sdkv2test framework6test muxed6test bridgecases mysql dns restful)
 PULUMI_TOOLS=(pulumi-cli pulumi-cli-newest pulumi-language-yaml)
-LANGUAGE_TOOLS=(language-hosts sdk-python sdk-nodejs sdk-go sdk-python-newest language-java sdk-java)
+LANGUAGE_TOOLS=(language-hosts sdk-python sdk-nodejs pnpm sdk-go sdk-python-newest language-java sdk-java)
 # Real services the tests start throw-away instances of (tests/common/mariadb.rs, tests/common/bind.rs,
 # tests/common/pdns.rs).
 SERVICE_TOOLS=(mariadb bind9 pdns)
@@ -537,6 +544,43 @@ b_sdk-nodejs() {
   run node_modules/.bin/tsc --version || return 1
 }
 
+# pnpm (PNPM_VER) from npm, and a pnpm store and metadata cache holding every package a
+# TypeScript program on the SDK (the example's package.json: @pulumi/pulumi and the dev
+# packages above) and a local SDK that `pulumi package add` generates need, so the tests run
+# pnpm offline (npm_config_offline, npm_config_store_dir, npm_config_cache_dir). Filled by a
+# real install of a stand-in program with a stand-in SDK linked by `file:`, as the Node.js host
+# links one, then checked by installing it again offline.
+#   pnpm/<PNPM_VER>/node_modules/.bin/pnpm   store/   cache/
+# deps_json NAME@SPEC...: a package.json dependency map.
+deps_json() {
+  local sep= p
+  printf '{'
+  for p in "$@"; do printf '%s"%s": "%s"' "$sep" "${p%@*}" "${p##*@}"; sep=', '; done
+  printf '}'
+}
+b_pnpm() {
+  local out=$1 fill=$1/fill pnpm=$1/node_modules/.bin/pnpm
+  command -v npm >/dev/null || { echo "test-tools: pnpm: npm not found on PATH" >&2; return 1; }
+  run npm install --prefix "$out" --no-audit --no-fund --save-exact "pnpm@$PNPM_VER" || return 1
+  [[ $("$pnpm" --version 2>>"$CUR_LOG") == "$PNPM_VER" ]] || {
+    echo "test-tools: pnpm: $pnpm --version is not $PNPM_VER" >>"$CUR_LOG"; return 1; }
+  mkdir -p "$fill/sdk" || return 1
+  printf '{ "name": "tfbridge-pnpm-fill", "private": true,\n  "dependencies": %s,\n  "devDependencies": %s }\n' \
+    "$(deps_json "@pulumi/pulumi@$SDK_VER" "@tfbridge-fill/sdk@file:sdk")" "$(deps_json "${NODE_DEV_PACKAGES[@]}")" \
+    >"$fill/package.json"
+  printf '{ "name": "@tfbridge-fill/sdk", "version": "0.0.1",\n  "dependencies": %s }\n' \
+    "$(deps_json "${PNPM_SDK_DEPS[@]}")" >"$fill/sdk/package.json"
+  local env=(env "npm_config_store_dir=$out/store" "npm_config_cache_dir=$out/cache" npm_config_update_notifier=false)
+  cd "$fill" || return 1
+  run "${env[@]}" "$pnpm" install || return 1
+  # Offline from here on: the same install must need nothing more.
+  rm -rf node_modules pnpm-lock.yaml
+  run "${env[@]}" npm_config_offline=true "$pnpm" install || return 1
+  run node -e 'require.resolve("@pulumi/pulumi")' || return 1
+  # The store links every project that used it (store/v10/projects); the stand-in goes.
+  cd "$out" && rm -rf "$fill" && find "$out/store" -xtype l -delete
+}
+
 # github.com/pulumi/pulumi/sdk/v3 and everything the packages of a generated Go
 # SDK import, downloaded into the Go module cache (`go env GOMODCACHE`, named in
 # gomodcache), with a go.mod/go.sum pair that builds them: a generated SDK's
@@ -755,6 +799,9 @@ for tool in "${selected[@]}"; do
     sdk-nodejs)
       install_leaf sdk-nodejs "$SDK_VER" "$ROOT/sdk/nodejs/$SDK_VER" b_sdk-nodejs dir \
         "@pulumi/pulumi@$SDK_VER ${NODE_DEV_PACKAGES[*]} cache:${NODE_CACHE_ONLY[*]}" ;;
+    pnpm)
+      install_leaf pnpm "$PNPM_VER" "$ROOT/pnpm/$PNPM_VER" b_pnpm dir \
+        "pnpm@$PNPM_VER @pulumi/pulumi@$SDK_VER ${NODE_DEV_PACKAGES[*]} sdk:${PNPM_SDK_DEPS[*]}" ;;
     sdk-python-newest)
       SDK_VER=$PULUMI_NEWEST_PYTHON_SDK install_leaf sdk-python "$PULUMI_NEWEST_PYTHON_SDK" \
         "$ROOT/sdk/python/$PULUMI_NEWEST_PYTHON_SDK" b_sdk-python dir \

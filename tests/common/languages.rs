@@ -12,6 +12,10 @@
 //!   `ts-node` at exact versions (`node_modules`), and the npm cache it came through
 //!   (`npm_cache`), for `npm install --offline --cache <npm-cache>` of `package.json` files
 //!   that pin `@pulumi/pulumi` to exactly 3.259.0;
+//! - pnpm (`pnpm_bin_dir`, a version of its own) with a store (`pnpm_store`) and metadata
+//!   cache (`pnpm_cache`) holding the same packages as the npm cache, resolved as pnpm resolves
+//!   a program with a linked SDK, for pnpm with `npm_config_offline` (pnpm 10 reads its settings
+//!   from `npm_config_*` variables);
 //! - the Python venv also has `parver`, which generated Python SDKs import;
 //! - Go: `github.com/pulumi/pulumi/sdk/v3` v3.259.0 in the Go module cache named by
 //!   `go_offline_env` (`GOMODCACHE`), and a `go.mod`/`go.sum` pair that builds its packages
@@ -122,6 +126,27 @@ pub fn tsc() -> anyhow::Result<PathBuf> {
 /// The npm cache `node_modules` was installed through: `npm install --offline --cache <it>`.
 pub fn npm_cache() -> anyhow::Result<PathBuf> {
     cached(&format!("sdk/nodejs/{PULUMI_SDK_VERSION}/npm-cache"), "the Node.js SDK's npm cache")
+}
+
+/// The pnpm version test-tools.sh installs, with its store.
+pub const PNPM_VERSION: &str = super::versions::PNPM;
+
+/// The directory holding `pnpm` (and `pnpx`); put it on `PATH`.
+pub fn pnpm_bin_dir() -> anyhow::Result<PathBuf> {
+    let dir = cached(&format!("pnpm/{PNPM_VERSION}/node_modules/.bin"), "pnpm's directory")?;
+    cached(&format!("pnpm/{PNPM_VERSION}/node_modules/.bin/pnpm"), "pnpm")?;
+    Ok(dir)
+}
+
+/// The pnpm store (`npm_config_store_dir`) with every package a program on the SDK and a
+/// generated SDK need.
+pub fn pnpm_store() -> anyhow::Result<PathBuf> {
+    cached(&format!("pnpm/{PNPM_VERSION}/store"), "pnpm's store")
+}
+
+/// pnpm's metadata cache (`npm_config_cache_dir`), which an offline pnpm resolves versions from.
+pub fn pnpm_cache() -> anyhow::Result<PathBuf> {
+    cached(&format!("pnpm/{PNPM_VERSION}/cache"), "pnpm's metadata cache")
 }
 
 /// The directory with a `go.mod` and `go.sum` that build the packages of

@@ -248,6 +248,34 @@ impl ProgramWorkspace {
         Ok(ProgramWorkspace { ws, language })
     }
 
+    /// Makes a TypeScript workspace's dependencies pnpm's: the project asks the Node.js host for
+    /// pnpm (`packagemanager: pnpm` in Pulumi.yaml), and pnpm is on `PATH`, offline, with the
+    /// cached store and metadata cache. Everything else about the program stays as it was.
+    pub fn use_pnpm(&mut self) -> anyhow::Result<()> {
+        anyhow::ensure!(self.language == Language::TypeScript, "pnpm installs TypeScript programs only");
+        let project_file = self.ws.project_dir().join("Pulumi.yaml");
+        let project = std::fs::read_to_string(&project_file)?;
+        anyhow::ensure!(project.contains("packagemanager: npm"), "Pulumi.yaml names no npm:\n{project}");
+        std::fs::write(&project_file, project.replace("packagemanager: npm", "packagemanager: pnpm"))?;
+        let path = self.ws.env_var("PATH").context("the workspace sets PATH")?.to_owned();
+        let bin = languages::pnpm_bin_dir()?;
+        self.ws.set_env("PATH", &format!("{}:{path}", bin.display()));
+        // pnpm 10 reads its settings from npm_config_* variables (npm_config_offline, set for
+        // npm, holds for it too). The store and metadata cache are shared, as the npm cache is.
+        let store = languages::pnpm_store()?;
+        let cache = languages::pnpm_cache()?;
+        self.ws.set_env("npm_config_store_dir", store.to_str().context("a UTF-8 path")?);
+        self.ws.set_env("npm_config_cache_dir", cache.to_str().context("a UTF-8 path")?);
+        anyhow::ensure!(self.ws.env_var("npm_config_offline") == Some("true"), "npm_config_offline is set");
+        // Offline means no registry at all: a request would go to a closed port and fail at once.
+        for proxy in ["HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"] {
+            self.ws.set_env(proxy, "http://127.0.0.1:9");
+        }
+        self.ws.set_env("NO_PROXY", "127.0.0.1,localhost");
+        self.ws.set_env("no_proxy", "127.0.0.1,localhost");
+        Ok(())
+    }
+
     /// The program's source.
     pub fn program(&self) -> anyhow::Result<String> {
         let file = self.ws.project_dir().join(self.language.program_file());

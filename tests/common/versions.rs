@@ -37,6 +37,8 @@ pub const PULUMI: &str = peer_version("PULUMI_VER");
 pub const PULUMI_NEWEST: &str = peer_version("PULUMI_NEWEST_VER");
 /// The `pulumi` Python programs use with `PULUMI_NEWEST`.
 pub const PULUMI_NEWEST_PYTHON_SDK: &str = peer_version("PULUMI_NEWEST_PYTHON_SDK");
+/// pnpm, the package manager a TypeScript program can pick (`packagemanager: pnpm`).
+pub const PNPM: &str = peer_version("PNPM_VER");
 /// The Pulumi YAML language host.
 pub const PULUMI_YAML: &str = peer_version("YAML_VER");
 /// pulumi-terraform-bridge, whose `dynamic` package is the Go implementation; its cache key.

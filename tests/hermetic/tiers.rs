@@ -182,6 +182,7 @@ fn the_tests_read_the_peer_versions_as_bash_does() {
         ("PULUMI_VER", versions::PULUMI),
         ("PULUMI_NEWEST_VER", versions::PULUMI_NEWEST),
         ("PULUMI_NEWEST_PYTHON_SDK", versions::PULUMI_NEWEST_PYTHON_SDK),
+        ("PNPM_VER", versions::PNPM),
         ("YAML_VER", versions::PULUMI_YAML),
         ("BRIDGE_VER", versions::BRIDGE),
         ("ANCHOR_LDVERSION", versions::peer_version("ANCHOR_LDVERSION")),

@@ -32,6 +32,7 @@ mod e2e_newest_cli;
 mod e2e_otel_traces;
 mod e2e_package;
 mod e2e_parallel;
+mod e2e_pnpm;
 mod e2e_restful;
 mod e2e_restful_lang;
 mod e2e_schema_cache;
