@@ -15,8 +15,8 @@ use crate::common::plugin::Plugin;
 use crate::common::registry::TestSigningKey;
 use crate::common::registry::server::{TestCa, TestServer};
 
-#[tokio::test]
-async fn parameterize_installs_reports_progress_and_then_runs_offline() {
+/// A loopback registry serving the real random provider, and the CA its certificate is from.
+async fn registry_with_random() -> (TestCa, TestServer) {
     let tools = crate::common::tools_dir();
     let binary = std::fs::read(tools.join("providers/random").join(versions::RANDOM).join("terraform-provider-random"))
         .expect("the real random provider: run scripts/test-tools.sh providers");
@@ -24,6 +24,12 @@ async fn parameterize_installs_reports_progress_and_then_runs_offline() {
     let key = TestSigningKey::generate("Registry <registry@example.com>");
     let server = TestServer::start(&ca, "127.0.0.1").await;
     super::sources::publish_random(&server, &key, &binary);
+    (ca, server)
+}
+
+#[tokio::test]
+async fn parameterize_installs_reports_progress_and_then_runs_offline() {
+    let (ca, server) = registry_with_random().await;
 
     let home = tempfile::tempdir().unwrap();
     let ca_file = home.path().join("ca.pem");
@@ -114,13 +120,7 @@ async fn parameterize_installs_reports_progress_and_then_runs_offline() {
 #[tokio::test]
 async fn parallel_installs_of_one_provider_all_succeed() {
     const PROCESSES: usize = 4;
-    let tools = crate::common::tools_dir();
-    let binary = std::fs::read(tools.join("providers/random").join(versions::RANDOM).join("terraform-provider-random"))
-        .expect("the real random provider: run scripts/test-tools.sh providers");
-    let ca = TestCa::generate();
-    let key = TestSigningKey::generate("Registry <registry@example.com>");
-    let server = TestServer::start(&ca, "127.0.0.1").await;
-    super::sources::publish_random(&server, &key, &binary);
+    let (ca, server) = registry_with_random().await;
     let address = format!("{}/hashicorp/random", server.host());
 
     for implementation in [crate::common::Implementation::Ours, crate::common::Implementation::Go] {
