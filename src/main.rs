@@ -170,6 +170,7 @@ fn start_traces() -> Option<tfbridge::telemetry::Exporter> {
 /// Installs the SIGINT and SIGTERM handlers and returns a future that completes on either.
 /// The engine closes a plugin by sending SIGINT to its process group, then waits 5 s before
 /// killing it.
+#[cfg(unix)]
 fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
     use tokio::signal::unix::{SignalKind, signal};
     let mut interrupt = signal(SignalKind::interrupt())?;
@@ -178,6 +179,24 @@ fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
         tokio::select! {
             _ = interrupt.recv() => tracing::info!("SIGINT received, shutting down"),
             _ = terminate.recv() => tracing::info!("SIGTERM received, shutting down"),
+        }
+    })
+}
+
+/// Windows' counterparts: Ctrl+C and Ctrl+Break (what a console sends a process group), and
+/// the console closing. The engine on Windows mostly terminates plugins outright, which the
+/// providers' Job Objects cover (`tfplugin::process`).
+#[cfg(windows)]
+fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::windows::{ctrl_break, ctrl_c, ctrl_close};
+    let mut interrupt = ctrl_c()?;
+    let mut brk = ctrl_break()?;
+    let mut close = ctrl_close()?;
+    Ok(async move {
+        tokio::select! {
+            _ = interrupt.recv() => tracing::info!("Ctrl+C received, shutting down"),
+            _ = brk.recv() => tracing::info!("Ctrl+Break received, shutting down"),
+            _ = close.recv() => tracing::info!("console closed, shutting down"),
         }
     })
 }
@@ -192,6 +211,7 @@ const LAUNCHER_POLL: std::time::Duration = std::time::Duration::from_secs(1);
 /// Terraform provider it runs, would live on forever. The kernel re-parents an orphan to a
 /// subreaper or init, so a changed parent pid is a reliable sign, whatever the engine did.
 /// (The Go implementation polls the engine's gRPC health service every 5 minutes instead.)
+#[cfg(unix)]
 async fn launcher_gone(poll: std::time::Duration) {
     // SAFETY: getppid(2) has no preconditions and cannot fail.
     let launcher = unsafe { libc::getppid() };
@@ -201,6 +221,98 @@ async fn launcher_gone(poll: std::time::Duration) {
         if unsafe { libc::getppid() } != launcher {
             tracing::warn!(launcher, "the process that launched this plugin has gone; shutting down");
             return;
+        }
+    }
+}
+
+/// Windows does not re-parent orphans, so the launcher's process is watched itself: a
+/// handle to it, taken at start, becomes signalled when it exits. If it cannot be found or
+/// opened this never completes, and the Job Objects still bound the providers to us.
+#[cfg(windows)]
+async fn launcher_gone(poll: std::time::Duration) {
+    let Some(launcher) = windows_launcher::open() else {
+        return std::future::pending().await;
+    };
+    loop {
+        tokio::time::sleep(poll).await;
+        if launcher.has_exited() {
+            tracing::warn!(launcher = launcher.pid, "the process that launched this plugin has gone; shutting down");
+            return;
+        }
+    }
+}
+
+#[cfg(windows)]
+mod windows_launcher {
+    use std::os::windows::io::{AsRawHandle, FromRawHandle, OwnedHandle};
+
+    use windows_sys::Win32::Foundation::{FILETIME, INVALID_HANDLE_VALUE, WAIT_OBJECT_0};
+    use windows_sys::Win32::System::Diagnostics::ToolHelp::{
+        CreateToolhelp32Snapshot, PROCESSENTRY32W, Process32FirstW, Process32NextW, TH32CS_SNAPPROCESS,
+    };
+    use windows_sys::Win32::System::Threading::{
+        GetCurrentProcess, GetProcessTimes, OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION, PROCESS_SYNCHRONIZE,
+        WaitForSingleObject,
+    };
+
+    pub(super) struct Launcher {
+        pub(super) pid: u32,
+        process: OwnedHandle,
+    }
+
+    impl Launcher {
+        pub(super) fn has_exited(&self) -> bool {
+            // SAFETY: a process handle we own, opened with SYNCHRONIZE; 0 ms never blocks.
+            unsafe { WaitForSingleObject(self.process.as_raw_handle(), 0) == WAIT_OBJECT_0 }
+        }
+    }
+
+    /// Our parent's process, if it is still the one that started us: a parent that exited
+    /// before we looked may have left its pid to a newer process, which started after us.
+    pub(super) fn open() -> Option<Launcher> {
+        let pid = parent_pid()?;
+        // SAFETY: OpenProcess returns null on failure, else a handle we own.
+        let process = unsafe {
+            let handle = OpenProcess(PROCESS_SYNCHRONIZE | PROCESS_QUERY_LIMITED_INFORMATION, 0, pid);
+            if handle.is_null() {
+                return None;
+            }
+            OwnedHandle::from_raw_handle(handle)
+        };
+        // SAFETY: GetCurrentProcess returns a pseudo-handle that needs no closing.
+        let ours = unsafe { GetCurrentProcess() };
+        let started_before_us = creation_time(process.as_raw_handle())? <= creation_time(ours)?;
+        started_before_us.then_some(Launcher { pid, process })
+    }
+
+    fn creation_time(process: windows_sys::Win32::Foundation::HANDLE) -> Option<u64> {
+        let zero = FILETIME { dwLowDateTime: 0, dwHighDateTime: 0 };
+        let (mut created, mut exited, mut kernel, mut user) = (zero, zero, zero, zero);
+        // SAFETY: four FILETIMEs for the call to fill; `process` is a valid process handle.
+        let ok = unsafe { GetProcessTimes(process, &mut created, &mut exited, &mut kernel, &mut user) };
+        (ok != 0).then(|| (u64::from(created.dwHighDateTime) << 32) | u64::from(created.dwLowDateTime))
+    }
+
+    fn parent_pid() -> Option<u32> {
+        let ours = std::process::id();
+        // SAFETY: a snapshot handle we own (closed by OwnedHandle), walked with an entry
+        // whose dwSize is set as the API requires.
+        unsafe {
+            let snapshot = CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0);
+            if snapshot == INVALID_HANDLE_VALUE || snapshot.is_null() {
+                return None;
+            }
+            let snapshot = OwnedHandle::from_raw_handle(snapshot);
+            let mut entry: PROCESSENTRY32W = std::mem::zeroed();
+            entry.dwSize = u32::try_from(std::mem::size_of::<PROCESSENTRY32W>()).ok()?;
+            let mut more = Process32FirstW(snapshot.as_raw_handle(), &mut entry) != 0;
+            while more {
+                if entry.th32ProcessID == ours {
+                    return Some(entry.th32ParentProcessID);
+                }
+                more = Process32NextW(snapshot.as_raw_handle(), &mut entry) != 0;
+            }
+            None
         }
     }
 }

@@ -57,23 +57,15 @@ pub(crate) async fn lock_provider(
     }
 }
 
-#[cfg(unix)]
+/// `Ok(false)` while another process holds the lock. std's file lock is `flock` on Unix and
+/// `LockFileEx` on Windows: both are released by the system when the holder dies, so a
+/// crashed installer never leaves the provider locked.
 fn try_lock_exclusive(file: &std::fs::File) -> std::io::Result<bool> {
-    use std::os::fd::AsRawFd;
-    // SAFETY: flock only reads the descriptor, which `file` keeps open for the duration of the call.
-    let result = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-    if result == 0 {
-        return Ok(true);
+    match file.try_lock() {
+        Ok(()) => Ok(true),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(false),
+        Err(std::fs::TryLockError::Error(error)) => Err(error),
     }
-    let error = std::io::Error::last_os_error();
-    if error.kind() == std::io::ErrorKind::WouldBlock { Ok(false) } else { Err(error) }
-}
-
-#[cfg(not(unix))]
-fn try_lock_exclusive(_file: &std::fs::File) -> std::io::Result<bool> {
-    // Without flock the atomic rename still keeps package directories whole; concurrent
-    // installers may download twice, and the second rename loses harmlessly.
-    Ok(true)
 }
 
 /// A staging directory for one install, removed when dropped whatever happened.

@@ -14,7 +14,6 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::ops::{Deref, Range};
-use std::os::unix::fs::FileExt;
 use std::sync::{Arc, OnceLock};
 
 use schema_gen::tf::{Function, ProviderSchema, Schema};
@@ -83,11 +82,38 @@ impl Source {
                 .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "range out of the entry")),
             Source::File(file) => {
                 let mut buffer = vec![0; range.len()];
-                file.read_exact_at(&mut buffer, range.start as u64)?;
+                read_exact_at(file, &mut buffer, range.start as u64)?;
                 Ok(Cow::Owned(buffer))
             }
         }
     }
+}
+
+/// Fills `buffer` from `offset` without moving a shared cursor, so concurrent decodes of
+/// one entry never disturb each other.
+#[cfg(unix)]
+fn read_exact_at(file: &std::fs::File, buffer: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buffer, offset)
+}
+
+/// Windows' positional read (`ReadFile` with an offset) may return fewer bytes than asked;
+/// the loop is what `read_exact_at` does on Unix. It moves the file's cursor, which no
+/// reader here uses.
+#[cfg(windows)]
+fn read_exact_at(file: &std::fs::File, mut buffer: &mut [u8], mut offset: u64) -> std::io::Result<()> {
+    use std::os::windows::fs::FileExt;
+    while !buffer.is_empty() {
+        match file.seek_read(buffer, offset) {
+            Ok(0) => return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "range out of the entry")),
+            Ok(n) => {
+                buffer = &mut buffer[n..];
+                offset += n as u64;
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(())
 }
 
 struct Slot {

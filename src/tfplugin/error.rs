@@ -9,12 +9,16 @@ use super::tls::TlsSetupError;
 /// Why a provider could not be started and connected to.
 #[derive(Debug, thiserror::Error)]
 pub enum LaunchError {
+    /// `PLUGIN_MIN_PORT` or `PLUGIN_MAX_PORT` is set to something that is no port range.
+    #[error("{0}")]
+    PortRange(String),
     /// Nothing exists at the executable path.
     #[error("provider executable {path} does not exist")]
     ExecutableNotFound { path: PathBuf },
-    /// The path exists but cannot be run (a directory, or no execute permission).
+    /// The path exists but cannot be run (a directory, no execute permission, a binary of
+    /// another system).
     #[error("provider executable {path} is not executable: {reason}")]
-    NotExecutable { path: PathBuf, reason: &'static str },
+    NotExecutable { path: PathBuf, reason: String },
     /// The operating system refused to start the process.
     #[error("could not start provider {path}: {source}")]
     Spawn { path: PathBuf, source: std::io::Error },

@@ -1,12 +1,18 @@
 //! Starting and owning a provider process: no child outlives us.
 //!
-//! Three mechanisms together make sure of that. The child gets `PR_SET_PDEATHSIG(SIGKILL)`
-//! (Linux), so the kernel kills it when we die, even by SIGKILL. It runs in its own process
-//! group, so killing it also kills anything it started. And dropping the owner kills it.
+//! On Unix three mechanisms together make sure of that. The child gets
+//! `PR_SET_PDEATHSIG(SIGKILL)` (Linux), so the kernel kills it when we die, even by SIGKILL.
+//! It runs in its own process group, so killing it also kills anything it started. And
+//! dropping the owner kills it.
 //!
 //! `PR_SET_PDEATHSIG` fires when the *thread* that forked the child exits, not the process.
 //! Tokio may spawn from a short-lived blocking-pool thread, so every spawn happens on one
 //! dedicated thread that lives as long as the process.
+//!
+//! On Windows one mechanism does both jobs: each child is put in a Job Object of its own
+//! with `JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE`, and the job's only handle is ours. Killing
+//! the job kills the child and everything it started; and when we die, however we die, the
+//! system closes our handles, which kills the job.
 
 use std::io;
 use std::process::{ExitStatus, Stdio};
@@ -27,6 +33,7 @@ pub(crate) struct OwnedProcess {
     stderr_closed: watch::Receiver<bool>,
     /// Sending, or dropping, this kills the process group.
     kill: Option<oneshot::Sender<()>>,
+    tree: Arc<ProcessTree>,
 }
 
 /// What [`spawn`] hands back besides the process: the first stdout line, if any.
@@ -88,6 +95,7 @@ pub(crate) async fn spawn(mut command: Command, output: Arc<ProviderOutput>) -> 
     let mut child = reply.await.map_err(|_| io::Error::other("the provider spawner thread is gone"))??;
 
     let pid = child.id().unwrap_or_default();
+    let tree = Arc::new(ProcessTree::of(&child, pid));
     let stdout = child.stdout.take().ok_or_else(|| io::Error::other("no stdout pipe"))?;
     let stderr = child.stderr.take().ok_or_else(|| io::Error::other("no stderr pipe"))?;
 
@@ -98,32 +106,127 @@ pub(crate) async fn spawn(mut command: Command, output: Arc<ProviderOutput>) -> 
 
     let (exit_sender, exit) = watch::channel(None);
     let (kill, kill_requested) = oneshot::channel::<()>();
+    let task_tree = tree.clone();
     tokio::spawn(async move {
         let status = tokio::select! {
             status = child.wait() => status,
             // Fires when asked to kill and when the owner is dropped.
             _ = kill_requested => {
-                kill_process_group(pid);
+                task_tree.kill();
                 let _ = child.start_kill();
                 child.wait().await
             }
         };
         // A failed wait leaves the status unknown; report it as a signal-less exit.
-        let status = status.unwrap_or_else(|_| std::os::unix::process::ExitStatusExt::from_raw(-1));
+        #[cfg(unix)]
+        let unknown = <ExitStatus as std::os::unix::process::ExitStatusExt>::from_raw(-1);
+        #[cfg(windows)]
+        let unknown = <ExitStatus as std::os::windows::process::ExitStatusExt>::from_raw(u32::MAX);
+        let status = status.unwrap_or(unknown);
         let _ = exit_sender.send(Some(status));
     });
 
-    Ok(Spawned { process: OwnedProcess { pid, exit, stderr_closed, kill: Some(kill) }, first_stdout_line })
+    Ok(Spawned { process: OwnedProcess { pid, exit, stderr_closed, kill: Some(kill), tree }, first_stdout_line })
 }
 
-#[cfg(unix)]
-fn kill_process_group(pid: u32) {
-    if let Ok(pid) = i32::try_from(pid)
-        && pid > 0
-    {
-        // SAFETY: kill(2) with a negative pid signals the process group we created.
+/// The provider and whatever it started, as one thing to kill: its process group on Unix,
+/// its Job Object on Windows (see the module docs).
+struct ProcessTree {
+    #[cfg(unix)]
+    pid: u32,
+    /// `None` if the job could not be made; then only the child itself is killed.
+    #[cfg(windows)]
+    job: Option<std::os::windows::io::OwnedHandle>,
+}
+
+impl ProcessTree {
+    #[cfg(unix)]
+    fn of(_child: &Child, pid: u32) -> ProcessTree {
+        ProcessTree { pid }
+    }
+
+    /// The child runs for a moment outside the job, between its start and the assignment: a
+    /// Terraform provider starts nothing before its handshake, so nothing escapes.
+    #[cfg(windows)]
+    fn of(child: &Child, pid: u32) -> ProcessTree {
+        let job =
+            child.raw_handle().ok_or_else(|| io::Error::other("the process has no handle")).and_then(job::contain);
+        let job = job
+            .map_err(|err| tracing::warn!(pid, "cannot put the provider in a Job Object: {err}; it may outlive us"))
+            .ok();
+        ProcessTree { job }
+    }
+
+    #[cfg(unix)]
+    fn kill(&self) {
+        if let Ok(pid) = i32::try_from(self.pid)
+            && pid > 0
+        {
+            // SAFETY: kill(2) with a negative pid signals the process group we created.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
+    }
+
+    #[cfg(windows)]
+    fn kill(&self) {
+        if let Some(job) = &self.job {
+            job::terminate(job);
+        }
+    }
+}
+
+#[cfg(windows)]
+mod job {
+    use std::io;
+    use std::os::windows::io::{AsRawHandle, FromRawHandle, OwnedHandle, RawHandle};
+
+    use windows_sys::Win32::System::JobObjects::{
+        AssignProcessToJobObject, CreateJobObjectW, JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
+        JOBOBJECT_EXTENDED_LIMIT_INFORMATION, JobObjectExtendedLimitInformation, SetInformationJobObject,
+        TerminateJobObject,
+    };
+
+    /// A new job, killed when its last handle closes, holding `process`.
+    pub(super) fn contain(process: RawHandle) -> io::Result<OwnedHandle> {
+        // SAFETY: CreateJobObjectW takes null for default security and no name; a non-null
+        // result is a handle we own from here on.
+        let job = unsafe {
+            let job = CreateJobObjectW(std::ptr::null(), std::ptr::null());
+            if job.is_null() {
+                return Err(io::Error::last_os_error());
+            }
+            OwnedHandle::from_raw_handle(job)
+        };
+        // SAFETY: plain data; zero is "no limits" for every field but the one we set.
+        let mut limits: JOBOBJECT_EXTENDED_LIMIT_INFORMATION = unsafe { std::mem::zeroed() };
+        limits.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
+        let size = u32::try_from(std::mem::size_of_val(&limits)).map_err(io::Error::other)?;
+        // SAFETY: `limits` is the structure this information class names, of `size` bytes;
+        // both handles are valid for the calls.
         unsafe {
-            libc::kill(-pid, libc::SIGKILL);
+            if SetInformationJobObject(
+                job.as_raw_handle(),
+                JobObjectExtendedLimitInformation,
+                (&raw const limits).cast(),
+                size,
+            ) == 0
+            {
+                return Err(io::Error::last_os_error());
+            }
+            if AssignProcessToJobObject(job.as_raw_handle(), process) == 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        Ok(job)
+    }
+
+    pub(super) fn terminate(job: &OwnedHandle) {
+        // SAFETY: `job` is a job handle we own. A job whose processes have all exited is
+        // terminated harmlessly.
+        unsafe {
+            TerminateJobObject(job.as_raw_handle(), 1);
         }
     }
 }
@@ -217,7 +320,7 @@ impl Drop for OwnedProcess {
         // The waiting task may be gone with its runtime; kill directly as well, unless the
         // process was already reaped (its pid may then belong to someone else).
         if self.kill.is_some() && self.exit_status().is_none() {
-            kill_process_group(self.pid);
+            self.tree.kill();
         }
         if let Some(kill) = self.kill.take() {
             let _ = kill.send(());

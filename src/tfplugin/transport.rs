@@ -38,7 +38,17 @@ pub(crate) async fn connect(
         let tls = tls.clone();
         async move {
             let stream: Pin<Box<dyn Connection>> = match address.as_ref() {
+                #[cfg(unix)]
                 PluginAddress::Unix(path) => Box::pin(tokio::net::UnixStream::connect(path).await?),
+                // go-plugin serves on TCP loopback on Windows; only a hand-written reattach
+                // entry can name a unix socket there.
+                #[cfg(not(unix))]
+                PluginAddress::Unix(path) => {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::Unsupported,
+                        format!("unix socket {} is not supported on this system (only TCP)", path.display()),
+                    ));
+                }
                 PluginAddress::Tcp(addr) => {
                     let stream = tokio::net::TcpStream::connect(addr).await?;
                     // Without this each request's last frame waits for the provider's delayed

@@ -51,10 +51,7 @@ pub fn enabled() -> bool {
 fn log_file() -> Option<&'static Mutex<File>> {
     LOG.get_or_init(|| {
         let path = std::env::var_os(DEBUG_GRPC_ENV).filter(|p| !p.is_empty())?;
-        let opened = {
-            use std::os::unix::fs::OpenOptionsExt;
-            std::fs::OpenOptions::new().create(true).append(true).mode(0o600).open(&path)
-        };
+        let opened = open_private(std::path::Path::new(&path));
         match opened {
             Ok(file) => Some(Mutex::new(file)),
             Err(err) => {
@@ -64,6 +61,19 @@ fn log_file() -> Option<&'static Mutex<File>> {
         }
     })
     .as_ref()
+}
+
+/// Opens the log for appending, readable by its owner only: it holds every value a provider
+/// is sent (secrets redacted, the rest not). On Unix a new file gets mode 0600. Windows has
+/// no mode bits: a new file inherits its folder's access control list, which for the user's
+/// profile and temporary folders (where such logs go) grants the user, SYSTEM and
+/// Administrators only; an existing file keeps its own, as with Unix.
+fn open_private(path: &std::path::Path) -> std::io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).append(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)
 }
 
 /// One call as the log names it: the RPC, the type it is about, and how to show its
