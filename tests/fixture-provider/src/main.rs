@@ -7,6 +7,10 @@ use terraform_provider_fixture::config::LaunchConfig;
 use terraform_provider_fixture::{MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, serve};
 
 fn main() -> ExitCode {
+    if let Err(err) = load_sidecar_env() {
+        eprintln!("terraform-provider-fixture: {err:#}");
+        return ExitCode::from(1);
+    }
     if std::env::var(MAGIC_COOKIE_KEY).as_deref() != Ok(MAGIC_COOKIE_VALUE) {
         // go-plugin's exact text and exit status.
         eprint!(
@@ -33,5 +37,26 @@ fn run() -> anyhow::Result<()> {
     let config = LaunchConfig::from_env()?;
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(serve::run(config))?;
+    Ok(())
+}
+
+/// Windows has no `#!` scripts, so the tests' wrapper there is a link to this binary with
+/// its settings in a file beside it: `<name>.env`, one `NAME=value` a line, which override
+/// the inherited environment as the Unix wrapper script's assignments do.
+fn load_sidecar_env() -> anyhow::Result<()> {
+    let Ok(exe) = std::env::current_exe() else { return Ok(()) };
+    let sidecar = exe.with_extension("env");
+    let text = match std::fs::read_to_string(&sidecar) {
+        Ok(text) => text,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(err) => anyhow::bail!("reading {}: {err}", sidecar.display()),
+    };
+    for line in text.lines().filter(|line| !line.trim().is_empty()) {
+        let Some((name, value)) = line.split_once('=') else {
+            anyhow::bail!("{}: {line:?} is not NAME=value", sidecar.display());
+        };
+        // SAFETY: called first thing in main, before any other thread exists.
+        unsafe { std::env::set_var(name, value) };
+    }
     Ok(())
 }

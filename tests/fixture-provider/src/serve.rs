@@ -40,6 +40,9 @@ pub enum ServeError {
     /// The unix socket could not be created.
     #[error("listening on a unix socket in {dir}: {source}")]
     Listen { dir: PathBuf, source: std::io::Error },
+    /// No port of `PLUGIN_MIN_PORT..=PLUGIN_MAX_PORT` could be bound (Windows).
+    #[error("{0}")]
+    ListenTcp(String),
     /// Auto-mTLS could not be set up.
     #[error(transparent)]
     Tls(#[from] tls::TlsError),
@@ -73,7 +76,10 @@ pub async fn run(config: LaunchConfig) -> Result<(), ServeError> {
         HandshakeMode::Normal | HandshakeMode::WrongCoreProtocol | HandshakeMode::NetRpc => {}
     }
     // Registered before the handshake so that no interrupt can end the process from then on.
+    #[cfg(unix)]
     let interrupts = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok();
+    #[cfg(windows)]
+    let interrupts = tokio::signal::windows::ctrl_c().ok();
     let protocol = config.negotiated_protocol();
 
     // Everything the provider service needs is built before the handshake, as go-plugin's
@@ -86,7 +92,7 @@ pub async fn run(config: LaunchConfig) -> Result<(), ServeError> {
         ServedSchema::V6(convert::to_tfplugin6(&schema))
     };
 
-    let (listener, socket_path) = listen(&config.socket_dir)?;
+    let (listener, address) = listen(&config.socket_dir)?;
     let (acceptor, cert_field) = match &config.client_cert_pem {
         None => (None, String::new()),
         Some(pem) => {
@@ -101,7 +107,7 @@ pub async fn run(config: LaunchConfig) -> Result<(), ServeError> {
     let core_protocol =
         if config.misbehaviour.handshake == HandshakeMode::WrongCoreProtocol { 2 } else { CORE_PROTOCOL_VERSION };
     let protocol_type = if config.misbehaviour.handshake == HandshakeMode::NetRpc { "netrpc" } else { "grpc" };
-    let handshake = format!("{core_protocol}|{protocol}|unix|{}|{protocol_type}|{cert_field}\n", socket_path.display());
+    let handshake = format!("{core_protocol}|{protocol}|{}|{protocol_type}|{cert_field}\n", address.handshake_field());
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(handshake.as_bytes()).and_then(|()| stdout.flush()).map_err(ServeError::Stdio)?;
     drop(stdout);
@@ -168,7 +174,7 @@ pub async fn run(config: LaunchConfig) -> Result<(), ServeError> {
             Ok(())
         }
     };
-    let _ = std::fs::remove_file(&socket_path);
+    address.remove();
     result
 }
 
@@ -184,13 +190,39 @@ async fn hang_until_killed() -> ! {
     }
 }
 
+/// Where the server listens, as the handshake names it.
+enum Address {
+    #[cfg_attr(not(unix), allow(dead_code))]
+    Unix(PathBuf),
+    #[cfg_attr(unix, allow(dead_code))]
+    Tcp(std::net::SocketAddr),
+}
+
+impl Address {
+    /// The handshake's network and address fields.
+    fn handshake_field(&self) -> String {
+        match self {
+            Address::Unix(path) => format!("unix|{}", path.display()),
+            Address::Tcp(address) => format!("tcp|{address}"),
+        }
+    }
+
+    /// go-plugin removes its socket file when the server stops.
+    fn remove(&self) {
+        if let Address::Unix(path) = self {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
 /// Binds a unix socket named like go-plugin's (`plugin` plus random digits) in `dir`.
-fn listen(dir: &std::path::Path) -> Result<(tokio::net::UnixListener, PathBuf), ServeError> {
+#[cfg(unix)]
+fn listen(dir: &std::path::Path) -> Result<(tls::Listener, Address), ServeError> {
     let mut last_error = None;
     for attempt in 0..16u32 {
         let path = dir.join(format!("plugin{}", socket_suffix(attempt)));
         match tokio::net::UnixListener::bind(&path) {
-            Ok(listener) => return Ok((listener, path)),
+            Ok(listener) => return Ok((listener, Address::Unix(path))),
             Err(err) if err.kind() == std::io::ErrorKind::AddrInUse => last_error = Some(err),
             Err(source) => return Err(ServeError::Listen { dir: dir.to_owned(), source }),
         }
@@ -199,6 +231,37 @@ fn listen(dir: &std::path::Path) -> Result<(tokio::net::UnixListener, PathBuf), 
     Err(ServeError::Listen { dir: dir.to_owned(), source })
 }
 
+/// go-plugin on Windows: the first free port of `PLUGIN_MIN_PORT..=PLUGIN_MAX_PORT` on
+/// 127.0.0.1, in order, and go-plugin's own errors when none is free or the range is wrong.
+#[cfg(not(unix))]
+fn listen(_dir: &std::path::Path) -> Result<(tls::Listener, Address), ServeError> {
+    let port = |name: &str| -> Result<u16, ServeError> {
+        match std::env::var(name) {
+            Ok(text) if !text.is_empty() => text
+                .parse()
+                .map_err(|_| ServeError::ListenTcp(format!("couldn't get value from {name}: {text:?} is not a port"))),
+            _ => Ok(0),
+        }
+    };
+    let (min, max) = (port("PLUGIN_MIN_PORT")?, port("PLUGIN_MAX_PORT")?);
+    if min > max {
+        return Err(ServeError::ListenTcp(format!(
+            "PLUGIN_MIN_PORT value of {min} is greater than PLUGIN_MAX_PORT value of {max}"
+        )));
+    }
+    for port in min..=max {
+        if let Ok(listener) = std::net::TcpListener::bind(("127.0.0.1", port))
+            && listener.set_nonblocking(true).is_ok()
+            && let Ok(address) = listener.local_addr()
+            && let Ok(listener) = tokio::net::TcpListener::from_std(listener)
+        {
+            return Ok((listener, Address::Tcp(address)));
+        }
+    }
+    Err(ServeError::ListenTcp("couldn't bind plugin TCP listener".to_owned()))
+}
+
+#[cfg_attr(not(unix), allow(dead_code))]
 fn socket_suffix(attempt: u32) -> u64 {
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().subsec_nanos();
     let mixed = (u64::from(std::process::id()) << 32) ^ u64::from(nanos) ^ u64::from(attempt).wrapping_mul(0x9E37_79B9);
@@ -208,7 +271,12 @@ fn socket_suffix(attempt: u32) -> u64 {
 /// go-plugin servers catch SIGINT and ignore it: the host owns cancellation (it sends
 /// `StopProvider`) and the terminal's Ctrl-C reaches the whole process group. Like
 /// go-plugin's logger, the note goes to the real stderr, not through `GRPCStdio`.
-fn log_ignored_interrupts(mut interrupts: tokio::signal::unix::Signal, mut log: std::fs::File) {
+#[cfg(unix)]
+type Interrupts = tokio::signal::unix::Signal;
+#[cfg(windows)]
+type Interrupts = tokio::signal::windows::CtrlC;
+
+fn log_ignored_interrupts(mut interrupts: Interrupts, mut log: std::fs::File) {
     tokio::spawn(async move {
         let mut count = 0u64;
         while interrupts.recv().await.is_some() {

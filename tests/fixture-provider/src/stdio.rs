@@ -14,7 +14,6 @@
 
 use std::fs::File;
 use std::io::{self, Read};
-use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 
 use tfbridge_proto::goplugin;
 use tokio::sync::mpsc;
@@ -30,24 +29,55 @@ pub struct RedirectedStdio {
 /// Points descriptors 1 and 2 at fresh pipes and starts copying them into the returned
 /// channel. Call it right after the handshake line has been flushed.
 pub fn redirect() -> io::Result<RedirectedStdio> {
-    let real_stderr = File::from(io::stderr().as_fd().try_clone_to_owned()?);
+    let real_stderr = real_stderr()?;
     let (sender, output) = mpsc::channel(1);
     for (fd, channel) in [(1, goplugin::stdio_data::Channel::Stdout), (2, goplugin::stdio_data::Channel::Stderr)] {
         let (reader, writer) = io::pipe()?;
-        replace_fd(OwnedFd::from(writer), fd)?;
+        replace_std_stream(writer, fd)?;
         let sender = sender.clone();
         std::thread::Builder::new().name(format!("stdio-{fd}")).spawn(move || copy_pipe(reader, channel, sender))?;
     }
     Ok(RedirectedStdio { real_stderr, output })
 }
 
-/// Makes descriptor `target` refer to what `source` refers to. `source` is closed afterwards;
-/// `target` keeps the pipe open.
-fn replace_fd(source: OwnedFd, target: i32) -> io::Result<()> {
+#[cfg(unix)]
+fn real_stderr() -> io::Result<File> {
+    use std::os::fd::AsFd;
+    Ok(File::from(io::stderr().as_fd().try_clone_to_owned()?))
+}
+
+#[cfg(windows)]
+fn real_stderr() -> io::Result<File> {
+    use std::os::windows::io::AsHandle;
+    Ok(File::from(io::stderr().as_handle().try_clone_to_owned()?))
+}
+
+/// Makes descriptor `target` (1 or 2) refer to the pipe `writer`; `writer` itself is closed
+/// afterwards, the descriptor keeps the pipe open.
+#[cfg(unix)]
+fn replace_std_stream(writer: io::PipeWriter, target: i32) -> io::Result<()> {
+    use std::os::fd::{AsRawFd, OwnedFd};
+    let source = OwnedFd::from(writer);
     // SAFETY: dup2 takes two plain descriptor numbers; `source` is open for the duration of
     // the call and `target` is one of the standard descriptors, which the process owns.
     let result = unsafe { libc::dup2(source.as_raw_fd(), target) };
     if result < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Windows has no descriptors to re-point: Rust's `print!` and `eprint!` ask for the
+/// standard handle at each write, so setting it is enough. The pipe's handle is handed to
+/// the process for good.
+#[cfg(windows)]
+fn replace_std_stream(writer: io::PipeWriter, target: i32) -> io::Result<()> {
+    use std::os::windows::io::{IntoRawHandle, OwnedHandle};
+    use windows_sys::Win32::System::Console::{STD_ERROR_HANDLE, STD_OUTPUT_HANDLE, SetStdHandle};
+    let which = if target == 1 { STD_OUTPUT_HANDLE } else { STD_ERROR_HANDLE };
+    let handle = OwnedHandle::from(writer).into_raw_handle();
+    // SAFETY: `handle` is an open pipe handle that is never closed from here on.
+    if unsafe { SetStdHandle(which, handle) } == 0 {
         return Err(io::Error::last_os_error());
     }
     Ok(())

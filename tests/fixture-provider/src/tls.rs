@@ -24,7 +24,16 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName, UnixTime};
 use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::UnixStream;
+
+/// The socket go-plugin serves on: a unix socket, or TCP on loopback on Windows.
+#[cfg(unix)]
+pub type Listener = tokio::net::UnixListener;
+#[cfg(unix)]
+type Socket = tokio::net::UnixStream;
+#[cfg(not(unix))]
+pub type Listener = tokio::net::TcpListener;
+#[cfg(not(unix))]
+type Socket = tokio::net::TcpStream;
 
 /// Why auto-mTLS could not be set up.
 #[derive(Debug, thiserror::Error)]
@@ -224,8 +233,8 @@ impl ServerCertVerifier for PinnedCerts {
 
 /// One accepted connection, plaintext (h2c) or TLS.
 pub enum Connection {
-    Plain(UnixStream),
-    Tls(Box<tokio_rustls::server::TlsStream<UnixStream>>),
+    Plain(Socket),
+    Tls(Box<tokio_rustls::server::TlsStream<Socket>>),
 }
 
 impl tonic::transport::server::Connected for Connection {
@@ -289,7 +298,7 @@ impl AsyncWrite for Connection {
 /// set, and hands the ready connections to tonic through the returned stream. Handshakes
 /// run in their own tasks so a stalled client cannot hold up the others.
 pub fn incoming(
-    listener: tokio::net::UnixListener,
+    listener: Listener,
     acceptor: Option<tokio_rustls::TlsAcceptor>,
 ) -> tokio_stream::wrappers::ReceiverStream<io::Result<Connection>> {
     let (sender, receiver) = tokio::sync::mpsc::channel(16);
