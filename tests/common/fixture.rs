@@ -22,7 +22,7 @@ pub fn fixture_binary() -> anyhow::Result<PathBuf> {
         .parent()
         .and_then(Path::parent)
         .ok_or_else(|| anyhow::anyhow!("cannot find the target dir from {}", exe.display()))?;
-    let binary = profile_dir.join("terraform-provider-fixture");
+    let binary = profile_dir.join(format!("terraform-provider-fixture{}", std::env::consts::EXE_SUFFIX));
     let how = "build it with `cargo build -p terraform-provider-fixture` (same profile as the tests)";
     let built = match std::fs::metadata(&binary).and_then(|m| m.modified()) {
         Ok(built) => built,
@@ -46,6 +46,7 @@ pub fn fixture_binary() -> anyhow::Result<PathBuf> {
 /// (so the pid is the fixture's) serving only `protocol` (`"5"` or `"6"`), with the extra
 /// environment `env`. Local providers are named after their file, so the Pulumi package is
 /// `fixture`.
+#[cfg(unix)]
 pub fn wrapper_dir(protocol: &str, env: &[(&str, &str)]) -> anyhow::Result<PathBuf> {
     let binary = fixture_binary()?;
     let dir = super::scratch_dir(&format!("fixture-v{protocol}"));
@@ -55,6 +56,25 @@ pub fn wrapper_dir(protocol: &str, env: &[(&str, &str)]) -> anyhow::Result<PathB
     }
     body.push_str(&format!("exec '{}' \"$@\"", binary.display()));
     super::write_script(&dir, "terraform-provider-fixture", &body);
+    Ok(dir)
+}
+
+/// Windows runs no `#!` script: the wrapper is the fixture itself, linked (or copied) in as
+/// `terraform-provider-fixture.exe`, with its settings in `terraform-provider-fixture.env`
+/// beside it, which the fixture reads at start.
+#[cfg(not(unix))]
+pub fn wrapper_dir(protocol: &str, env: &[(&str, &str)]) -> anyhow::Result<PathBuf> {
+    let binary = fixture_binary()?;
+    let dir = super::scratch_dir(&format!("fixture-v{protocol}"));
+    let link = dir.join("terraform-provider-fixture.exe");
+    if std::fs::hard_link(&binary, &link).is_err() {
+        std::fs::copy(&binary, &link)?;
+    }
+    let mut settings = format!("FIXTURE_PROTOCOL={protocol}\n");
+    for (name, value) in env {
+        settings.push_str(&format!("{name}={value}\n"));
+    }
+    std::fs::write(dir.join("terraform-provider-fixture.env"), settings)?;
     Ok(dir)
 }
 

@@ -9,21 +9,30 @@
 
 #![allow(dead_code)] // Each test binary uses a different subset.
 
+// The peer tier's real services, Pulumi CLI and language hosts run on Linux only (the
+// Windows end-to-end run under Wine is scripts/test-windows.sh).
+#[cfg(unix)]
 pub mod bind;
 pub mod engine_client;
 pub mod engine_service;
 pub mod fixture;
 pub mod implementation;
+#[cfg(unix)]
 pub mod languages;
+#[cfg(unix)]
 pub mod mariadb;
 pub mod msgpack;
 pub mod otel;
+#[cfg(unix)]
 pub mod pdns;
 pub mod plugin;
+#[cfg(unix)]
 pub mod programs;
+#[cfg(unix)]
 pub mod pulumi;
 pub mod registry;
 pub mod schema;
+#[cfg(unix)]
 pub mod service;
 pub mod versions;
 
@@ -138,16 +147,77 @@ pub fn files_under(dir: &Path) -> Vec<(PathBuf, String)> {
     paths_under(dir).into_iter().filter_map(read).collect()
 }
 
-/// Writes an executable shell script.
+/// Writes an executable shell script (on Windows a file that is no executable at all,
+/// which tests of that refusal use; the tests that run scripts are Unix's).
 pub fn write_script(dir: &Path, name: &str, body: &str) -> PathBuf {
-    use std::os::unix::fs::PermissionsExt;
     let path = dir.join(name);
     std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("write the script");
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("make the script executable");
+    #[cfg(unix)]
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("make the script executable");
     path
 }
 
+/// The pids of `pid`'s children, from every thread's `children` list.
+#[cfg(unix)]
+pub fn children_of(pid: u32) -> Vec<u32> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return Vec::new() };
+    let mut children = Vec::new();
+    for task in tasks.flatten() {
+        let list = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        children.extend(list.split_whitespace().filter_map(|child| child.parse::<u32>().ok()));
+    }
+    children
+}
+
+/// The pids of `pid`'s children that are still running, from a process snapshot.
+#[cfg(windows)]
+pub fn children_of(pid: u32) -> Vec<u32> {
+    use windows_sys::Win32::Foundation::{CloseHandle, INVALID_HANDLE_VALUE};
+    use windows_sys::Win32::System::Diagnostics::ToolHelp::{
+        CreateToolhelp32Snapshot, PROCESSENTRY32W, Process32FirstW, Process32NextW, TH32CS_SNAPPROCESS,
+    };
+    let mut children = Vec::new();
+    // SAFETY: a snapshot handle we close, walked with an entry whose dwSize is set.
+    unsafe {
+        let snapshot = CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0);
+        if snapshot == INVALID_HANDLE_VALUE {
+            return children;
+        }
+        let mut entry: PROCESSENTRY32W = std::mem::zeroed();
+        entry.dwSize = std::mem::size_of::<PROCESSENTRY32W>() as u32;
+        let mut more = Process32FirstW(snapshot, &mut entry) != 0;
+        while more {
+            if entry.th32ParentProcessID == pid && process_is_alive(entry.th32ProcessID) {
+                children.push(entry.th32ProcessID);
+            }
+            more = Process32NextW(snapshot, &mut entry) != 0;
+        }
+        CloseHandle(snapshot);
+    }
+    children
+}
+
+/// Whether `pid` is a live process: one that can be opened and has no exit code yet.
+#[cfg(windows)]
+pub fn process_is_alive(pid: u32) -> bool {
+    use windows_sys::Win32::Foundation::{CloseHandle, STILL_ACTIVE};
+    use windows_sys::Win32::System::Threading::{GetExitCodeProcess, OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION};
+    // SAFETY: the handle OpenProcess returns, when not null, is ours to query and close.
+    unsafe {
+        let handle = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid);
+        if handle.is_null() {
+            return false;
+        }
+        let mut code = 0u32;
+        let ok = GetExitCodeProcess(handle, &mut code);
+        CloseHandle(handle);
+        ok != 0 && code == STILL_ACTIVE as u32
+    }
+}
+
 /// Whether `pid` is a live process. A zombie (exited, not yet reaped) counts as dead.
+#[cfg(unix)]
 pub fn process_is_alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         // The state letter follows the parenthesized command name.
@@ -159,6 +229,7 @@ pub fn process_is_alive(pid: u32) -> bool {
 /// SIGKILLs every process in the process group `pgid` (a child started with
 /// `process_group(0)` leads the group whose id is its pid). Its members are gone, or
 /// zombies of their parents, when this returns. Nothing happens when the group is empty.
+#[cfg(unix)]
 pub fn kill_process_group(pgid: u32) {
     let Ok(pgid) = libc::pid_t::try_from(pgid) else { return };
     // SAFETY: kill(2) with a negative pid signals the process group; no memory is touched.
@@ -167,6 +238,7 @@ pub fn kill_process_group(pgid: u32) {
 
 /// SIGKILLs every process (of this user) whose environment holds `key=value`, and returns
 /// how many there were. For processes that left the process group they were started in.
+#[cfg(unix)]
 pub fn kill_processes_with_env(key: &str, value: &str) -> usize {
     let wanted = format!("{key}={value}");
     let Ok(entries) = std::fs::read_dir("/proc") else { return 0 };

@@ -40,16 +40,20 @@ impl Plugin {
         env: &[(&str, &std::ffi::OsStr)],
         stderr: impl Into<Stdio>,
     ) -> Plugin {
-        use std::os::unix::process::CommandExt as _;
-        let mut child = Command::new(binary)
-            .envs(env.iter().map(|(k, v)| (*k, *v)))
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(stderr)
-            .process_group(0)
-            .spawn()
-            .expect("the plugin binary starts");
+        let mut command = Command::new(binary);
+        command.envs(env.iter().map(|(k, v)| (*k, *v))).args(args).stdin(Stdio::null()).stdout(Stdio::piped());
+        command.stderr(stderr);
+        // Windows has no process groups to kill; there our plugin's Job Objects end its
+        // providers. A console process group of its own lets [`interrupt`] reach it, as the
+        // engine makes one for each plugin (pulumi's cmdutil.RegisterProcessGroup).
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        #[cfg(windows)]
+        std::os::windows::process::CommandExt::creation_flags(
+            &mut command,
+            windows_sys::Win32::System::Threading::CREATE_NEW_PROCESS_GROUP,
+        );
+        let mut child = command.spawn().expect("the plugin binary starts");
         let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
         let mut first_line = String::new();
         stdout.read_line(&mut first_line).expect("the first stdout line");
@@ -74,6 +78,13 @@ impl Plugin {
         self.client().await.parameterize(request).await.map(tonic::Response::into_inner)
     }
 
+    /// What the engine sends a plugin it closes: SIGINT on Unix, Ctrl+Break to the plugin's
+    /// process group on Windows.
+    pub fn interrupt(&self) {
+        interrupt(&self.child);
+    }
+
+    #[cfg(unix)]
     pub fn signal(&self, signal: libc::c_int) {
         let pid = libc::pid_t::try_from(self.child.id()).expect("pid fits");
         // SAFETY: kill(2) with a pid we own and a valid signal number has no memory effects.
@@ -96,7 +107,28 @@ impl Plugin {
 
 impl Drop for Plugin {
     fn drop(&mut self) {
+        #[cfg(unix)]
         super::kill_process_group(self.child.id());
+        #[cfg(not(unix))]
+        let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// SIGINT on Unix; on Windows Ctrl+Break to the process group `child` leads (it must have
+/// been started with `CREATE_NEW_PROCESS_GROUP`), as pulumi's cmdutil.Interrupt does.
+pub fn interrupt(child: &Child) {
+    #[cfg(unix)]
+    {
+        let pid = libc::pid_t::try_from(child.id()).expect("pid fits");
+        // SAFETY: kill(2) with a pid we own and a valid signal number has no memory effects.
+        assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0, "kill SIGINT");
+    }
+    #[cfg(windows)]
+    {
+        use windows_sys::Win32::System::Console::{CTRL_BREAK_EVENT, GenerateConsoleCtrlEvent};
+        // SAFETY: no memory is passed; the group id is our child's pid.
+        let ok = unsafe { GenerateConsoleCtrlEvent(CTRL_BREAK_EVENT, child.id()) };
+        assert_ne!(ok, 0, "GenerateConsoleCtrlEvent: {}", std::io::Error::last_os_error());
     }
 }

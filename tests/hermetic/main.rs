@@ -22,6 +22,8 @@ mod schema_cache_lazy;
 mod schema_gen_cli;
 mod schema_golden;
 mod tfplugin_fixture;
+// Its stand-in provider is a shell script that points at a unix socket.
+#[cfg(unix)]
 mod tfplugin_goplugin_services;
 mod tfplugin_launch;
 mod tiers;

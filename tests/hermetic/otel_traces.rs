@@ -157,7 +157,7 @@ async fn deploy(plugin: &Plugin, provider: &std::path::Path, engine: &mut Engine
 /// Sends SIGINT, as the engine does at the end, and waits for the exit.
 fn stop(plugin: &mut Plugin) -> Duration {
     let stopping = Instant::now();
-    plugin.signal(libc::SIGINT);
+    plugin.interrupt();
     let status = plugin.wait_exit(Duration::from_secs(5));
     assert!(status.success(), "{status}");
     stopping.elapsed()

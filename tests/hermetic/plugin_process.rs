@@ -46,11 +46,12 @@ async fn started_like_the_engine_answers_and_exits_cleanly_on_sigint() {
     assert!(status.message().contains("Construct"), "the error names the method: {}", status.message());
 
     drop(client);
-    plugin.signal(libc::SIGINT);
+    plugin.interrupt();
     let exit = plugin.wait_exit(Duration::from_secs(5));
     assert_eq!(exit.code(), Some(0), "clean exit on SIGINT");
 }
 
+#[cfg(unix)]
 #[tokio::test]
 async fn sigterm_also_exits_cleanly() {
     let mut plugin = Plugin::start(&["127.0.0.1:9"]);
@@ -226,18 +227,19 @@ async fn engine_log_reaches_the_engine_with_severity_urn_and_ephemeral_flag() {
 
 #[test]
 fn stdout_holds_only_the_port_line() {
-    let mut child = Command::new(our_plugin())
-        .arg("127.0.0.1:9")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("starts");
+    let mut command = Command::new(our_plugin());
+    command.arg("127.0.0.1:9").stdout(Stdio::piped()).stderr(Stdio::null());
+    #[cfg(windows)]
+    std::os::windows::process::CommandExt::creation_flags(
+        &mut command,
+        windows_sys::Win32::System::Threading::CREATE_NEW_PROCESS_GROUP,
+    );
+    let mut child = command.spawn().expect("starts");
     let mut stdout = std::io::BufReader::new(child.stdout.take().expect("piped"));
     // Ready once the port is announced: the signal handlers are installed before that.
     let mut all = String::new();
     stdout.read_line(&mut all).expect("read the port line");
-    // SAFETY: as in Plugin::signal.
-    unsafe { libc::kill(libc::pid_t::try_from(child.id()).expect("pid"), libc::SIGINT) };
+    common::plugin::interrupt(&child);
     stdout.read_to_string(&mut all).expect("read stdout");
     assert_eq!(child.wait().expect("wait").code(), Some(0));
     let lines: Vec<&str> = all.lines().collect();
@@ -245,25 +247,11 @@ fn stdout_holds_only_the_port_line() {
     assert!(lines[0].parse::<u16>().is_ok(), "stdout: {all:?}");
 }
 
-/// The pids of `pid`'s children, from every thread's `children` list.
-fn children_of(pid: u32) -> Vec<u32> {
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return Vec::new() };
-    let mut children = Vec::new();
-    for task in tasks.flatten() {
-        let list = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
-        children.extend(list.split_whitespace().filter_map(|child| child.parse::<u32>().ok()));
-    }
-    children
-}
-
-/// An engine killed with SIGKILL tells nobody. The plugin notices that its launcher is gone,
-/// stops the Terraform provider it runs and exits within seconds, instead of living on.
-#[tokio::test]
-async fn when_its_launcher_is_killed_the_plugin_and_its_terraform_provider_exit() {
-    use std::io::{BufRead, BufReader};
-    let fixture = common::fixture::wrapper_dir("6", &[]).expect("the fixture provider");
-    // A shell stands in for the Pulumi CLI: it launches the plugin as its child and waits.
-    let plugin = our_plugin();
+/// A shell stands in for the Pulumi CLI: it launches the plugin as its child and waits.
+/// Returns the shell, the plugin's pid and the port it announced.
+#[cfg(unix)]
+fn start_under_a_launcher(plugin: &std::path::Path) -> (std::process::Child, u32, u16) {
+    use std::io::BufReader;
     let mut launcher = Command::new("sh")
         .args(["-c", "\"$0\" 127.0.0.1:9 & echo \"pid $!\"; wait", plugin.to_str().expect("a UTF-8 path")])
         .stdin(Stdio::null())
@@ -281,9 +269,39 @@ async fn when_its_launcher_is_killed_the_plugin_and_its_terraform_provider_exit(
             None => port = Some(line.trim().parse::<u16>().expect("a port line")),
         }
     }
-    let (plugin_pid, port) = (plugin_pid.expect("pid"), port.expect("port"));
     std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
+    (launcher, plugin_pid.expect("pid"), port.expect("port"))
+}
 
+/// Windows: `cmd /c` stands in for the Pulumi CLI; the plugin is its only child.
+#[cfg(windows)]
+fn start_under_a_launcher(plugin: &std::path::Path) -> (std::process::Child, u32, u16) {
+    use std::io::BufReader;
+    let mut launcher = Command::new("cmd")
+        .arg("/c")
+        .arg(plugin)
+        .arg("127.0.0.1:9")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("cmd starts");
+    let mut stdout = BufReader::new(launcher.stdout.take().expect("piped"));
+    let mut line = String::new();
+    assert!(stdout.read_line(&mut line).expect("read") > 0, "the launcher's output ended early");
+    let port = line.trim().parse::<u16>().expect("a port line");
+    std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
+    let children = common::children_of(launcher.id());
+    assert_eq!(children.len(), 1, "cmd runs the plugin only: {children:?}");
+    (launcher, children[0], port)
+}
+
+/// An engine killed with SIGKILL tells nobody. The plugin notices that its launcher is gone,
+/// stops the Terraform provider it runs and exits within seconds, instead of living on.
+#[tokio::test]
+async fn when_its_launcher_is_killed_the_plugin_and_its_terraform_provider_exit() {
+    let fixture = common::fixture::wrapper_dir("6", &[]).expect("the fixture provider");
+    let (mut launcher, plugin_pid, port) = start_under_a_launcher(&our_plugin());
     let mut client =
         pulumirpc::resource_provider_client::ResourceProviderClient::connect(format!("http://127.0.0.1:{port}"))
             .await
@@ -297,13 +315,12 @@ async fn when_its_launcher_is_killed_the_plugin_and_its_terraform_provider_exit(
         })
         .await
         .expect("Parameterize launches the fixture provider");
-    let providers = children_of(plugin_pid);
+    let providers = common::children_of(plugin_pid);
     assert_eq!(providers.len(), 1, "the plugin runs one Terraform provider: {providers:?}");
     drop(client);
 
-    // SAFETY: kill(2) with a pid we own and a valid signal number has no memory effects.
-    let rc = unsafe { libc::kill(libc::pid_t::try_from(launcher.id()).expect("pid"), libc::SIGKILL) };
-    assert_eq!(rc, 0);
+    // SIGKILL on Unix, TerminateProcess on Windows: either way the launcher tells nobody.
+    launcher.kill().expect("kill the launcher");
     launcher.wait().expect("reap the launcher");
 
     assert!(

@@ -35,6 +35,7 @@ fn provider_config() -> PropertyMap {
 
 /// A fixture launcher that panics in the RPC named in `flag` (empty: none), read at each
 /// launch, so the provider's behaviour changes while its file, and so its cache key, stays.
+#[cfg(unix)]
 fn switchable_fixture(dir: &std::path::Path, flag: &std::path::Path) -> anyhow::Result<()> {
     let binary = common::fixture::fixture_binary()?;
     common::write_script(
@@ -46,6 +47,29 @@ fn switchable_fixture(dir: &std::path::Path, flag: &std::path::Path) -> anyhow::
             binary.display()
         ),
     );
+    Ok(())
+}
+
+/// Windows: the fixture linked in with its settings file beside it (`common::fixture`),
+/// which it reads at each launch; the "flag" is that file.
+#[cfg(not(unix))]
+fn switchable_fixture(dir: &std::path::Path, flag: &std::path::Path) -> anyhow::Result<()> {
+    let wrapper = common::fixture::wrapper_dir("6", &[])?;
+    for name in ["terraform-provider-fixture.exe", "terraform-provider-fixture.env"] {
+        std::fs::rename(wrapper.join(name), dir.join(name))?;
+    }
+    anyhow::ensure!(flag == dir.join("panic-on"), "the flag is panic-on in the fixture's folder");
+    Ok(())
+}
+
+/// Makes the switchable fixture panic in `rpc` from its next launch on.
+fn switch_fixture(flag: &std::path::Path, rpc: &str) -> anyhow::Result<()> {
+    if cfg!(unix) {
+        std::fs::write(flag, rpc)?;
+    } else {
+        let settings = flag.with_file_name("terraform-provider-fixture.env");
+        std::fs::write(settings, format!("FIXTURE_PROTOCOL=6\nFIXTURE_PANIC_ON={rpc}\n"))?;
+    }
     Ok(())
 }
 
@@ -62,7 +86,7 @@ async fn a_warm_start_decodes_only_what_the_program_uses() -> anyhow::Result<()>
     cold.shutdown().await;
 
     // From now on the provider panics if asked for its schema.
-    std::fs::write(&flag, "GetProviderSchema")?;
+    switch_fixture(&flag, "GetProviderSchema")?;
     let without_cache = SchemaCache { dir: root.join("elsewhere"), max_bytes: u64::MAX };
     assert!(start(&root, &without_cache).await.is_err(), "the switch works: a cold start fails");
 
