@@ -7,6 +7,7 @@
 #   cargo test --target x86_64-pc-windows-gnu ...    # Cargo runs the test binaries with `wine`
 #   wine "$TFBRIDGE_WINDOWS_PULUMI" version
 #   tfbridge_wine_stop                               # at the end, always: no Wine process stays
+#   tfbridge_wine_ps                                 # lists what is left of the prefix: nothing
 #
 # Exports:
 #   WINEPREFIX        $TFBRIDGE_TOOLS_DIR/wine/<key>/prefix (wine/current, resolved, so a rebuild
@@ -25,7 +26,8 @@
 #   TFBRIDGE_WINDOWS_RANDOM               .../providers/random/<RANDOM_VER>/terraform-provider-random_v<RANDOM_VER>_x5.exe
 #   TFBRIDGE_WINDOWS_ANCHOR               .../anchor/<BRIDGE_VER>/pulumi-resource-terraform-provider.exe
 # and unsets DISPLAY and WAYLAND_DISPLAY, so Wine never opens a window. Defines
-# tfbridge_wine_stop: ends every process of the prefix and waits for its wineserver to exit.
+# tfbridge_wine_stop: ends every process of the prefix and waits for its wineserver to exit;
+# tfbridge_wine_ps: lists the processes of the prefix (nothing, after tfbridge_wine_stop).
 # Returns 1, having changed nothing, when the prefix has not been built.
 
 tfbridge_wine_env() {
@@ -57,6 +59,22 @@ tfbridge_wine_env() {
 tfbridge_wine_stop() {
   wineserver -k 2>/dev/null || true
   wineserver -w 2>/dev/null || true
+}
+
+# tfbridge_wine_ps: "PID COMMAND" of every Wine process of this WINEPREFIX (the Windows
+# programs, their wineserver and Wine's own services: each runs a wine* executable, with the
+# prefix in its environment); prints nothing when none is left. Another prefix's processes
+# (another checkout's run) are not listed.
+tfbridge_wine_ps() {
+  local environ pid exe
+  for environ in /proc/[0-9]*/environ; do
+    pid=${environ#/proc/} pid=${pid%/environ}
+    exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || continue
+    [[ ${exe##*/} == wine* ]] || continue
+    if tr '\0' '\n' <"$environ" 2>/dev/null | grep -qxF "WINEPREFIX=$WINEPREFIX"; then
+      echo "$pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
+    fi
+  done
 }
 
 tfbridge_wine_env
