@@ -6,8 +6,8 @@
 # Pulumi SDKs programs need (PyPI, npm, Go module proxy), pinned. See
 # scripts/README.md.
 #
-# Usage: scripts/test-tools.sh [all|providers|pulumi|languages|anchor|terraform|services|<tool>...]
-#   default: all.  <tool> is one of the names in the table printed by -h.
+# Usage: scripts/test-tools.sh [all|providers|pulumi|languages|anchor|terraform|services|windows|<tool>...]
+#   default: all (which leaves out windows).  <tool> is one of the names in the table printed by -h.
 #
 # Cache root: ${TFBRIDGE_TOOLS_DIR:-$HOME/.cache/tfbridge-tools}
 #   providers/<name>/<version>/terraform-provider-<name>
@@ -30,6 +30,14 @@
 #   anchor/<bridge-version>/pulumi-resource-terraform-provider
 #   terraform/<version>/terraform                           the Terraform CLI (the fixture's oracle)
 #   converter/<version>/pulumi-converter-terraform          Pulumi's Terraform converter plugin
+#   (windows: Windows x86-64 builds of some peers, and the Wine prefix they run in; scripts/wine-env.sh)
+#   wine/<wine-version>-<hash12>/{prefix/,bcryptprimitives.dll}  a Wine prefix with our stand-in DLL in
+#                                        system32; <hash12> covers scripts/wine/bcryptprimitives.c and the recipe
+#   wine/current -> <wine-version>-<hash12>                 symlink: the prefix of the last run
+#   windows-amd64/providers/random/<version>/terraform-provider-random_v<version>_x5.exe
+#   windows-amd64/pulumi/<version>/bin/pulumi.exe
+#   windows-amd64/pulumi-yaml/<version>/bin/pulumi-language-yaml.exe
+#   windows-amd64/anchor/<bridge-version>/pulumi-resource-terraform-provider.exe
 #   (services: mariadb is Debian's mariadb-server/-client, bind9 Debian's bind9/bind9-dnsutils,
 #   pdns Debian's pdns-server/pdns-backend-sqlite3/sqlite3, installed system-wide with apt-get when missing)
 #   src/<tool>-<version>/   one throw-away wrapper Go module per tool
@@ -137,10 +145,15 @@ LANGUAGE_TOOLS=(language-hosts sdk-python sdk-nodejs pnpm sdk-go sdk-python-newe
 # tests/common/pdns.rs).
 SERVICE_TOOLS=(mariadb bind9 pdns)
 ALL_TOOLS=("${PROVIDERS[@]}" "${PULUMI_TOOLS[@]}" "${LANGUAGE_TOOLS[@]}" anchor terraform converter "${SERVICE_TOOLS[@]}")
+# Windows x86-64 builds of a few peers (same modules, versions and replaces as the Linux ones) and
+# the Wine prefix that runs them (scripts/wine-env.sh). Not part of `all`: it needs Wine (wine64)
+# and MinGW-w64 (x86_64-w64-mingw32-gcc).
+WINDOWS_TOOLS=(wine-prefix random-windows pulumi-cli-windows pulumi-language-yaml-windows anchor-windows)
+KNOWN_TOOLS=("${ALL_TOOLS[@]}" "${WINDOWS_TOOLS[@]}")
 
 usage() {
   cat >&2 <<EOF
-usage: $0 [all|providers|pulumi|languages|anchor|terraform|converter|services|<tool>]...   (default: all)
+usage: $0 [all|providers|pulumi|languages|anchor|terraform|converter|services|windows|<tool>]...   (default: all)
   providers: ${PROVIDERS[*]}
   pulumi:    ${PULUMI_TOOLS[*]}
   languages: ${LANGUAGE_TOOLS[*]}
@@ -150,6 +163,8 @@ usage: $0 [all|providers|pulumi|languages|anchor|terraform|converter|services|<t
   terraform: terraform (the Terraform CLI v$TERRAFORM_VER)
   converter: converter (pulumi-converter-terraform v$CONVERTER_VER, from ../shared/peers)
   services:  ${SERVICE_TOOLS[*]} (Debian's packages, apt-get install when missing)
+  windows:   ${WINDOWS_TOOLS[*]}
+             (not in all; Windows x86-64 builds, and a Wine prefix for them: scripts/wine-env.sh)
 cache root: \$TFBRIDGE_TOOLS_DIR (now: $ROOT)
 EOF
 }
@@ -164,13 +179,14 @@ for arg in "$@"; do
     pulumi) selected+=("${PULUMI_TOOLS[@]}") ;;
     languages) selected+=("${LANGUAGE_TOOLS[@]}") ;;
     services) selected+=("${SERVICE_TOOLS[@]}") ;;
+    windows) selected+=("${WINDOWS_TOOLS[@]}") ;;
     # The three hosts are built together.
     pulumi-language-go|pulumi-language-python|pulumi-language-nodejs) selected+=(language-hosts) ;;
     pulumi-language-java) selected+=(language-java) ;;
     -h|--help) usage; exit 0 ;;
     *)
       found=
-      for t in "${ALL_TOOLS[@]}"; do [[ $t == "$arg" ]] && found=1; done
+      for t in "${KNOWN_TOOLS[@]}"; do [[ $t == "$arg" ]] && found=1; done
       if [[ -z $found ]]; then echo "test-tools: unknown group or tool: $arg" >&2; usage; exit 2; fi
       selected+=("$arg") ;;
   esac
@@ -212,9 +228,10 @@ run() {
   return 1
 }
 
-# wrapper NAME REPLACE...: fresh wrapper module $ROOT/src/NAME, cd into it.
+# wrapper NAME REPLACE...: fresh wrapper module $ROOT/src/NAME, cd into it (NAME gets
+# WRAPPER_SUFFIX, set by for_windows, so a cross build keeps its own wrapper).
 wrapper() {
-  local dir=$ROOT/src/$1; shift
+  local dir=$ROOT/src/$1${WRAPPER_SUFFIX:-}; shift
   rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || return 1
   run go mod init "e2e.invalid/wrapper/$(basename "$dir")" || return 1
   local r
@@ -429,9 +446,9 @@ b_framework6test() { build_own_provider framework6test "$1"; }
 b_muxed6test()     { build_own_provider muxed6test "$1"; }
 b_bridgecases()    { build_own_provider bridgecases "$1"; }
 
-# point_current NAME HASH: providers/NAME/current -> HASH, replaced atomically.
+# point_current DIR LEAF: DIR/current -> LEAF, replaced atomically.
 point_current() {
-  local dir=$ROOT/providers/$1
+  local dir=$1
   [[ -d $dir/$2 ]] || return 0
   ln -sfn "$2" "$dir/.current.$$" && mv -T "$dir/.current.$$" "$dir/current"
 }
@@ -616,7 +633,7 @@ b_pulumi-language-yaml() {
   check_version github.com/pulumi/pulumi-yaml "v$YAML_VER" || return 1
   mkdir -p "$out/bin"
   run go build -trimpath -ldflags "-s -w -X github.com/pulumi/pulumi-yaml/pkg/version.Version=v$YAML_VER" \
-    -o "$out/bin/pulumi-language-yaml" github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml || return 1
+    -o "$out/bin/pulumi-language-yaml${EXE:-}" github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml || return 1
 }
 
 # --- Java (begin) ---
@@ -694,7 +711,8 @@ b_anchor() {
   check_version github.com/pulumi/pulumi-terraform-bridge/v3 "v$BRIDGE_VER" || return 1
   run go build -trimpath \
     -ldflags "-s -w -X google.golang.org/protobuf/reflect/protoregistry.conflictPolicy=ignore -X github.com/pulumi/pulumi-terraform-bridge/v3/dynamic/version.version=$ANCHOR_LDVERSION" \
-    -o "$out/pulumi-resource-terraform-provider" github.com/pulumi/pulumi-terraform-bridge/v3/dynamic || return 1
+    -o "$out/pulumi-resource-terraform-provider${EXE:-}" github.com/pulumi/pulumi-terraform-bridge/v3/dynamic ||
+    return 1
 }
 
 # --- Terraform CLI (begin) ---
@@ -754,6 +772,97 @@ b_converter() {
   [[ -x $out/pulumi-converter-terraform ]]
 }
 
+# --- Windows (begin) ---
+# Windows x86-64 builds of the peers an end-to-end run under Wine needs, by the Linux builders
+# above (same modules, versions and replaces), and the Wine prefix they run in.
+
+# for_windows: the rest of this builder (a subshell) cross-compiles for Windows x86-64, in a
+# wrapper module of its own, and names the binaries NAME.exe.
+for_windows() {
+  export GOOS=windows GOARCH=amd64
+  EXE=.exe WRAPPER_SUFFIX=-windows-amd64
+}
+# The provider is named as in the registry's zip (terraform-provider-<name>_v<version>_x5.exe).
+b_random-windows() {
+  for_windows
+  build_provider random "$RANDOM_MOD" "$RANDOM_GOVER" "$RANDOM_VER" "$1" || return 1
+  mv "$1/terraform-provider-random" "$1/terraform-provider-random_v${RANDOM_VER}_x5.exe"
+}
+b_pulumi-cli-windows() {
+  for_windows
+  build_pulumi_bin pulumi.exe github.com/pulumi/pulumi/pkg/v3/cmd/pulumi "v$PULUMI_VER" "$1"
+}
+b_pulumi-language-yaml-windows() { for_windows; b_pulumi-language-yaml "$1"; }
+b_anchor-windows() { for_windows; b_anchor "$1"; }
+
+# The Wine prefix (WINEPREFIX; scripts/wine-env.sh exports it and the same WINEDEBUG and
+# WINEDLLOVERRIDES), made without a display or the network: mscoree and mshtml are disabled,
+# so wineboot never offers to download Wine Mono or Gecko, and winemenubuilder too, so nothing
+# is written outside the prefix. Its system32 gets our stand-in bcryptprimitives.dll
+# (scripts/wine/bcryptprimitives.c says why), then a tiny program loads it from there, as Go
+# does, and calls ProcessPrng. About 700 MB (Wine copies its DLLs into the prefix).
+WINE_DLL_SRC=$REPO/scripts/wine/bcryptprimitives.c
+WINE_CC=x86_64-w64-mingw32-gcc
+WINE_DLL_FLAGS=(-shared -O2 -s -nostdlib -Wall '-Wl,--no-insert-timestamp')
+WINE_ENV=(env -u DISPLAY -u WAYLAND_DISPLAY WINEDEBUG=-all 'WINEDLLOVERRIDES=mscoree,mshtml,winemenubuilder.exe=')
+
+# wine_prefix_key: <wine version>-<hash12>, the hash over Wine's full version line, the DLL's
+# source and the recipe (b_wine-prefix and the settings above), so a change of any is a new leaf.
+wine_prefix_key() {
+  local version
+  command -v wine >/dev/null ||
+    { echo "test-tools: FAILED wine-prefix: 'wine' not found on PATH (Debian: wine, wine64)" >&2; return 1; }
+  version=$(WINEDEBUG=-all wine --version) || return 1   # wine-8.0 (Debian 8.0~repack-4)
+  printf '%s-%s\n' "$(sed -E 's/^wine-([^ ]+).*/\1/' <<<"$version")" "$(
+    { echo "$version"; cat "$WINE_DLL_SRC"; echo "$WINE_CC ${WINE_DLL_FLAGS[*]} ${WINE_ENV[*]}"
+      declare -f b_wine-prefix; } | sha256sum | cut -c1-12)"
+}
+
+b_wine-prefix() {
+  local out=$1 prog
+  command -v "$WINE_CC" >/dev/null ||
+    { echo "test-tools: wine-prefix: $WINE_CC not found on PATH (Debian: gcc-mingw-w64-x86-64)" >&2; return 1; }
+  # Not local: the EXIT trap below (this builder runs in a subshell) still needs it.
+  wine=("${WINE_ENV[@]}" "WINEPREFIX=$out/prefix")
+  # Whatever happens, no wineserver of this (temporary) prefix outlives the build.
+  trap '"${wine[@]}" wineserver -k >/dev/null 2>&1 || true' EXIT
+  run "$WINE_CC" "${WINE_DLL_FLAGS[@]}" -o "$out/bcryptprimitives.dll" "$WINE_DLL_SRC" -ladvapi32 || return 1
+  prog=$out/prng-check
+  cat >"$prog.c" <<'C'
+/* Loads bcryptprimitives.dll from system32 only, as Go does, and calls ProcessPrng. */
+#include <windows.h>
+#include <stdio.h>
+
+typedef BOOL(WINAPI *process_prng)(PBYTE, SIZE_T);
+
+int main(void)
+{
+    HMODULE dll = LoadLibraryExW(L"bcryptprimitives.dll", NULL, LOAD_LIBRARY_SEARCH_SYSTEM32);
+    process_prng prng = dll ? (process_prng)(void *)GetProcAddress(dll, "ProcessPrng") : NULL;
+    BYTE buf[64] = {0};
+    int i, any = 0;
+    if (!prng || !prng(buf, sizeof buf)) {
+        puts("ProcessPrng not found or failed");
+        return 1;
+    }
+    for (i = 0; i < (int)sizeof buf; i++)
+        any |= buf[i];
+    puts(any ? "ProcessPrng ok" : "ProcessPrng gave only zeros");
+    return !any;
+}
+C
+  run "$WINE_CC" -O2 -s -o "$prog.exe" "$prog.c" || return 1
+  run timeout 600 "${wine[@]}" wine wineboot --init || return 1
+  run cp "$out/bcryptprimitives.dll" "$out/prefix/drive_c/windows/system32/" || return 1
+  run timeout 120 "${wine[@]}" wine "$prog.exe" || return 1
+  grep -q '^ProcessPrng ok' "$CUR_LOG" || { echo "test-tools: wine-prefix: no 'ProcessPrng ok'" >>"$CUR_LOG"; return 1; }
+  # The services wineboot started end with the wineserver (a few seconds after the last
+  # program), and the prefix is renamed only then.
+  run timeout 120 "${wine[@]}" wineserver -w || return 1
+  rm -f "$prog.c" "$prog.exe"
+}
+# --- Windows (end) ---
+
 # --- main ----------------------------------------------------------------------
 declare -A done_tools=()
 for tool in "${selected[@]}"; do
@@ -780,7 +889,7 @@ for tool in "${selected[@]}"; do
         continue
       fi
       install_leaf "$tool" "$own_hash" "$ROOT/providers/$tool/$own_hash" "b_$tool"
-      point_current "$tool" "$own_hash" ;;
+      point_current "$ROOT/providers/$tool" "$own_hash" ;;
     pulumi-cli)
       # bin/ is shared, so each binary is its own atomically renamed leaf.
       install_leaf pulumi-cli "$PULUMI_VER" "$ROOT/pulumi/$PULUMI_VER/bin/pulumi" b_pulumi-cli file ;;
@@ -821,6 +930,23 @@ for tool in "${selected[@]}"; do
     anchor)     install_leaf anchor     "$BRIDGE_VER"     "$ROOT/anchor/$BRIDGE_VER"                   b_anchor ;;
     terraform)  install_leaf terraform  "$TERRAFORM_VER"  "$ROOT/terraform/$TERRAFORM_VER"             b_terraform ;;
     converter)  install_leaf converter  "$CONVERTER_VER"  "$ROOT/converter/$CONVERTER_VER"             b_converter ;;
+    wine-prefix)
+      if ! wine_key=$(wine_prefix_key); then
+        failures+=("wine-prefix (no Wine)")
+        continue
+      fi
+      install_leaf wine-prefix "$wine_key" "$ROOT/wine/$wine_key" b_wine-prefix
+      point_current "$ROOT/wine" "$wine_key" ;;
+    random-windows)
+      install_leaf random-windows "$RANDOM_VER" "$ROOT/windows-amd64/providers/random/$RANDOM_VER" b_random-windows ;;
+    pulumi-cli-windows)
+      install_leaf pulumi-cli-windows "$PULUMI_VER" "$ROOT/windows-amd64/pulumi/$PULUMI_VER/bin/pulumi.exe" \
+        b_pulumi-cli-windows file ;;
+    pulumi-language-yaml-windows)
+      install_leaf pulumi-language-yaml-windows "$YAML_VER" "$ROOT/windows-amd64/pulumi-yaml/$YAML_VER" \
+        b_pulumi-language-yaml-windows ;;
+    anchor-windows)
+      install_leaf anchor-windows "$BRIDGE_VER" "$ROOT/windows-amd64/anchor/$BRIDGE_VER" b_anchor-windows ;;
   esac
 done
 
