@@ -28,8 +28,11 @@ impl Plugin {
     /// group of its own: the Terraform providers it starts join that group, and dropping the
     /// `Plugin` kills the whole group. The Go implementation leaves its providers running
     /// when it is killed, so killing only the plugin would orphan them.
+    /// Its stderr is dropped unless `TFBRIDGE_TEST_PLUGIN_STDERR` is set (to see why a test
+    /// hangs, say).
     pub fn start_with_env(binary: &std::path::Path, args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Plugin {
-        Plugin::start_with_stderr(binary, args, env, Stdio::null())
+        let stderr = if std::env::var_os("TFBRIDGE_TEST_PLUGIN_STDERR").is_some() { Stdio::inherit() } else { Stdio::null() };
+        Plugin::start_with_stderr(binary, args, env, stderr)
     }
 
     /// Like [`Plugin::start_with_env`], with the plugin's stderr going to `stderr` (a file the
