@@ -25,7 +25,9 @@
 #   TFBRIDGE_WINDOWS_LANGUAGE_YAML        .../pulumi-yaml/<YAML_VER>/bin/pulumi-language-yaml.exe
 #   TFBRIDGE_WINDOWS_RANDOM               .../providers/random/<RANDOM_VER>/terraform-provider-random_v<RANDOM_VER>_x5.exe
 #   TFBRIDGE_WINDOWS_ANCHOR               .../anchor/<BRIDGE_VER>/pulumi-resource-terraform-provider.exe
-# and unsets DISPLAY and WAYLAND_DISPLAY, so Wine never opens a window. Defines
+# and unsets DISPLAY and WAYLAND_DISPLAY, so Wine never opens a window, and the variables that
+# name Linux files a Windows program would misread as its own (SSL_CERT_FILE, SSL_CERT_DIR,
+# TF_CLI_CONFIG_FILE: this machine sets them; \etc\ssl\... is no Windows path). Defines
 # tfbridge_wine_stop: ends every process of the prefix and waits for its wineserver to exit;
 # tfbridge_wine_ps: lists the processes of the prefix (nothing, after tfbridge_wine_stop).
 # Returns 1, having changed nothing, when the prefix has not been built.
@@ -41,7 +43,7 @@ tfbridge_wine_env() {
   # shellcheck source=peers.env
   . "$repo/scripts/peers.env" || return 1
   bin=$root/windows-amd64
-  unset DISPLAY WAYLAND_DISPLAY
+  unset DISPLAY WAYLAND_DISPLAY SSL_CERT_FILE SSL_CERT_DIR TF_CLI_CONFIG_FILE
   export WINEPREFIX=$prefix WINEDEBUG=-all WINEDLLOVERRIDES='mscoree,mshtml,winemenubuilder.exe='
   export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine
   export TFBRIDGE_WINDOWS_DIR=$bin

@@ -199,9 +199,15 @@ pub fn parse_args(args: &[String]) -> Result<Args, ArgsError> {
     Ok(Args { source, includes, excludes, provider_name: provider_name.filter(|n| !n.is_empty()), docs })
 }
 
-/// The Go implementation treats an argument as a path when it starts with `.` or `/`.
+/// The Go implementation treats an argument as a path when it starts with `.` or `/`. So do
+/// we, and also when it starts as a Windows path does: a drive letter (`C:\…`, `C:/…`) or a
+/// backslash (`.\…` starts with `.` already; `\\server\share\…`). None of these can be a
+/// registry address, whose host may carry a port but never a one-letter host with an empty
+/// port. The Go implementation reads `C:\…` as an address ("dots are not allowed").
 pub fn is_local_path(arg: &str) -> bool {
-    arg.starts_with('.') || arg.starts_with('/')
+    let bytes = arg.as_bytes();
+    let drive_letter = matches!(bytes, [letter, b':', b'\\' | b'/', ..] if letter.is_ascii_alphabetic());
+    arg.starts_with(['.', '/', '\\']) || drive_letter
 }
 
 /// pflag's string-slice values are one CSV record: commas split, double quotes protect.
@@ -405,6 +411,27 @@ mod tests {
         );
         // After `--` everything is positional, even what looks like a flag.
         check("-- ./x --include", expect![[r#"error: local providers only accept one argument, found 2"#]]);
+    }
+
+    #[test]
+    fn windows_paths_are_local() {
+        let cases = [
+            (r"C:\Users\me\terraform-provider-foo.exe", true),
+            ("C:/Users/me/terraform-provider-foo.exe", true),
+            (r"d:\bin\terraform-provider-foo_v1.0.0_x5.exe", true),
+            (r".\bin\terraform-provider-foo.exe", true),
+            ("./bin/terraform-provider-foo.exe", true),
+            (r"\\server\share\terraform-provider-foo.exe", true),
+            (r"\bin\terraform-provider-foo.exe", true),
+            ("hashicorp/random", false),
+            ("registry.terraform.io/hashicorp/random", false),
+            ("example.com:8443/ns/random", false),
+            ("C:", false),
+            ("c:random", false),
+        ];
+        for (arg, local) in cases {
+            assert_eq!(is_local_path(arg), local, "{arg}");
+        }
     }
 
     #[test]

@@ -118,7 +118,8 @@ impl ProviderPattern {
 
 impl CliConfig {
     /// Reads the CLI configuration the way Terraform and OpenTofu find it: `TF_CLI_CONFIG_FILE`
-    /// (or the legacy `TERRAFORM_CONFIG`) when set, else `~/.tofurc`, else `~/.terraformrc`.
+    /// (or the legacy `TERRAFORM_CONFIG`) when set, else `~/.tofurc`, else `~/.terraformrc`
+    /// (on Windows `%APPDATA%\tofu.rc`, else `%APPDATA%\terraform.rc`).
     /// No file at all is the default configuration. `vars` are the environment variables.
     ///
     /// A file named by the environment that does not exist is, as in Terraform, a warning
@@ -136,9 +137,9 @@ impl CliConfig {
                 return Ok((CliConfig::default(), Some(warning)));
             }
             Some(path) => Some(PathBuf::from(path)),
-            None => var("HOME").and_then(|home| {
-                [".tofurc", ".terraformrc"].iter().map(|name| Path::new(home).join(name)).find(|path| path.is_file())
-            }),
+            None => {
+                super::user_dirs::cli_config_files(vars, std::env::consts::OS).into_iter().find(|path| path.is_file())
+            }
         };
         match path {
             Some(path) => Ok((CliConfig::load(&path)?, None)),

@@ -50,6 +50,7 @@ mod install;
 mod lockfile;
 mod mirror;
 mod registry;
+mod user_dirs;
 mod verify;
 
 use std::collections::BTreeMap;
@@ -95,7 +96,9 @@ pub fn plugin_cache_dir(vars: &BTreeMap<String, String>) -> PathBuf {
     match (var("PULUMI_DYNAMIC_TF_PLUGIN_CACHE_DIR"), var("PULUMI_HOME")) {
         (Some(dir), _) => PathBuf::from(dir),
         (None, Some(pulumi_home)) => Path::new(&pulumi_home).join("dynamic_tf_plugins"),
-        (None, None) => var("HOME").map(PathBuf::from).unwrap_or_default().join(".pulumi").join("dynamic_tf_plugins"),
+        (None, None) => {
+            user_dirs::home(vars, std::env::consts::OS).unwrap_or_default().join(".pulumi").join("dynamic_tf_plugins")
+        }
     }
 }
 
@@ -149,22 +152,11 @@ impl InstallerConfig {
     pub fn from_variables(working_dir: &Path, vars: &BTreeMap<String, String>) -> Result<InstallerConfig, Error> {
         let var = |name: &str| vars.get(name).filter(|value| !value.is_empty()).cloned();
         let (cli_config, cli_config_warning) = CliConfig::load_from_variables(vars)?;
-        let home = var("HOME").map(PathBuf::from);
         let cache_dir = plugin_cache_dir(vars);
         let terraform_plugin_cache_dir = var("TF_PLUGIN_CACHE_DIR")
             .map(|dir| PathBuf::from(cliconfig::expand_env(&dir)))
             .or(cli_config.plugin_cache_dir.clone());
-        let mut implicit_mirror_dirs = vec![working_dir.join("terraform.d").join("plugins")];
-        if let Some(home) = &home {
-            implicit_mirror_dirs.push(home.join(".terraform.d").join("plugins"));
-        }
-        let data_home =
-            var("XDG_DATA_HOME").map(PathBuf::from).or_else(|| home.as_ref().map(|h| h.join(".local/share")));
-        implicit_mirror_dirs.extend(data_home.map(|dir| dir.join("terraform").join("plugins")));
-        let data_dirs = var("XDG_DATA_DIRS").unwrap_or_else(|| "/usr/local/share:/usr/share".to_owned());
-        implicit_mirror_dirs.extend(
-            data_dirs.split(':').filter(|dir| !dir.is_empty()).map(|dir| Path::new(dir).join("terraform/plugins")),
-        );
+        let implicit_mirror_dirs = user_dirs::implicit_mirror_dirs(working_dir, vars, std::env::consts::OS);
 
         let mut extra_root_certificates_pem = Vec::new();
         if let Some(path) = var("SSL_CERT_FILE") {
@@ -248,12 +240,14 @@ mod tests {
     #[test]
     fn cache_dir_follows_the_go_implementation() {
         let cache_dirs: Vec<PathBuf> = [
-            vec![("HOME", "/home/u")],
+            // USERPROFILE is Windows' home (user_dirs), HOME everyone else's.
+            vec![("HOME", "/home/u"), ("USERPROFILE", "/home/u")],
             vec![("HOME", "/home/u"), ("PULUMI_HOME", "/p")],
             vec![("HOME", "/home/u"), ("PULUMI_HOME", "/p"), ("PULUMI_DYNAMIC_TF_PLUGIN_CACHE_DIR", "/c")],
         ]
         .iter()
         .map(|vars| config_for(vars).cache_dir)
+        .map(|dir| PathBuf::from(dir.to_string_lossy().replace('\\', "/")))
         .collect();
         expect![[r#"
             [
@@ -291,21 +285,19 @@ mod tests {
                     "a.example.com": Token(<redacted>),
                     "b.example.com": Token(<redacted>),
                 },
-                [
-                    "/work/terraform.d/plugins",
-                    "/home/u/.terraform.d/plugins",
-                    "/home/u/.local/share/terraform/plugins",
-                    "/opt/share/terraform/plugins",
-                ],
                 30s,
             )
         "#]]
-        .assert_debug_eq(&(
-            &config.terraform_plugin_cache_dir,
-            &config.tokens,
-            &config.implicit_mirror_dirs,
-            config.request_timeout,
-        ));
+        .assert_debug_eq(&(&config.terraform_plugin_cache_dir, &config.tokens, config.request_timeout));
+        // Each system's list is user_dirs' (tested there).
+        let vars: BTreeMap<String, String> = [("HOME", "/home/u"), ("XDG_DATA_DIRS", "/opt/share")]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        assert_eq!(
+            config.implicit_mirror_dirs,
+            user_dirs::implicit_mirror_dirs(Path::new("/work"), &vars, std::env::consts::OS)
+        );
         assert_eq!(config.tokens["a.example.com"].expose(), "env", "environment tokens win");
         assert!(config.extra_root_certificates_pem.is_empty());
         let pem = temp.path().join("corporate-ca.pem");

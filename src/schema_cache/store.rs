@@ -90,7 +90,18 @@ impl SchemaCache {
         drop(reread);
         let io = |error| StoreError::Io { dir: self.dir.clone(), error };
         std::fs::create_dir_all(&self.dir).map_err(io)?;
-        write_atomically(&self.dir, &key.file_name(), &bytes).map_err(io)?;
+        match write_atomically(&self.dir, &key.file_name(), &bytes) {
+            Ok(()) => {}
+            // Windows refuses to rename over a file another process has open without POSIX
+            // rename semantics (older Windows, other file systems, Wine). The entry there has
+            // the same key, so the same binary and build, so the same contents: keep it.
+            Err(error)
+                if error.kind() == std::io::ErrorKind::PermissionDenied && self.dir.join(key.file_name()).is_file() =>
+            {
+                tracing::debug!("schema cache: kept the entry another process holds open ({error})");
+            }
+            Err(error) => return Err(io(error)),
+        }
         self.evict().map_err(io)
     }
 
@@ -130,7 +141,13 @@ pub(super) fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> std::io:
     // final name. A failed write (a full disk) drops the temporary file.
     temp.as_file_mut().write_all(bytes)?;
     temp.as_file_mut().sync_data()?;
-    temp.persist(dir.join(name)).map_err(|err| err.error)?;
+    // std's rename, not tempfile's persist: on Windows std asks for POSIX semantics
+    // (FILE_RENAME_FLAG_POSIX_SEMANTICS), so an entry a reader holds open is replaced as on
+    // Unix, where persist's MoveFileEx is refused.
+    let temp = temp.into_temp_path();
+    std::fs::rename(&temp, dir.join(name))?;
+    // Renamed away: nothing is left for the guard to delete.
+    let _ = temp.keep();
     Ok(())
 }
 

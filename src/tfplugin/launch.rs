@@ -117,7 +117,7 @@ impl LaunchConfig {
 /// that exists (a user may leave the extension out, as Windows' own shells allow). Refuses,
 /// naming the file, what this system cannot run: a directory, a file without execute
 /// permission (Unix), or a binary built for another system.
-fn resolve_executable(path: &Path) -> Result<PathBuf, LaunchError> {
+pub fn resolve_executable(path: &Path) -> Result<PathBuf, LaunchError> {
     let mut path = path.to_owned();
     let metadata = match std::fs::metadata(&path) {
         Ok(metadata) => metadata,

@@ -50,7 +50,7 @@ pub use actions::ActionEvents;
 pub use client::{ListEvents, ProviderClient};
 pub use error::{CallError, LaunchError, ProcessExit, SchemaError};
 pub use handshake::{PluginAddress, ProtocolVersion};
-pub use launch::{LaunchConfig, MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, launch, reattach};
+pub use launch::{LaunchConfig, MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, launch, reattach, resolve_executable};
 pub use operation::Operation;
 pub use resources as types;
 pub use resources::{DynamicValue, Support};

@@ -31,7 +31,8 @@ impl Plugin {
     /// Its stderr is dropped unless `TFBRIDGE_TEST_PLUGIN_STDERR` is set (to see why a test
     /// hangs, say).
     pub fn start_with_env(binary: &std::path::Path, args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Plugin {
-        let stderr = if std::env::var_os("TFBRIDGE_TEST_PLUGIN_STDERR").is_some() { Stdio::inherit() } else { Stdio::null() };
+        let stderr =
+            if std::env::var_os("TFBRIDGE_TEST_PLUGIN_STDERR").is_some() { Stdio::inherit() } else { Stdio::null() };
         Plugin::start_with_stderr(binary, args, env, stderr)
     }
 

@@ -54,10 +54,11 @@ fn switchable_fixture(dir: &std::path::Path, flag: &std::path::Path) -> anyhow::
 /// which it reads at each launch; the "flag" is that file.
 #[cfg(not(unix))]
 fn switchable_fixture(dir: &std::path::Path, flag: &std::path::Path) -> anyhow::Result<()> {
+    // A copy, not the wrapper's hard link: other tests linking the same file change its
+    // change time, and so its cache key, between this test's two starts.
     let wrapper = common::fixture::wrapper_dir("6", &[])?;
-    for name in ["terraform-provider-fixture.exe", "terraform-provider-fixture.env"] {
-        std::fs::rename(wrapper.join(name), dir.join(name))?;
-    }
+    std::fs::copy(common::fixture::fixture_binary()?, dir.join("terraform-provider-fixture.exe"))?;
+    std::fs::rename(wrapper.join("terraform-provider-fixture.env"), dir.join("terraform-provider-fixture.env"))?;
     anyhow::ensure!(flag == dir.join("panic-on"), "the flag is panic-on in the fixture's folder");
     Ok(())
 }

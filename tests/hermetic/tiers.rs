@@ -170,6 +170,7 @@ fn no_test_changes_the_environment_or_the_current_directory_of_the_process() {
 /// The tests read scripts/peers.env with a parser of their own (tests/common/versions.rs);
 /// it must agree with bash, which scripts/test-tools.sh sources it with.
 #[test]
+#[cfg_attr(windows, ignore = "runs bash, which the scripts run on Linux")]
 fn the_tests_read_the_peer_versions_as_bash_does() {
     use common::versions;
     let keys = [

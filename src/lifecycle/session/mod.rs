@@ -40,7 +40,7 @@ use crate::parameterize::{Args, LocalValue, ParameterValue, RemoteValue, Source}
 use crate::property::PropertyMap;
 use crate::schema_cache::SchemaCache;
 use crate::tfplugin::reattach::{REATTACH_ENV_VARS, reattach_config_from_env};
-use crate::tfplugin::{LaunchConfig, launch, reattach};
+use crate::tfplugin::{LaunchConfig, launch, reattach, resolve_executable};
 
 pub use functions::{InvokeRequest, Progress};
 pub use provider::{ConfigureRequest, DiffConfigRequest};
@@ -106,7 +106,9 @@ pub async fn start_provider_with_cache(
     let (client, terraform_name, package_version, source_address, origin, downloaded, lookup) = match &args.source {
         Source::Local { path } => {
             let terraform_name = schema_gen::naming::package_name_from_binary(path)?;
-            let executable = working_dir.join(path);
+            // The file that runs, as the cache keys it: on Windows a path typed without .exe
+            // is the .exe beside it.
+            let executable = resolve_executable(&working_dir.join(path))?;
             let origin = format!("{terraform_name} from the local binary {}", executable.display());
             // The cache read overlaps the launch.
             let lookup = CacheLookup::start(&executable, cache.as_ref());
