@@ -11,7 +11,8 @@
 #    those peers (cached by version);
 # 3. the newest Pulumi CLI: the peer-tier tests NEWEST_CLI_FILTERS selects once more, with
 #    TFBRIDGE_TEST_PULUMI_VERSION set to PULUMI_NEWEST_VER from scripts/peers.env (the same
-#    language hosts; tests/common/pulumi.rs picks the CLI).
+#    language hosts; tests/common/pulumi.rs picks the CLI);
+# 4. Windows under Wine (scripts/test-windows.sh; below).
 #
 # Then it checks that the run left no process behind: any terraform-provider-*,
 # pulumi-resource-terraform-provider, pulumi-language-*, mariadbd (tests/common/mariadb.rs),
@@ -67,6 +68,16 @@ TFBRIDGE_TEST_PULUMI_VERSION=$newest cargo test --workspace --locked --no-fail-f
   "${peer_targets[@]/#/--test=}" -- "${NEWEST_CLI_FILTERS[@]}" 2>&1 | tee -a "$logs/newest" || status=$?
 echo "== newest CLI: $((SECONDS - newest_start)) s" >&2
 
+# 4. Windows, under Wine (scripts/test-windows.sh): the hermetic tier cross-built for
+#    x86_64-pc-windows-gnu and the end-to-end run with the Windows CLI and random provider.
+#    TFBRIDGE_WINDOWS_TIER=0 leaves it out (a machine without Wine).
+: >"$logs/windows"
+if [[ ${TFBRIDGE_WINDOWS_TIER:-1} != 0 ]]; then
+  windows_start=$SECONDS
+  bash scripts/test-windows.sh 2>&1 | tee "$logs/windows" || status=1
+  echo "== windows: $((SECONDS - windows_start)) s" >&2
+fi
+
 # No process left behind. A process that is exiting gets two seconds to go.
 leftovers() {
   local pid
@@ -94,6 +105,9 @@ if [[ -n $left ]]; then
 fi
 
 # cargo prints one "test result:" line per test binary; add them up.
+# The Windows tier's own closing line ("windows: N passed, N failed, N ignored") counts its
+# hermetic tests and its end-to-end checks.
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i) ~ /^passed;?$/) p += $(i-1); if ($(i) ~ /^failed;?$/) f += $(i-1); if ($(i) ~ /^ignored;?$/) g += $(i-1) } }
-     END { printf "tests: %d passed, %d failed, %d ignored\n", p, f, g }' "$logs/hermetic" "$logs/peer" "$logs/newest"
+     FILENAME ~ /windows$/ && /^windows: [0-9]+ passed, [0-9]+ failed, [0-9]+ ignored$/ { p += $2; f += $4; g += $6 }
+     END { printf "tests: %d passed, %d failed, %d ignored\n", p, f, g }' "$logs/hermetic" "$logs/peer" "$logs/newest" "$logs/windows"
 exit "$status"

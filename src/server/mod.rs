@@ -63,11 +63,13 @@ impl Provider {
         }
     }
 
-    /// Where relative local provider paths and lock files are found: the program directory
-    /// the engine named, else our working directory (which the engine sets to it).
+    /// Where relative local provider paths and lock files are found: our working directory,
+    /// which the engine sets to its own (the project's, where `pulumi package add ./x` was
+    /// typed). Not the Handshake's `program_directory`: for a provider the engine names
+    /// there the folder of the plugin binary itself (pulumi's `NewProvider`,
+    /// `filepath.Dir(bin)`), so a relative path would be looked up in the plugin cache.
     fn working_dir(&self) -> std::path::PathBuf {
-        let info = self.engine_info.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        info.program_directory.clone().map(std::path::PathBuf::from).unwrap_or_else(|| std::path::PathBuf::from("."))
+        std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."))
     }
 }
 
