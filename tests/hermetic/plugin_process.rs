@@ -334,3 +334,29 @@ async fn when_its_launcher_is_killed_the_plugin_and_its_terraform_provider_exit(
         );
     }
 }
+
+/// The plugin killed outright (SIGKILL; TerminateProcess on Windows) runs no code of its own
+/// to stop its provider: the system must. On Linux the provider's parent-death signal does it,
+/// on Windows the provider's Job Object, whose only handle dies with the plugin.
+#[tokio::test]
+async fn a_plugin_killed_outright_takes_its_terraform_provider_with_it() {
+    let fixture = common::fixture::wrapper_dir("6", &[]).expect("the fixture provider");
+    let mut plugin = Plugin::start(&["127.0.0.1:9"]);
+    let args = vec![fixture.join("terraform-provider-fixture").display().to_string()];
+    plugin
+        .parameterize(pulumirpc::parameterize_request::Parameters::Args(
+            pulumirpc::parameterize_request::ParametersArgs { args },
+        ))
+        .await
+        .expect("Parameterize launches the fixture provider");
+    let providers = common::children_of(plugin.child.id());
+    assert_eq!(providers.len(), 1, "the plugin runs one Terraform provider: {providers:?}");
+
+    plugin.child.kill().expect("kill the plugin");
+    plugin.child.wait().expect("reap the plugin");
+    assert!(
+        common::wait_until_dead(providers[0], Duration::from_secs(5)),
+        "the Terraform provider {} outlived the plugin killed outright",
+        providers[0]
+    );
+}
