@@ -73,7 +73,10 @@ pub fn command(program: &Path, dir: &Path, owner: Option<(u32, u32)>) -> Command
         command.env("TFBRIDGE_TEST_RUN", run);
     }
     // SAFETY: prctl(2) only sets a flag of the calling (child) process; it allocates
-    // nothing and is async-signal-safe. Runs after setuid, which would clear it.
+    // nothing and is async-signal-safe. Runs after setuid, which would clear it. Linux
+    // only, as in src/tfplugin/process.rs: the servers are Debian's, but the tests that
+    // start them must still compile for macOS (scripts/cross-test.sh).
+    #[cfg(target_os = "linux")]
     unsafe {
         command.pre_exec(|| {
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
