@@ -35,7 +35,7 @@
 #   into ${TFBRIDGE_TOOLS_DIR:-$HOME/.cache/tfbridge-tools}:
 #     zig/<version>/ziglang/zig                     PyPI's ziglang (pip install --target)
 #     cargo-zigbuild/<version>/bin/cargo-zigbuild   crates.io (cargo install --locked --root)
-# The registration in binfmt_misc lasts until the machine restarts.
+# binfmt_misc's qemu-aarch64 entry is left as the run found it (enabled or not).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -111,7 +111,20 @@ register_binfmt() {
   else
     cat /usr/lib/binfmt.d/qemu-aarch64.conf >"$misc/register"
   fi
-  log "registered qemu-aarch64 in binfmt_misc"
+  log "registered qemu-aarch64 in binfmt_misc (until this run ends)"
+}
+
+# Whether qemu-aarch64 is enabled in binfmt_misc: checked before the arm64 step (installing
+# Debian's qemu-user-binfmt enables it too) and restored at exit, because with it every
+# aarch64 ELF file on the machine runs under qemu, which changes what other tests see
+# (e2e_install's wrong-architecture archive).
+binfmt_enabled() { grep -qx enabled /proc/sys/fs/binfmt_misc/qemu-aarch64 2>/dev/null; }
+BINFMT_WAS_ENABLED=
+binfmt_enabled && BINFMT_WAS_ENABLED=1
+restore_binfmt() {
+  if [[ -z $BINFMT_WAS_ENABLED ]] && binfmt_enabled; then
+    echo 0 >/proc/sys/fs/binfmt_misc/qemu-aarch64 && log "disabled qemu-aarch64 in binfmt_misc again"
+  fi
 }
 
 # install_zig: PyPI's ziglang into its own directory (no virtualenv, so it can be renamed
@@ -148,7 +161,7 @@ install_zigbuild() {
 # own processes never match.
 marker="cross-test.sh-$$-$(date +%s%N)"
 logs=$(mktemp -d)
-trap 'rm -rf "$logs"' EXIT
+trap 'restore_binfmt; rm -rf "$logs"' EXIT
 status=0
 summary=()
 tests=
