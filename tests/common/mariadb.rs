@@ -66,7 +66,16 @@ impl MariaDb {
             String::from_utf8_lossy(&install.stdout),
             String::from_utf8_lossy(&install.stderr)
         );
-        server.launch()?;
+        // The free port may be taken by someone else before the server binds it (any other
+        // test or process on the machine asks the kernel for ports too): then another port.
+        let mut attempts = 0;
+        while let Err(err) = server.launch() {
+            attempts += 1;
+            if attempts >= 3 || !format!("{err:#}").contains("Address already in use") {
+                return Err(err);
+            }
+            server.port = service::free_port()?;
+        }
         // Root gets a password, over the socket; the password-less root@127.0.0.1 and friends go,
         // so that a TCP login from 127.0.0.1 authenticates as root@localhost with the password.
         let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
