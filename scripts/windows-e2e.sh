@@ -22,7 +22,7 @@ repo=$(pwd)
 target=x86_64-pc-windows-gnu
 target_dir=${CARGO_TARGET_DIR:-$repo/target}
 plugin_exe=${PLUGIN_EXE:-$target_dir/$target/debug/pulumi-resource-terraform-provider.exe}
-version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
+version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | sed -n 1p)
 [[ -f $plugin_exe ]] || { echo "windows-e2e: no Windows plugin at $plugin_exe: cargo build --target $target" >&2; exit 1; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/tfbridge-wine-e2e.XXXXXX")
@@ -68,7 +68,8 @@ output_has() { grep -qF -- "$1" "$work/last" || { echo "  (the output lacks: $1)
 
 echo "== the release archive, installed with the Windows CLI"
 dist=$work/dist
-archive=$(scripts/release.sh --binary "$plugin_exe" --target "$target" --out "$dist" | head -n 1)
+# sed, not head: head would close the pipe before release.sh printed its second line.
+archive=$(scripts/release.sh --binary "$plugin_exe" --target "$target" --out "$dist" | sed -n 1p)
 tar -tzvf "$archive"
 check "the archive holds the .exe, LICENSE and README.md at its root" \
   test "$(tar -tzf "$archive" | sort | tr '\n' ' ')" = "LICENSE README.md pulumi-resource-terraform-provider.exe "
