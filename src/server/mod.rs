@@ -28,12 +28,11 @@ use tonic::{Request, Response, Status};
 
 pub use engine::{EngineLog, InvalidEngineAddress, Severity};
 
-/// What the engine told us in `Handshake`, kept for the operations that need it later
-/// (e.g. resolving relative local provider paths against the program directory).
+/// What the engine told us in `Handshake`, kept for the operations that need it later. Its
+/// root and program directories are not kept: for a provider they name the plugin binary's
+/// folder (see `working_dir`).
 #[derive(Clone, Debug, Default)]
 pub struct EngineInfo {
-    pub root_directory: Option<String>,
-    pub program_directory: Option<String>,
     /// Whether the engine sets `InvokeRequest.preview` (Handshake's `invoke_with_preview`);
     /// actions need it to tell a preview from an update.
     pub invoke_with_preview: bool,
@@ -62,15 +61,15 @@ impl Provider {
             session: tokio::sync::Mutex::new(None),
         }
     }
+}
 
-    /// Where relative local provider paths and lock files are found: our working directory,
-    /// which the engine sets to its own (the project's, where `pulumi package add ./x` was
-    /// typed). Not the Handshake's `program_directory`: for a provider the engine names
-    /// there the folder of the plugin binary itself (pulumi's `NewProvider`,
-    /// `filepath.Dir(bin)`), so a relative path would be looked up in the plugin cache.
-    fn working_dir(&self) -> std::path::PathBuf {
-        std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."))
-    }
+/// Where relative local provider paths and lock files are found: our working directory,
+/// which the engine sets to its own (the project's, where `pulumi package add ./x` was
+/// typed). Not the Handshake's `program_directory`: for a provider the engine names there
+/// the folder of the plugin binary itself (pulumi's `NewProvider`, `filepath.Dir(bin)`), so
+/// a relative path would be looked up in the plugin cache.
+fn working_dir() -> std::path::PathBuf {
+    std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."))
 }
 
 /// Installer progress, forwarded to the engine as status lines. The installer reports
@@ -184,11 +183,8 @@ impl Provider {
         if let Err(err) = self.engine_log.connect(&request.engine_address) {
             return Err(Status::invalid_argument(err.to_string()));
         }
-        *self.engine_info.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = EngineInfo {
-            root_directory: request.root_directory,
-            program_directory: request.program_directory,
-            invoke_with_preview: request.invoke_with_preview,
-        };
+        *self.engine_info.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) =
+            EngineInfo { invoke_with_preview: request.invoke_with_preview };
         Ok(pulumirpc::ProviderHandshakeResponse {
             accept_secrets: true,
             accept_resources: true,
@@ -226,7 +222,7 @@ impl Provider {
         }
         let progress =
             EngineProgress { engine_log: self.engine_log.clone(), runtime: tokio::runtime::Handle::current() };
-        let working_dir = self.working_dir();
+        let working_dir = working_dir();
         let work = lifecycle::start_provider(&args, &working_dir, &progress);
         let mut session = tokio::select! {
             () = self.cancel.cancelled() => return Err(Status::cancelled("Parameterize was cancelled by the Pulumi engine")),
@@ -338,7 +334,7 @@ impl Provider {
                 // Straight from the cache: nothing worth a line, and the engine would print
                 // each start on stderr, once per provider of the state.
                 let progress = crate::installer::NoProgress;
-                let working_dir = self.working_dir();
+                let working_dir = working_dir();
                 let started = tokio::select! {
                     () = self.cancel.cancelled() => return Err(Status::cancelled("GetMapping was cancelled by the Pulumi engine")),
                     result = lifecycle::start_provider(&args, &working_dir, &progress) => result,

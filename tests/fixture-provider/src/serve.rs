@@ -261,7 +261,7 @@ fn listen(_dir: &std::path::Path) -> Result<(tls::Listener, Address), ServeError
     Err(ServeError::ListenTcp("couldn't bind plugin TCP listener".to_owned()))
 }
 
-#[cfg_attr(not(unix), allow(dead_code))]
+#[cfg(unix)]
 fn socket_suffix(attempt: u32) -> u64 {
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().subsec_nanos();
     let mixed = (u64::from(std::process::id()) << 32) ^ u64::from(nanos) ^ u64::from(attempt).wrapping_mul(0x9E37_79B9);
