@@ -222,29 +222,9 @@ for s in "${steps[@]}"; do
 done
 
 # No process left behind. A process that is exiting gets two seconds to go.
-leftovers() {
-  local environ pid
-  for environ in /proc/[0-9]*/environ; do
-    pid=${environ#/proc/}
-    pid=${pid%/environ}
-    if tr '\0' '\n' 2>/dev/null <"$environ" | grep -qxF "TFBRIDGE_TEST_RUN=$marker"; then
-      echo "$pid"
-    fi
-  done
-}
-left=$(leftovers)
-if [[ -n $left ]]; then
-  sleep 2
-  left=$(leftovers)
-fi
-if [[ -n $left ]]; then
-  echo "cross-test.sh: FAILED: the run left these processes behind (now killed):" >&2
-  # shellcheck disable=SC2086
-  ps -o pid=,ppid=,args= -p "$(echo $left | tr ' ' ',')" >&2 || true
-  # shellcheck disable=SC2086
-  kill -9 $left 2>/dev/null || true
-  status=1
-fi
+# shellcheck source=leftovers.sh
+. scripts/leftovers.sh
+no_leftovers cross-test.sh "$marker" || status=1
 
 printf '%s\n' "${summary[@]}"
 # The runner's summary (arm64) last, as scripts/test.sh ends.

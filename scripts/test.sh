@@ -78,31 +78,13 @@ if [[ ${TFBRIDGE_WINDOWS_TIER:-1} != 0 ]]; then
   echo "== windows: $((SECONDS - windows_start)) s" >&2
 fi
 
-# No process left behind. A process that is exiting gets two seconds to go.
-leftovers() {
-  local pid
-  # Anchored at a path component, so that no shell whose command line merely mentions
-  # these names (this one included) matches.
-  for pid in $(pgrep -f '(^|/)(terraform-provider-|pulumi-resource-terraform-provider|pulumi-language-|mariadbd |named |pdns_server )' || true); do
-    [[ $pid == "$$" ]] && continue
-    if tr '\0' '\n' 2>/dev/null <"/proc/$pid/environ" | grep -qxF "TFBRIDGE_TEST_RUN=$TFBRIDGE_TEST_RUN"; then
-      echo "$pid"
-    fi
-  done
-}
-left=$(leftovers)
-if [[ -n $left ]]; then
-  sleep 2
-  left=$(leftovers)
-fi
-if [[ -n $left ]]; then
-  echo "test.sh: FAILED: the run left these processes behind (now killed):" >&2
-  # shellcheck disable=SC2086
-  ps -o pid=,ppid=,args= -p "$(echo $left | tr ' ' ',')" >&2 || true
-  # shellcheck disable=SC2086
-  kill -9 $left 2>/dev/null || true
+# No process left behind (scripts/leftovers.sh). The pattern is anchored at a path component,
+# so that no shell whose command line merely mentions these names (this one included) matches.
+# shellcheck source=leftovers.sh
+. scripts/leftovers.sh
+no_leftovers test.sh "$TFBRIDGE_TEST_RUN" \
+  '(^|/)(terraform-provider-|pulumi-resource-terraform-provider|pulumi-language-|mariadbd |named |pdns_server )' ||
   status=1
-fi
 
 # cargo prints one "test result:" line per test binary; add them up.
 # The Windows tier's own closing line ("windows: N passed, N failed, N ignored") counts its
