@@ -17,8 +17,8 @@
 #   scripts/test-windows.sh e2e
 set -euo pipefail
 cd "$(dirname "$0")/.."
-parts=("${@:-hermetic}")
-[[ $# -eq 0 ]] && parts=(hermetic e2e)
+parts=("$@")
+[[ $# -gt 0 ]] || parts=(hermetic e2e)
 target=x86_64-pc-windows-gnu
 
 # Debian's Wine and MinGW, when this machine lacks them (as root, as test-tools.sh installs
@@ -34,7 +34,6 @@ rustup target add "$target" >/dev/null
 bash scripts/test-tools.sh windows
 # shellcheck source=wine-env.sh
 . scripts/wine-env.sh
-trap tfbridge_wine_stop EXIT
 logs=$(mktemp -d)
 trap 'tfbridge_wine_stop; rm -rf "$logs"' EXIT
 

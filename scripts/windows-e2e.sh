@@ -26,14 +26,13 @@ version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | sed -n 1p)
 [[ -f $plugin_exe ]] || { echo "windows-e2e: no Windows plugin at $plugin_exe: cargo build --target $target" >&2; exit 1; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/tfbridge-wine-e2e.XXXXXX")
-trap 'tfbridge_wine_stop; rm -rf "$work"' EXIT
 # The program's folder and the provider's live on C:, inside the prefix, as on Windows.
 drive_c=$WINEPREFIX/drive_c
 run_dir="tfbridge e2e $$"
+trap 'tfbridge_wine_stop; rm -rf "$work" "${drive_c:?}/$run_dir"' EXIT
 project_unix=$drive_c/$run_dir/project
 providers_unix="$drive_c/$run_dir/Terraform Providers Ünïcødé"
 mkdir -p "$project_unix/bin" "$providers_unix" "$work/backend"
-trap 'tfbridge_wine_stop; rm -rf "$work" "${drive_c:?}/$run_dir"' EXIT
 provider_name=terraform-provider-random_v3.9.0_x5.exe
 cp "$TFBRIDGE_WINDOWS_RANDOM" "$providers_unix/$provider_name"
 cp "$TFBRIDGE_WINDOWS_RANDOM" "$project_unix/bin/$provider_name"
