@@ -7,6 +7,8 @@
 //! - [`SchemaCache`] (`store`): the directory, atomic writes, the size bound (least
 //!   recently used entries evicted), safe with concurrent processes without locks.
 //! - [`LazySchema`] (`lazy`): the schema as start-up holds it, whole or decoded per item.
+//! - `package`: the translated Pulumi package schema (GetSchema's answer) per binary and
+//!   translation settings, so a warm GetSchema neither translates nor waits for the provider.
 //!
 //! The cache stores the serde form of the whole [`schema_gen::tf::ProviderSchema`] and a
 //! serde value of "start-up facts" the caller defines, so a new field in either is cached
@@ -27,6 +29,7 @@
 mod entry;
 mod key;
 mod lazy;
+mod package;
 mod store;
 #[cfg(test)]
 mod tests;
@@ -36,6 +39,7 @@ use std::collections::BTreeMap;
 pub use entry::EntryProblem;
 pub use key::{CacheKey, FileIdentity};
 pub use lazy::LazySchema;
+pub use package::inputs_digest as package_inputs_digest;
 pub use store::{Miss, SchemaCache, StoreError};
 
 /// The default bound on the cache directory.

@@ -22,7 +22,8 @@ use super::entry::{self, EntryProblem};
 use super::key::CacheKey;
 use super::lazy::LazySchema;
 
-/// Entries are files named `<digest>.schema`; temporary files start with this.
+/// Entries are files named `<digest>.schema` (and `<digest>-<inputs>.package`, the
+/// translated packages); temporary files start with this.
 const TEMP_PREFIX: &str = ".tmp-";
 
 /// A temporary file this old was left by a process that died mid-write.
@@ -172,7 +173,7 @@ pub(super) fn evictions(mut files: Vec<CacheFile>, max_bytes: u64, now: SystemTi
             }
             return false;
         }
-        file.name.ends_with(".schema")
+        file.name.ends_with(".schema") || file.name.ends_with(super::package::PACKAGE_SUFFIX)
     });
     // Newest first; ties by name so the decision is deterministic.
     files.sort_by(|a, b| b.modified.cmp(&a.modified).then_with(|| a.name.cmp(&b.name)));

@@ -6,6 +6,7 @@ use expect_test::expect;
 use schema_gen::tf::{ProviderSchema, ProvidersSchemaFile};
 
 use super::entry::{self, EntryProblem, MAGIC};
+use super::package;
 use super::store::{CacheFile, evictions, write_atomically};
 use super::*;
 
@@ -360,4 +361,136 @@ fn the_environment_places_and_bounds_the_cache() {
         off
         /home/u/.pulumi/dynamic_tf_plugins/.schema-cache max 536870912 bytes"#]]
     .assert_eq(&rendered.join("\n"));
+}
+
+/// A translated package's JSON, big enough to span several pages.
+fn package_json(marker: &str) -> String {
+    let resources: BTreeMap<String, serde_json::Value> =
+        (0..200).map(|i| (format!("p:index/r{i}:R{i}"), serde_json::json!({"marker": marker}))).collect();
+    serde_json::json!({"name": "p", "resources": resources}).to_string()
+}
+
+#[test]
+fn a_package_reads_back_only_for_its_binary_build_and_inputs() {
+    let (_temp, cache) = unbounded_cache();
+    let a = key("/p/a");
+    let inputs = package_inputs_digest(&("p", "1.0.0", ["include"]));
+    assert!(matches!(cache.load_package(&a, &inputs), Err(Miss::Absent)), "cold");
+    cache.store_package(&a, &inputs, &package_json("one")).unwrap();
+    assert_eq!(cache.load_package(&a, &inputs).unwrap(), package_json("one"));
+    // Other translation settings (another name or version asked for): another entry.
+    let other_inputs = package_inputs_digest(&("p", "2.0.0", ["include"]));
+    assert_ne!(other_inputs, inputs);
+    assert!(matches!(cache.load_package(&a, &other_inputs), Err(Miss::Absent)));
+    // A stale binary: the same path changed on disk is another key.
+    let mut changed = a.clone();
+    changed.binary_identity.mtime_ns += 1;
+    assert!(matches!(cache.load_package(&changed, &inputs), Err(Miss::Absent)));
+    // A new plugin version or build reads none of the old ones.
+    let mut new_plugin = a.clone();
+    new_plugin.bridge_version = "100.0.1".to_owned();
+    assert!(matches!(cache.load_package(&new_plugin, &inputs), Err(Miss::Absent)));
+    let mut new_build = a.clone();
+    new_build.bridge_build.size += 1;
+    assert!(matches!(cache.load_package(&new_build, &inputs), Err(Miss::Absent)));
+    // An entry copied under another key's name is refused by its header, not believed.
+    std::fs::copy(
+        cache.dir.join(package::file_name(&a, &inputs)),
+        cache.dir.join(package::file_name(&changed, &inputs)),
+    )
+    .unwrap();
+    assert!(matches!(
+        cache.load_package(&changed, &inputs),
+        Err(Miss::Refused { problem: EntryProblem::OtherKey, .. })
+    ));
+}
+
+#[test]
+fn damaged_packages_are_refused_and_replaced() {
+    let (_temp, cache) = unbounded_cache();
+    let a = key("/p/a");
+    let inputs = package_inputs_digest(&"p");
+    cache.store_package(&a, &inputs, &package_json("one")).unwrap();
+    let path = cache.dir.join(package::file_name(&a, &inputs));
+    let good = std::fs::read(&path).unwrap();
+    let refused = |bytes: Vec<u8>| {
+        std::fs::write(&path, bytes).unwrap();
+        match cache.load_package(&a, &inputs) {
+            Err(Miss::Refused { problem, .. }) => problem,
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    };
+    let mut flipped = good.clone();
+    let last = flipped.len() - 10;
+    flipped[last] ^= 0x20;
+    assert_eq!(refused(flipped), EntryProblem::Checksum);
+    assert_eq!(refused(good[..good.len() - 1].to_vec()), EntryProblem::Truncated("payload"));
+    assert_eq!(refused(good[..10].to_vec()), EntryProblem::BadMagic);
+    assert_eq!(refused(package::PACKAGE_MAGIC.to_vec()), EntryProblem::Truncated("header length"));
+    let mut longer = good.clone();
+    longer.push(b' ');
+    assert!(matches!(refused(longer), EntryProblem::BadHeader(_)));
+    // The next store replaces the damaged entry.
+    cache.store_package(&a, &inputs, &package_json("two")).unwrap();
+    assert_eq!(cache.load_package(&a, &inputs).unwrap(), package_json("two"));
+}
+
+#[test]
+fn packages_count_toward_the_bound_and_are_evicted_like_schemas() {
+    let now = SystemTime::now();
+    let files = vec![file("new.package", 10, 1, now), file("old.package", 10, 100, now), file("x.schema", 10, 50, now)];
+    assert_eq!(evictions(files, 20, now), vec!["old.package".to_owned()]);
+}
+
+/// Two processes (this test binary, run again as writers) store the same package while this
+/// one reads it: every read is absent or whole and right.
+#[test]
+fn two_processes_writing_one_package_never_leave_a_torn_entry() {
+    const WRITER: &str = "TFBRIDGE_TEST_PACKAGE_WRITER";
+    let a = key("/p/a");
+    let inputs = package_inputs_digest(&"two processes");
+    if let Some(dir) = std::env::var_os(WRITER) {
+        let cache = SchemaCache { dir: PathBuf::from(dir), max_bytes: u64::MAX };
+        for _ in 0..20 {
+            cache.store_package(&a, &inputs, &package_json("same")).unwrap();
+        }
+        return;
+    }
+    let (_temp, cache) = unbounded_cache();
+    let name = "schema_cache::tests::two_processes_writing_one_package_never_leave_a_torn_entry";
+    let mut writers: Vec<_> = (0..2)
+        .map(|_| {
+            std::process::Command::new(std::env::current_exe().unwrap())
+                .args([name, "--exact", "--test-threads=1"])
+                .env(WRITER, &cache.dir)
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut seen = 0;
+    while seen < 40 {
+        match cache.load_package(&a, &inputs) {
+            Ok(json) => {
+                assert_eq!(json, package_json("same"));
+                seen += 1;
+            }
+            Err(Miss::Absent) => {
+                // Writers that ended without writing (a filter that matched no test) would
+                // leave this loop waiting forever.
+                let ended = writers.iter_mut().all(|w| w.try_wait().unwrap().is_some());
+                assert!(
+                    !ended || cache.dir.join(package::file_name(&a, &inputs)).exists(),
+                    "the writers wrote nothing"
+                );
+                std::thread::yield_now();
+            }
+            Err(other) => panic!("a reader saw a bad package entry: {other}"),
+        }
+    }
+    for mut writer in writers {
+        assert!(writer.wait().unwrap().success(), "a writer process failed");
+    }
+    let names: Vec<_> = std::fs::read_dir(&cache.dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names, vec![std::ffi::OsString::from(package::file_name(&a, &inputs))], "no temporary file left");
 }
