@@ -81,6 +81,12 @@ impl CacheLookup {
         CacheLookup { cache: Some((cache, key)), read: Some(read) }
     }
 
+    /// The cache and the binary's key, for the entries kept beside the schema (the
+    /// translated package).
+    pub fn cache_and_key(&self) -> Option<(SchemaCache, CacheKey)> {
+        self.cache.clone()
+    }
+
     /// No cache: a reattached provider has no binary of ours to key on.
     pub fn none() -> CacheLookup {
         CacheLookup { cache: None, read: None }

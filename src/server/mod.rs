@@ -266,17 +266,10 @@ impl Provider {
         }
         // Translating a big provider takes hundreds of milliseconds of CPU; off the runtime's
         // one thread, so Cancel and the other calls are still answered meanwhile.
-        let translated = tokio::task::spawn_blocking(move || {
-            let (mut spec, warnings) = session.package_schema(plugin_identity::VERSION);
-            spec.version.clone_from(&session.announced_version);
-            (spec.to_json(), warnings)
-        })
-        .await;
-        let (schema, warnings) =
+        let translated =
+            tokio::task::spawn_blocking(move || session.package_schema_json(plugin_identity::VERSION)).await;
+        let schema =
             translated.map_err(|err| Status::internal(format!("the schema translation did not finish: {err}")))?;
-        for warning in &warnings {
-            tracing::debug!("schema translation: {warning}");
-        }
         Ok(pulumirpc::GetSchemaResponse { schema })
     }
 

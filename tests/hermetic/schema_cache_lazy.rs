@@ -108,3 +108,49 @@ async fn a_warm_start_decodes_only_what_the_program_uses() -> anyhow::Result<()>
     let _ = std::fs::remove_dir_all(&root);
     Ok(())
 }
+
+/// The `.package` entries in the cache directory.
+fn package_entries(cache: &SchemaCache) -> Vec<std::path::PathBuf> {
+    let Ok(entries) = std::fs::read_dir(&cache.dir) else { return Vec::new() };
+    entries.map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "package")).collect()
+}
+
+#[tokio::test]
+async fn a_warm_get_schema_answers_the_cached_package_without_translating() -> anyhow::Result<()> {
+    let root = common::scratch_dir("schema-cache-package");
+    let cache = SchemaCache { dir: root.join(".schema-cache"), max_bytes: u64::MAX };
+    switchable_fixture(&root, &root.join("panic-on"))?;
+
+    let cold = start(&root, &cache).await?;
+    let cold_json = cold.package_schema_json("100.0.0");
+    cold.shutdown().await; // joins the package write
+    let written = package_entries(&cache);
+    assert_eq!(written.len(), 1, "one translated package: {written:?}");
+
+    let warm = start(&root, &cache).await?;
+    assert_eq!(warm.package_schema_json("100.0.0"), cold_json);
+    // Translating would have decoded every resource type.
+    assert!(!warm.connection.schema.is_whole(), "a warm GetSchema translated again");
+    // Another plugin version translates anew, into an entry of its own.
+    let other: serde_json::Value = serde_json::from_str(&warm.package_schema_json("100.0.1"))?;
+    assert!(warm.connection.schema.is_whole(), "another plugin version is translated");
+    assert_eq!(other["version"], serde_json::from_str::<serde_json::Value>(&cold_json)?["version"]);
+    warm.shutdown().await;
+    assert_eq!(package_entries(&cache).len(), 2);
+
+    // A corrupt entry is a miss: translated again, the same answer, and rewritten.
+    let mut bytes = std::fs::read(&written[0])?;
+    let last = bytes.len() - 2;
+    bytes[last] ^= 0x01;
+    std::fs::write(&written[0], &bytes)?;
+    let again = start(&root, &cache).await?;
+    assert_eq!(again.package_schema_json("100.0.0"), cold_json);
+    assert!(again.connection.schema.is_whole(), "the corrupt entry was believed");
+    again.shutdown().await;
+    let third = start(&root, &cache).await?;
+    assert_eq!(third.package_schema_json("100.0.0"), cold_json);
+    assert!(!third.connection.schema.is_whole(), "the corrupt entry was not replaced");
+    third.shutdown().await;
+    let _ = std::fs::remove_dir_all(&root);
+    Ok(())
+}

@@ -38,7 +38,7 @@ use super::write_only::WriteOnlyInputs;
 use crate::installer;
 use crate::parameterize::{Args, LocalValue, ParameterValue, RemoteValue, Source};
 use crate::property::PropertyMap;
-use crate::schema_cache::SchemaCache;
+use crate::schema_cache::{CacheKey, Miss, SchemaCache, package_inputs_digest};
 use crate::tfplugin::reattach::{REATTACH_ENV_VARS, reattach_config_from_env};
 use crate::tfplugin::{LaunchConfig, launch, reattach, resolve_executable};
 
@@ -64,8 +64,11 @@ pub struct Session {
     /// Whether Parameterize downloaded the provider just now (first use), rather than
     /// finding it in a cache, a mirror directory or a local path.
     pub downloaded: bool,
-    /// The schema cache write begun at start-up, if any, joined at shutdown.
-    cache_write: Mutex<Option<CacheWrite>>,
+    /// The schema cache writes begun (start-up's schema, GetSchema's package), joined at
+    /// shutdown.
+    cache_writes: Mutex<Vec<CacheWrite>>,
+    /// The cache and this binary's key, where GetSchema's translated package is kept.
+    package_cache: Option<(SchemaCache, CacheKey)>,
     /// Plans made by Diff, for the final-plan check of the Update that follows.
     plans: PlanCache,
     /// Write-only values Check kept out of the recorded inputs, for Diff, Create and Update.
@@ -147,6 +150,7 @@ pub async fn start_provider_with_cache(
         }
     };
     let launched = started.elapsed();
+    let package_cache = lookup.cache_and_key();
     let client = Client::new(client);
     let StartupSchema { schema, capabilities, identity_schemas, write: cache_write } =
         client.startup_schema(lookup).await?;
@@ -188,7 +192,8 @@ pub async fn start_provider_with_cache(
         warnings,
         origin,
         downloaded,
-        cache_write: Mutex::new(cache_write),
+        cache_writes: Mutex::new(cache_write.into_iter().collect()),
+        package_cache,
         plans: PlanCache::default(),
         write_only: WriteOnlyInputs::default(),
         generated_names: GeneratedNames::default(),
@@ -225,6 +230,56 @@ impl Session {
         })
     }
 
+    /// GetSchema's answer: the package schema as JSON, its version the announced one. A
+    /// warm start reads it from the schema cache; otherwise it is translated (hundreds of
+    /// milliseconds on a big provider) and written to the cache in the background.
+    pub fn package_schema_json(&self, plugin_version: &str) -> String {
+        let inputs = self.package_inputs(plugin_version);
+        if let Some((cache, key)) = &self.package_cache {
+            match cache.load_package(key, &inputs) {
+                Ok(json) => return json,
+                Err(Miss::Absent) => tracing::debug!("schema cache: no translated package yet"),
+                Err(miss) => tracing::debug!("schema cache: {miss}; translating again"),
+            }
+        }
+        let (mut spec, warnings) = self.package_schema(plugin_version);
+        for warning in &warnings {
+            tracing::debug!("schema translation: {warning}");
+        }
+        spec.version.clone_from(&self.announced_version);
+        let json = spec.to_json();
+        if let Some((cache, key)) = self.package_cache.clone() {
+            let stored = json.clone();
+            let spawned = std::thread::Builder::new().name("package-cache-write".to_owned()).spawn(move || match cache
+                .store_package(&key, &inputs, &stored)
+            {
+                Ok(()) => tracing::debug!("schema cache: wrote the translated package"),
+                Err(err) => tracing::debug!("schema cache: {err}"),
+            });
+            match spawned {
+                Ok(write) => self.cache_writes.lock().unwrap_or_else(|p| p.into_inner()).push(write),
+                Err(err) => tracing::debug!("schema cache: cannot start the package write: {err}"),
+            }
+        }
+        json
+    }
+
+    /// What the translated package depends on besides the binary (which the cache key
+    /// names): every setting [`Session::package_schema`] passes to the translation, and
+    /// the version GetSchema announces.
+    fn package_inputs(&self, plugin_version: &str) -> String {
+        let connection = &self.connection;
+        package_inputs_digest(&(
+            &connection.package_name,
+            &connection.package_version,
+            &connection.terraform_name,
+            &connection.source_address,
+            &self.parameter,
+            plugin_version,
+            &self.announced_version,
+        ))
+    }
+
     /// Stops the provider the polite way (see [`crate::tfplugin::ProviderClient::shutdown`]),
     /// after the schema cache write. A connection still shared (an ephemeral resource's
     /// renewal task) is dropped instead, which kills the provider.
@@ -236,12 +291,12 @@ impl Session {
         }
     }
 
-    /// Waits for the schema cache write start-up began, if it is still running. A
-    /// short-lived process (schema-gen, `pulumi package add`) must not exit in the middle
-    /// of it, or every run would start cold again.
+    /// Waits for the schema cache writes still running. A short-lived process (schema-gen,
+    /// `pulumi package add`) must not exit in the middle of one, or every run would start
+    /// cold again.
     pub async fn finish_cache_write(&self) {
-        let write = self.cache_write.lock().unwrap_or_else(|p| p.into_inner()).take();
-        if let Some(write) = write {
+        let writes = std::mem::take(&mut *self.cache_writes.lock().unwrap_or_else(|p| p.into_inner()));
+        for write in writes {
             let _ = tokio::task::spawn_blocking(move || write.join()).await;
         }
     }
