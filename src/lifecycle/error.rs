@@ -275,6 +275,10 @@ pub enum ParameterizeError {
     /// The provider answered its schema with error diagnostics.
     #[error("the Terraform provider reported errors in its schema: {0}")]
     SchemaDiagnostics(String),
+    /// The task launching the provider ended without an answer (it panicked or the runtime
+    /// is shutting down).
+    #[error("the provider's launch did not finish: {0}")]
+    LaunchTask(String),
 }
 
 /// A required setting that has no value.

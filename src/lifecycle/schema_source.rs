@@ -21,9 +21,10 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::calls::Client;
+use super::calls::{Client, Launch};
 use super::error::ParameterizeError;
 use crate::schema_cache::{CacheKey, LazySchema, Miss, SchemaCache};
+use crate::tfplugin::ProviderClient;
 use crate::tfplugin::types::ServerCapabilities;
 use schema_gen::tf::IdentitySchema;
 
@@ -92,7 +93,8 @@ impl CacheLookup {
         CacheLookup { cache: None, read: None }
     }
 
-    async fn finish(&mut self) -> Option<(StartupFacts, LazySchema)> {
+    /// The entry, verified, once the read is done; `None` on a miss (said in a debug line).
+    pub async fn finish(&mut self) -> Option<(StartupFacts, LazySchema)> {
         let loaded = match self.read.take()?.await {
             Ok(loaded) => loaded,
             Err(err) => {
@@ -152,12 +154,14 @@ pub(super) fn decide(cached: &Cached) -> Decision {
 }
 
 impl Client {
-    /// The schema, capabilities and identity schemas for start-up, from the cache or the
-    /// provider, and the background write of a fresh answer to the cache.
-    pub(super) async fn startup_schema(&self, mut lookup: CacheLookup) -> Result<StartupSchema, ParameterizeError> {
-        let protocol = self.protocol_number();
-        let started = std::time::Instant::now();
-        let found = lookup.finish().await;
+    /// The schema, capabilities and identity schemas for start-up, from the cache entry
+    /// `found` or the provider, and the background write of a fresh answer to `cache`.
+    pub(super) async fn startup_schema(
+        &self,
+        found: Option<(StartupFacts, LazySchema)>,
+        cache: Option<(SchemaCache, CacheKey)>,
+    ) -> Result<StartupSchema, ParameterizeError> {
+        let protocol = self.protocol_number().unwrap_or_default();
         let cached = match &found {
             None => Cached::Absent,
             Some((facts, _)) => Cached::Present {
@@ -166,7 +170,7 @@ impl Client {
             },
         };
         let decision = decide(&cached);
-        tracing::debug!("schema cache: {decision:?}, entry read {:?} after the launch", started.elapsed());
+        tracing::debug!("schema cache: {decision:?}");
         if let (Decision::UseCache, Some((facts, schema))) = (&decision, found) {
             let StartupFacts { capabilities, identity_schemas, .. } = facts;
             return Ok(StartupSchema { schema, capabilities, identity_schemas, write: None });
@@ -174,7 +178,7 @@ impl Client {
         let (schema, capabilities) = self.provider_schema().await?;
         let identity_schemas = self.identity_schemas().await?;
         let schema = Arc::new(schema);
-        let write = match (decision, lookup.cache) {
+        let write = match (decision, cache) {
             (Decision::Fetch { store: true }, Some((cache, key))) => {
                 let schema = Arc::clone(&schema);
                 let facts = StartupFacts { protocol, capabilities, identity_schemas: identity_schemas.clone() };
@@ -190,6 +194,52 @@ impl Client {
         };
         Ok(StartupSchema { schema: LazySchema::shared(schema), capabilities, identity_schemas, write })
     }
+}
+
+/// A warm start: the cache entry answers start-up, so Parameterize and GetSchema need not
+/// wait for the provider. Its launch goes on in the background, followed by what Terraform
+/// sends such a provider first ([`decide`]: GetProviderSchema and
+/// GetResourceIdentitySchemas only when the cached answer did not make the schema
+/// optional), and the first call of the program waits for it.
+///
+/// The entry's key is the binary's identity, so the launched provider is the one the
+/// entry describes; it is still checked to speak the entry's protocol. If it does not,
+/// the entry is removed and the calls fail with an error saying to run again.
+pub(super) fn warm_start(
+    launching: tokio::task::JoinHandle<Result<ProviderClient, ParameterizeError>>,
+    facts: &StartupFacts,
+    cache: Option<(SchemaCache, CacheKey)>,
+) -> Launch {
+    let decision = decide(&Cached::Present {
+        same_protocol: true,
+        schema_optional: facts.capabilities.get_provider_schema_optional,
+    });
+    tracing::debug!("schema cache: {decision:?}, the launch goes on in the background");
+    let expected = facts.protocol;
+    tokio::spawn(async move {
+        let client = match launching.await {
+            Ok(Ok(client)) => client,
+            Ok(Err(error)) => return Err(error.to_string()),
+            Err(error) => return Err(format!("the launch did not finish: {error}")),
+        };
+        let protocol = client.protocol().number();
+        if protocol != expected {
+            if let Some((cache, key)) = cache {
+                let _ = std::fs::remove_file(cache.dir.join(key.file_name()));
+            }
+            return Err(format!(
+                "it speaks plugin protocol {protocol}, but its cached schema was for protocol {expected}; \
+                 the cache entry is removed: run the command again"
+            ));
+        }
+        if decision == Decision::UseCache {
+            return Ok(client);
+        }
+        let client = Client::new(client);
+        client.provider_schema().await.map_err(|error| error.to_string())?;
+        client.identity_schemas().await.map_err(|error| error.to_string())?;
+        client.into_launched().ok_or_else(|| "the provider was lost after its schema call".to_owned())
+    })
 }
 
 #[cfg(test)]

@@ -60,6 +60,10 @@ pub enum CallError {
     /// The provider answered with a schema or type the bridge cannot read.
     #[error("{rpc} of provider {provider} returned an invalid schema at {source}")]
     InvalidResponse { rpc: &'static str, provider: String, source: SchemaError },
+    /// The provider was launched in the background (a warm start answered from the schema
+    /// cache) and did not start; `message` is the error a cold start would have shown.
+    #[error("the provider {provider} did not start: {message}")]
+    NotStarted { provider: String, message: String },
 }
 
 impl CallError {
@@ -67,7 +71,7 @@ impl CallError {
     pub fn process_exit(&self) -> Option<&ProcessExit> {
         match self {
             CallError::Rpc { exit, .. } => exit.as_deref(),
-            CallError::InvalidResponse { .. } => None,
+            CallError::InvalidResponse { .. } | CallError::NotStarted { .. } => None,
         }
     }
 }

@@ -154,3 +154,90 @@ async fn a_warm_get_schema_answers_the_cached_package_without_translating() -> a
     let _ = std::fs::remove_dir_all(&root);
     Ok(())
 }
+
+/// A fixture launcher that waits for the file `gate` before it starts the provider, and
+/// fails at once if the file `fail` is there: a launch the test holds or breaks while the
+/// launcher's file, and so the cache key, stays the same.
+#[cfg(unix)]
+fn gated_fixture(dir: &std::path::Path) -> anyhow::Result<(std::path::PathBuf, std::path::PathBuf)> {
+    let binary = common::fixture::fixture_binary()?;
+    let (gate, fail) = (dir.join("gate"), dir.join("fail"));
+    common::write_script(
+        dir,
+        "terraform-provider-fixture",
+        &format!(
+            "if [ -e '{fail}' ]; then echo 'the launcher refuses to start' >&2; exit 3; fi\n\
+             while [ ! -e '{gate}' ]; do sleep 0.02; done\n\
+             FIXTURE_PROTOCOL=6 exec '{binary}' \"$@\"",
+            fail = fail.display(),
+            gate = gate.display(),
+            binary = binary.display()
+        ),
+    );
+    Ok((gate, fail))
+}
+
+/// A warm start answers Parameterize and GetSchema from the cache while the provider is
+/// still launching, and the program's first call waits for the launch.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_warm_start_answers_before_the_provider_is_up_and_the_first_call_waits() -> anyhow::Result<()> {
+    let root = common::scratch_dir("schema-cache-deferred");
+    let cache = SchemaCache { dir: root.join(".schema-cache"), max_bytes: u64::MAX };
+    let (gate, _) = gated_fixture(&root)?;
+    std::fs::write(&gate, b"")?;
+    let cold = start(&root, &cache).await?;
+    let cold_json = cold.package_schema_json("100.0.0");
+    cold.shutdown().await;
+
+    // The gate is shut: the provider cannot come up until the test opens it.
+    std::fs::remove_file(&gate)?;
+    let warm = tokio::time::timeout(std::time::Duration::from_secs(60), start(&root, &cache))
+        .await
+        .map_err(|_| anyhow::anyhow!("a warm start waited for the provider"))??;
+    assert_eq!(warm.package_schema_json("100.0.0"), cold_json, "GetSchema without the provider");
+    let urn = "urn:pulumi:dev::p::pulumi:providers:fixture::default";
+    let request = || ConfigureRequest { urn: urn.to_owned(), config: provider_config() };
+    let check = tokio::spawn({
+        let warm = std::sync::Arc::new(warm);
+        async move { (warm.check_config(request()).await.map(|c| c.failures.len()), warm) }
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert!(!check.is_finished(), "CheckConfig answered without the provider");
+    std::fs::write(&gate, b"")?;
+    let (checked, warm) = tokio::time::timeout(std::time::Duration::from_secs(60), check).await??;
+    assert_eq!(checked?, 0, "CheckConfig after the launch");
+    let warm = std::sync::Arc::try_unwrap(warm).map_err(|_| anyhow::anyhow!("the session is still shared"))?;
+    warm.configure(request()).await?;
+    warm.shutdown().await;
+    let _ = std::fs::remove_dir_all(&root);
+    Ok(())
+}
+
+/// A warm start whose provider then fails to launch: start-up succeeds from the cache, and
+/// every call says the provider did not start, and why, instead of hanging.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_failed_background_launch_is_every_call_s_clear_error() -> anyhow::Result<()> {
+    let root = common::scratch_dir("schema-cache-deferred-fail");
+    let cache = SchemaCache { dir: root.join(".schema-cache"), max_bytes: u64::MAX };
+    let (gate, fail) = gated_fixture(&root)?;
+    std::fs::write(&gate, b"")?;
+    start(&root, &cache).await?.shutdown().await;
+
+    std::fs::write(&fail, b"")?;
+    let warm = start(&root, &cache).await?;
+    let urn = "urn:pulumi:dev::p::pulumi:providers:fixture::default";
+    let request = || ConfigureRequest { urn: urn.to_owned(), config: provider_config() };
+    for _ in 0..2 {
+        let error = tokio::time::timeout(std::time::Duration::from_secs(60), warm.check_config(request()))
+            .await?
+            .expect_err("a provider that did not start answered");
+        let text = error.to_string();
+        assert!(text.contains("did not start"), "{text}");
+        assert!(text.contains("the launcher refuses to start") || text.contains("exit"), "the launch's cause: {text}");
+    }
+    warm.shutdown().await;
+    let _ = std::fs::remove_dir_all(&root);
+    Ok(())
+}

@@ -30,8 +30,12 @@ impl Action<'_> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
         let operation = Operation::ValidateActionConfig;
         let encoded = encode(subject, "the action configuration", config, &block.implied_type())?;
-        let response =
-            self.0.unlogged(operation, "config", connection.client.0.validate_action_config(tf_name, &encoded)).await?;
+        let response = self
+            .0
+            .unlogged(operation, "config", async {
+                connection.client.ready().await?.validate_action_config(tf_name, &encoded).await
+            })
+            .await?;
         match response {
             Support::Supported(diagnostics) => Ok(Diagnostics::new(block, names, &diagnostics)),
             Support::Unsupported => Err(self.unsupported(operation)),
@@ -47,7 +51,12 @@ impl Action<'_> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
         let operation = Operation::PlanAction;
         let encoded = encode(subject, "the action configuration", config, &block.implied_type())?;
-        let response = self.0.unlogged(operation, "config", connection.client.0.plan_action(tf_name, &encoded)).await?;
+        let response = self
+            .0
+            .unlogged(operation, "config", async {
+                connection.client.ready().await?.plan_action(tf_name, &encoded).await
+            })
+            .await?;
         let Some(response) = response.supported() else {
             return Err(self.unsupported(operation));
         };
@@ -65,7 +74,12 @@ impl Action<'_> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
         let operation = Operation::InvokeAction;
         let encoded = encode(subject, "the action configuration", config, &block.implied_type())?;
-        let events = self.0.unlogged(operation, "config", connection.client.0.invoke_action(tf_name, &encoded)).await?;
+        let events = self
+            .0
+            .unlogged(operation, "config", async {
+                connection.client.ready().await?.invoke_action(tf_name, &encoded).await
+            })
+            .await?;
         let Some(mut events) = events.supported() else {
             return Err(self.unsupported(operation));
         };

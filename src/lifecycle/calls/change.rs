@@ -40,11 +40,9 @@ impl Resource<'_> {
         operation: Operation,
         secrets: &[Path],
     ) -> Result<(PlanResourceChangeResponse, Warnings), LifecycleError> {
-        let response = debug_log::logged(
-            self.log(operation, secrets),
-            Request::Plan(request),
-            self.provider.client.0.plan_resource_change(request),
-        )
+        let response = debug_log::logged(self.log(operation, secrets), Request::Plan(request), async {
+            self.provider.client.ready().await?.plan_resource_change(request).await
+        })
         .await
         .map_err(call_error(&self.subject, operation))?;
         let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, operation)?;
@@ -217,11 +215,9 @@ impl Resource<'_> {
             planned_identity: self.encode_identity(planned_identity)?,
         };
         let operation = Operation::ApplyResourceChange;
-        let call = debug_log::logged(
-            self.log(operation, secrets),
-            Request::Apply(&request),
-            self.provider.client.0.apply_resource_change(&request),
-        );
+        let call = debug_log::logged(self.log(operation, secrets), Request::Apply(&request), async {
+            self.provider.client.ready().await?.apply_resource_change(&request).await
+        });
         let (response, interruption) = self.interruptible(operation, call, limit, cancel).await?;
         let response = response.map_err(call_error(&self.subject, operation))?;
         let provider = self.provider.display_name();
@@ -363,11 +359,9 @@ impl Resource<'_> {
             () = deadline => Interruption::TimedOut(limit.unwrap_or_default()),
         };
         tracing::info!(urn = %self.urn, %operation, "{interruption}; asking the provider to stop");
-        let stop = debug_log::logged(
-            Call::provider(Operation::StopProvider),
-            Request::Empty,
-            self.provider.client.0.stop_provider(),
-        );
+        let stop = debug_log::logged(Call::provider(Operation::StopProvider), Request::Empty, async {
+            self.provider.client.ready().await?.stop_provider().await
+        });
         if let Err(err) = stop.await {
             tracing::warn!("{} failed: {err}", Operation::StopProvider);
         }

@@ -110,6 +110,6 @@ impl Connection {
 
     /// Stops the provider the polite way (see [`crate::tfplugin::ProviderClient::shutdown`]).
     pub(in crate::lifecycle) async fn shutdown(self) {
-        self.client.0.shutdown().await;
+        self.client.shutdown().await;
     }
 }

@@ -33,11 +33,9 @@ impl EphemeralResource<'_> {
         let encoded = encode(subject, "the arguments", config, &block.implied_type())?;
         let diagnostics = self
             .0
-            .unlogged(
-                Operation::ValidateEphemeralResourceConfig,
-                "config",
-                connection.client.0.validate_ephemeral_resource_config(tf_name, &encoded),
-            )
+            .unlogged(Operation::ValidateEphemeralResourceConfig, "config", async {
+                connection.client.ready().await?.validate_ephemeral_resource_config(tf_name, &encoded).await
+            })
             .await?;
         Ok(Diagnostics::new(block, names, &diagnostics))
     }
@@ -52,7 +50,9 @@ impl EphemeralResource<'_> {
         let encoded = encode(subject, "the arguments", config, &ty)?;
         let response = self
             .0
-            .unlogged(operation, "config", connection.client.0.open_ephemeral_resource(tf_name, &encoded))
+            .unlogged(operation, "config", async {
+                connection.client.ready().await?.open_ephemeral_resource(tf_name, &encoded).await
+            })
             .await?;
         // Terraform opens nothing when the open failed, so there is nothing to close then.
         let warnings = Diagnostics::new(block, names, &response.diagnostics).fail_on_errors(subject, operation)?;
@@ -102,7 +102,9 @@ impl EphemeralResource<'_> {
         let operation = Operation::RenewEphemeralResource;
         let response = self
             .0
-            .unlogged(operation, "private", connection.client.0.renew_ephemeral_resource(tf_name, private))
+            .unlogged(operation, "private", async {
+                connection.client.ready().await?.renew_ephemeral_resource(tf_name, private).await
+            })
             .await?;
         let warnings = Diagnostics::new(block, names, &response.diagnostics).fail_on_errors(subject, operation)?;
         Ok(Warned { value: Renewed { private: response.private, renew_at: response.renew_at }, warnings })
@@ -114,7 +116,9 @@ impl EphemeralResource<'_> {
         let operation = Operation::CloseEphemeralResource;
         let diagnostics = self
             .0
-            .unlogged(operation, "private", connection.client.0.close_ephemeral_resource(tf_name, private))
+            .unlogged(operation, "private", async {
+                connection.client.ready().await?.close_ephemeral_resource(tf_name, private).await
+            })
             .await?;
         let warnings = Diagnostics::new(block, names, &diagnostics).fail_on_errors(subject, operation)?;
         Ok(Warned { value: (), warnings })

@@ -18,13 +18,9 @@ impl Resource<'_> {
         }
         let operation = Operation::GenerateResourceConfig;
         let encoded = self.encode("the imported state", state)?;
-        let response = unlogged(
-            &self.subject,
-            operation,
-            self.tf_name,
-            "state",
-            self.provider.client.0.generate_resource_config(self.tf_name, &encoded),
-        )
+        let response = unlogged(&self.subject, operation, self.tf_name, "state", async {
+            self.provider.client.ready().await?.generate_resource_config(self.tf_name, &encoded).await
+        })
         .await?;
         let Some(response) = response.supported() else {
             tracing::debug!(urn = %self.urn, "{operation} is unimplemented; deriving the inputs instead");

@@ -44,7 +44,9 @@ impl ListResource<'_> {
         let operation = Operation::ValidateListResourceConfig;
         let response = self
             .0
-            .unlogged(operation, "config", connection.client.0.validate_list_resource_config(tf_name, &encoded))
+            .unlogged(operation, "config", async {
+                connection.client.ready().await?.validate_list_resource_config(tf_name, &encoded).await
+            })
             .await?;
         let Some(diagnostics) = response.supported() else {
             return Err(self.unsupported(operation));
@@ -79,7 +81,10 @@ impl ListResource<'_> {
             include_resource_object: true,
             limit,
         };
-        let response = self.0.unlogged(operation, "config", provider.client.0.list_resource(&request)).await?;
+        let response = self
+            .0
+            .unlogged(operation, "config", async { provider.client.ready().await?.list_resource(&request).await })
+            .await?;
         let Some(events) = response.supported() else {
             return Err(self.unsupported(operation));
         };
@@ -109,7 +114,7 @@ impl Listing {
             let event = match self.events.next().await? {
                 Ok(event) => event,
                 Err(status) => {
-                    let error = self.provider.client.0.stream_failed(operation, status).await;
+                    let error = self.provider.client.stream_failed(operation, status).await;
                     return Some(Err(call_error(&self.subject, operation)(error)));
                 }
             };

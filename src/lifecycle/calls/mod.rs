@@ -58,11 +58,86 @@ use crate::tfplugin::{CallError, ProviderClient};
 
 /// The connection to the provider. Its client is private to this module, so every request
 /// goes through the methods here.
-pub struct Client(ProviderClient);
+///
+/// On a warm start the provider is still launching when start-up returns (Parameterize and
+/// GetSchema are answered from the schema cache): the launch runs in the background and the
+/// first call that needs the provider waits for it ([`Client::ready`]).
+pub struct Client {
+    /// The provider once launched, or why its launch failed (said to every call).
+    ready: tokio::sync::OnceCell<Result<ProviderClient, String>>,
+    /// The launch still running in the background, if any. Behind a lock and awaited in
+    /// place, so a waiting call that is cancelled leaves it for the next one.
+    launch: tokio::sync::Mutex<Option<Launch>>,
+    /// The provider's name, for the error of a launch that failed.
+    provider: String,
+}
+
+/// A launch running in the background: the provider, or the text of why it did not start.
+pub type Launch = tokio::task::JoinHandle<Result<ProviderClient, String>>;
 
 impl Client {
     pub(super) fn new(client: ProviderClient) -> Client {
-        Client(client)
+        Client {
+            ready: tokio::sync::OnceCell::new_with(Some(Ok(client))),
+            launch: tokio::sync::Mutex::new(None),
+            provider: String::new(),
+        }
+    }
+
+    /// A client whose provider is still being launched by `launch`.
+    pub(in crate::lifecycle) fn launching(provider: String, launch: Launch) -> Client {
+        Client { ready: tokio::sync::OnceCell::new(), launch: tokio::sync::Mutex::new(Some(launch)), provider }
+    }
+
+    /// The launched provider, after waiting for a background launch.
+    async fn ready(&self) -> Result<&ProviderClient, CallError> {
+        let launched = self
+            .ready
+            .get_or_init(|| async {
+                let mut launch = self.launch.lock().await;
+                let Some(handle) = launch.as_mut() else {
+                    return Err("the provider was never launched".to_owned());
+                };
+                let started = std::time::Instant::now();
+                let result = handle.await.unwrap_or_else(|err| Err(format!("the launch did not finish: {err}")));
+                *launch = None;
+                tracing::debug!("start-up: the first provider call waited {:?} for the launch", started.elapsed());
+                result
+            })
+            .await;
+        launched
+            .as_ref()
+            .map_err(|message| CallError::NotStarted { provider: self.provider.clone(), message: message.clone() })
+    }
+
+    /// The provider if it is launched already (a cold start always is).
+    pub(in crate::lifecycle) fn launched(&self) -> Option<&ProviderClient> {
+        self.ready.get().and_then(|launched| launched.as_ref().ok())
+    }
+
+    /// The provider, for the background launch's own first calls.
+    pub(in crate::lifecycle) fn into_launched(self) -> Option<ProviderClient> {
+        self.ready.into_inner().and_then(Result::ok)
+    }
+
+    /// A stream's failure status, with the process's exit when it died. The stream was
+    /// opened, so the provider is launched.
+    async fn stream_failed(&self, operation: crate::tfplugin::Operation, status: tonic::Status) -> CallError {
+        match self.ready().await {
+            Ok(client) => client.stream_failed(operation, status).await,
+            Err(error) => error,
+        }
+    }
+
+    /// Stops the provider the polite way, after waiting for a launch still running (a
+    /// provider killed mid-handshake could leave its own children behind).
+    pub(in crate::lifecycle) async fn shutdown(self) {
+        if self.ready.get().is_none() {
+            let _ = self.ready().await;
+        }
+        if let Some(client) = self.into_launched() {
+            client.shutdown().await;
+        }
     }
 }
 

@@ -24,11 +24,9 @@ impl Client {
     pub(in crate::lifecycle) async fn provider_schema(
         &self,
     ) -> Result<(ProviderSchema, ServerCapabilities), ParameterizeError> {
-        let response = debug_log::logged(
-            Call::provider(Operation::GetProviderSchema),
-            Request::Empty,
-            self.0.get_provider_schema(),
-        )
+        let response = debug_log::logged(Call::provider(Operation::GetProviderSchema), Request::Empty, async {
+            self.ready().await?.get_provider_schema().await
+        })
         .await?;
         if let Some(error) = schema_errors(&response.diagnostics) {
             return Err(error);
@@ -42,13 +40,13 @@ impl Client {
     pub(in crate::lifecycle) async fn identity_schemas(
         &self,
     ) -> Result<BTreeMap<String, IdentitySchema>, ParameterizeError> {
-        let Some(response) = debug_log::not_logged(
-            Call::provider(Operation::GetResourceIdentitySchemas),
-            None,
-            self.0.get_resource_identity_schemas(),
-        )
-        .await?
-        .supported() else {
+        let Some(response) =
+            debug_log::not_logged(Call::provider(Operation::GetResourceIdentitySchemas), None, async {
+                self.ready().await?.get_resource_identity_schemas().await
+            })
+            .await?
+            .supported()
+        else {
             return Ok(BTreeMap::new());
         };
         if let Some(error) = schema_errors(&response.diagnostics) {
@@ -57,9 +55,9 @@ impl Client {
         Ok(response.schemas)
     }
 
-    /// The plugin protocol's major version the provider speaks.
-    pub(in crate::lifecycle) fn protocol_number(&self) -> u32 {
-        self.0.protocol().number()
+    /// The plugin protocol's major version the provider speaks, once launched.
+    pub(in crate::lifecycle) fn protocol_number(&self) -> Option<u32> {
+        self.launched().map(|client| client.protocol().number())
     }
 }
 
@@ -105,7 +103,7 @@ impl Connection {
         let response = debug_log::logged(
             Call::of_provider(Operation::ValidateProviderConfig, block, &every_setting),
             Request::Config(config),
-            self.client.0.validate_provider_config(&encoded),
+            async { self.client.ready().await?.validate_provider_config(&encoded).await },
         )
         .await
         .map_err(call_error(subject, Operation::ValidateProviderConfig))?;
@@ -127,7 +125,7 @@ impl Connection {
         let diagnostics = debug_log::logged(
             Call::of_provider(operation, block, secrets),
             Request::Configure { terraform_version: TERRAFORM_VERSION, config },
-            self.client.0.configure_provider(TERRAFORM_VERSION, &encoded),
+            async { self.client.ready().await?.configure_provider(TERRAFORM_VERSION, &encoded).await },
         )
         .await
         .map_err(call_error(subject, operation))?;
@@ -152,7 +150,7 @@ impl Connection {
         let response = debug_log::logged(
             Call::named(Operation::CallFunction, tf_name),
             Request::Arguments(encoded.len()),
-            self.client.0.call_function(tf_name, &encoded),
+            async { self.client.ready().await?.call_function(tf_name, &encoded).await },
         )
         .await
         .map_err(call_error(subject, Operation::CallFunction))?;
@@ -189,7 +187,7 @@ impl DataSource<'_> {
         let diagnostics = debug_log::logged(
             Call::of_type(Operation::ValidateDataResourceConfig, tf_name, block, secrets),
             Request::Config(config),
-            connection.client.0.validate_data_resource_config(tf_name, &encoded),
+            async { connection.client.ready().await?.validate_data_resource_config(tf_name, &encoded).await },
         )
         .await
         .map_err(call_error(subject, Operation::ValidateDataResourceConfig))?;
@@ -211,13 +209,12 @@ impl DataSource<'_> {
             config: encode(subject, "the arguments", config, &ty)?,
             provider_meta: connection.provider_meta(),
         };
-        let response = debug_log::logged(
-            Call::of_type(operation, tf_name, block, secrets),
-            Request::Config(config),
-            connection.client.0.read_data_source(&request),
-        )
-        .await
-        .map_err(call_error(subject, operation))?;
+        let response =
+            debug_log::logged(Call::of_type(operation, tf_name, block, secrets), Request::Config(config), async {
+                connection.client.ready().await?.read_data_source(&request).await
+            })
+            .await
+            .map_err(call_error(subject, operation))?;
         let warnings = Diagnostics::new(block, names, &response.diagnostics).fail_on_errors(subject, operation)?;
         let bug = |summary: &'static str, problem: String| LifecycleError::ProviderBug {
             subject: subject.clone(),

@@ -236,13 +236,12 @@ impl Resource<'_> {
     /// into failures).
     pub async fn validate(&self, config: &Value, secrets: &[Path]) -> Result<Diagnostics, LifecycleError> {
         let encoded = self.encode("the configuration", config)?;
-        let diagnostics = debug_log::logged(
-            self.log(Operation::ValidateResourceConfig, secrets),
-            Request::Config(config),
-            self.provider.client.0.validate_resource_config(self.tf_name, &encoded),
-        )
-        .await
-        .map_err(call_error(&self.subject, Operation::ValidateResourceConfig))?;
+        let diagnostics =
+            debug_log::logged(self.log(Operation::ValidateResourceConfig, secrets), Request::Config(config), async {
+                self.provider.client.ready().await?.validate_resource_config(self.tf_name, &encoded).await
+            })
+            .await
+            .map_err(call_error(&self.subject, Operation::ValidateResourceConfig))?;
         Ok(self.diagnostics(&diagnostics))
     }
 
@@ -276,11 +275,9 @@ impl Resource<'_> {
             raw_state: RawState::Json(raw),
         };
         let operation = Operation::UpgradeResourceState;
-        let response = debug_log::logged(
-            self.log(operation, secrets),
-            Request::UpgradeState(&request),
-            self.provider.client.0.upgrade_resource_state(&request),
-        )
+        let response = debug_log::logged(self.log(operation, secrets), Request::UpgradeState(&request), async {
+            self.provider.client.ready().await?.upgrade_resource_state(&request).await
+        })
         .await
         .map_err(call_error(&self.subject, operation))?;
         let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, operation)?;
@@ -330,11 +327,9 @@ impl Resource<'_> {
             version: meta.identity_schema_version,
             raw_identity: stored.into_bytes(),
         };
-        let response = debug_log::not_logged(
-            self.log(operation, &[]),
-            Some("identity"),
-            self.provider.client.0.upgrade_resource_identity(&request),
-        )
+        let response = debug_log::not_logged(self.log(operation, &[]), Some("identity"), async {
+            self.provider.client.ready().await?.upgrade_resource_identity(&request).await
+        })
         .await
         .map_err(call_error(&self.subject, operation))?;
         let Some(response) = response.supported() else {
@@ -430,11 +425,9 @@ impl Resource<'_> {
             provider_meta: self.provider.provider_meta(),
             current_identity: self.encode_identity(identity)?,
         };
-        let response = debug_log::logged(
-            self.log(operation, secrets),
-            Request::Read { current, private },
-            self.provider.client.0.read_resource(&request),
-        )
+        let response = debug_log::logged(self.log(operation, secrets), Request::Read { current, private }, async {
+            self.provider.client.ready().await?.read_resource(&request).await
+        })
         .await
         .map_err(call_error(&self.subject, operation))?;
         let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, operation)?;
@@ -472,7 +465,14 @@ impl Resource<'_> {
         let response = debug_log::logged(
             self.log(operation, &[]),
             Request::Import { id, by_identity: identity_data.is_some() },
-            self.provider.client.0.import_resource_state_by(self.tf_name, id, identity_data.as_ref()),
+            async {
+                self.provider
+                    .client
+                    .ready()
+                    .await?
+                    .import_resource_state_by(self.tf_name, id, identity_data.as_ref())
+                    .await
+            },
         )
         .await
         .map_err(call_error(&self.subject, operation))?;

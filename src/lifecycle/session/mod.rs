@@ -33,14 +33,14 @@ use super::ephemeral::OpenEphemerals;
 use super::error::ParameterizeError;
 use super::list::ListSessions;
 use super::resource::{GeneratedNames, PlanCache};
-use super::schema_source::{CacheLookup, CacheWrite, StartupSchema};
+use super::schema_source::{CacheLookup, CacheWrite, StartupFacts, StartupSchema, warm_start};
 use super::write_only::WriteOnlyInputs;
 use crate::installer;
 use crate::parameterize::{Args, LocalValue, ParameterValue, RemoteValue, Source};
 use crate::property::PropertyMap;
 use crate::schema_cache::{CacheKey, Miss, SchemaCache, package_inputs_digest};
 use crate::tfplugin::reattach::{REATTACH_ENV_VARS, reattach_config_from_env};
-use crate::tfplugin::{LaunchConfig, launch, reattach, resolve_executable};
+use crate::tfplugin::{LaunchConfig, ProviderClient, launch, reattach, resolve_executable};
 
 pub use functions::{InvokeRequest, Progress};
 pub use provider::{ConfigureRequest, DiffConfigRequest};
@@ -106,7 +106,9 @@ pub async fn start_provider_with_cache(
 ) -> Result<Session, ParameterizeError> {
     // Start-up's phases, for the debug line below: where a slow start-up spends its time.
     let started = std::time::Instant::now();
-    let (client, terraform_name, package_version, source_address, origin, downloaded, lookup) = match &args.source {
+    let (launching, terraform_name, package_version, source_address, origin, downloaded, mut lookup) = match &args
+        .source
+    {
         Source::Local { path } => {
             let terraform_name = schema_gen::naming::package_name_from_binary(path)?;
             // The file that runs, as the cache keys it: on Windows a path typed without .exe
@@ -115,8 +117,8 @@ pub async fn start_provider_with_cache(
             let origin = format!("{terraform_name} from the local binary {}", executable.display());
             // The cache read overlaps the launch.
             let lookup = CacheLookup::start(&executable, cache.as_ref());
-            let client = launch(&LaunchConfig::terraform_defaults(executable)).await?;
-            (client, terraform_name, "0.0.0".to_owned(), None, origin, false, lookup)
+            let launching = Launching::start(LaunchConfig::terraform_defaults(executable));
+            (launching, terraform_name, "0.0.0".to_owned(), None, origin, false, lookup)
         }
         Source::Registry { address, constraint } => {
             let request = installer::InstallRequest::parse(address, constraint.as_deref().unwrap_or(""))?;
@@ -126,9 +128,9 @@ pub async fn start_provider_with_cache(
                 // is 0.0.0 and any version constraint is ignored.
                 let origin =
                     format!("{source} reattached at {} (from {})", config.address, REATTACH_ENV_VARS.join(" or "));
-                let client = reattach(&source, &config).await?;
+                let launching = Launching::Ready(reattach(&source, &config).await?);
                 let lookup = CacheLookup::none();
-                (client, request.address.type_name.clone(), "0.0.0".to_owned(), Some(source), origin, false, lookup)
+                (launching, request.address.type_name.clone(), "0.0.0".to_owned(), Some(source), origin, false, lookup)
             } else {
                 let config = installer::InstallerConfig::from_environment(working_dir)?;
                 for warning in &config.warnings {
@@ -136,9 +138,9 @@ pub async fn start_provider_with_cache(
                 }
                 let installed = installer::install(&request, &config, progress).await?;
                 let lookup = CacheLookup::start(&installed.executable, cache.as_ref());
-                let client = launch(&LaunchConfig::terraform_defaults(installed.executable)).await?;
+                let launching = Launching::start(LaunchConfig::terraform_defaults(installed.executable));
                 (
-                    client,
+                    launching,
                     installed.address.type_name.clone(),
                     installed.version.to_string(),
                     Some(installed.address.to_string()),
@@ -149,18 +151,31 @@ pub async fn start_provider_with_cache(
             }
         }
     };
-    let launched = started.elapsed();
+    let found = lookup.finish().await;
     let package_cache = lookup.cache_and_key();
-    let client = Client::new(client);
-    let StartupSchema { schema, capabilities, identity_schemas, write: cache_write } =
-        client.startup_schema(lookup).await?;
+    let display_name = source_address.clone().unwrap_or_else(|| terraform_name.clone());
+    let (client, StartupSchema { schema, capabilities, identity_schemas, write: cache_write }) =
+        match (launching, found) {
+            // Warm: the entry answers start-up; the provider goes on launching meanwhile.
+            (Launching::Started(launch), Some((facts, schema))) => {
+                let client = Client::launching(display_name, warm_start(launch, &facts, package_cache.clone()));
+                let StartupFacts { capabilities, identity_schemas, .. } = facts;
+                (client, StartupSchema { schema, capabilities, identity_schemas, write: None })
+            }
+            (launching, found) => {
+                let client = Client::new(launching.wait().await?);
+                let startup = client.startup_schema(found, package_cache.clone()).await?;
+                (client, startup)
+            }
+        };
+    let launched = client.launched().map(|_| started.elapsed());
     let schema_done = started.elapsed();
 
     let package_name = args.provider_name.clone().unwrap_or_else(|| terraform_name.clone());
     let filter = TokenFilter { include: &args.includes, exclude: &args.excludes };
     let (names, warnings) = ProviderNames::new(schema.names(), &package_name, &filter);
     tracing::debug!(
-        "start-up: provider ready after {launched:?}, schemas after {schema_done:?}, names after {:?}",
+        "start-up: provider ready after {launched:?} (None: launching in the background), schemas after {schema_done:?}, names after {:?}",
         started.elapsed()
     );
     let parameter = ParameterValue {
@@ -201,6 +216,26 @@ pub async fn start_provider_with_cache(
         lists: ListSessions::default(),
         last_config: Mutex::new(PropertyMap::new()),
     })
+}
+
+/// The provider being launched: a task of its own, so a warm start can answer without it.
+enum Launching {
+    Started(tokio::task::JoinHandle<Result<ProviderClient, ParameterizeError>>),
+    /// Reattached: running already.
+    Ready(ProviderClient),
+}
+
+impl Launching {
+    fn start(config: LaunchConfig) -> Launching {
+        Launching::Started(tokio::spawn(async move { Ok(launch(&config).await?) }))
+    }
+
+    async fn wait(self) -> Result<ProviderClient, ParameterizeError> {
+        match self {
+            Launching::Ready(client) => Ok(client),
+            Launching::Started(launch) => launch.await.map_err(|err| ParameterizeError::LaunchTask(err.to_string()))?,
+        }
+    }
 }
 
 impl Session {
