@@ -128,7 +128,7 @@ pub async fn start_provider_with_cache(
                 // is 0.0.0 and any version constraint is ignored.
                 let origin =
                     format!("{source} reattached at {} (from {})", config.address, REATTACH_ENV_VARS.join(" or "));
-                let launching = Launching::Ready(reattach(&source, &config).await?);
+                let launching = Launching::Ready(Box::new(reattach(&source, &config).await?));
                 let lookup = CacheLookup::none();
                 (launching, request.address.type_name.clone(), "0.0.0".to_owned(), Some(source), origin, false, lookup)
             } else {
@@ -222,7 +222,7 @@ pub async fn start_provider_with_cache(
 enum Launching {
     Started(tokio::task::JoinHandle<Result<ProviderClient, ParameterizeError>>),
     /// Reattached: running already.
-    Ready(ProviderClient),
+    Ready(Box<ProviderClient>),
 }
 
 impl Launching {
@@ -232,7 +232,7 @@ impl Launching {
 
     async fn wait(self) -> Result<ProviderClient, ParameterizeError> {
         match self {
-            Launching::Ready(client) => Ok(client),
+            Launching::Ready(client) => Ok(*client),
             Launching::Started(launch) => launch.await.map_err(|err| ParameterizeError::LaunchTask(err.to_string()))?,
         }
     }
