@@ -40,7 +40,7 @@ use crate::parameterize::{Args, LocalValue, ParameterValue, RemoteValue, Source}
 use crate::property::PropertyMap;
 use crate::schema_cache::SchemaCache;
 use crate::tfplugin::reattach::{REATTACH_ENV_VARS, reattach_config_from_env};
-use crate::tfplugin::{LaunchConfig, launch, reattach, resolve_executable};
+use crate::tfplugin::{LaunchConfig, ProviderClient, launch, reattach, resolve_executable};
 
 pub use functions::{InvokeRequest, Progress};
 pub use provider::{ConfigureRequest, DiffConfigRequest};
@@ -103,49 +103,13 @@ pub async fn start_provider_with_cache(
 ) -> Result<Session, ParameterizeError> {
     // Start-up's phases, for the debug line below: where a slow start-up spends its time.
     let started = std::time::Instant::now();
-    let (client, terraform_name, package_version, source_address, origin, downloaded, lookup) = match &args.source {
-        Source::Local { path } => {
-            let terraform_name = schema_gen::naming::package_name_from_binary(path)?;
-            // The file that runs, as the cache keys it: on Windows a path typed without .exe
-            // is the .exe beside it.
-            let executable = resolve_executable(&working_dir.join(path))?;
-            let origin = format!("{terraform_name} from the local binary {}", executable.display());
-            // The cache read overlaps the launch.
-            let lookup = CacheLookup::start(&executable, cache.as_ref());
-            let client = launch(&LaunchConfig::terraform_defaults(executable)).await?;
-            (client, terraform_name, "0.0.0".to_owned(), None, origin, false, lookup)
-        }
-        Source::Registry { address, constraint } => {
-            let request = installer::InstallRequest::parse(address, constraint.as_deref().unwrap_or(""))?;
-            let source = request.address.to_string();
-            if let Some(config) = reattach_config_from_env(&source)? {
-                // A running provider has no registry version: like the Go implementation, it
-                // is 0.0.0 and any version constraint is ignored.
-                let origin =
-                    format!("{source} reattached at {} (from {})", config.address, REATTACH_ENV_VARS.join(" or "));
-                let client = reattach(&source, &config).await?;
-                let lookup = CacheLookup::none();
-                (client, request.address.type_name.clone(), "0.0.0".to_owned(), Some(source), origin, false, lookup)
-            } else {
-                let config = installer::InstallerConfig::from_environment(working_dir)?;
-                for warning in &config.warnings {
-                    progress.warning(warning);
-                }
-                let installed = installer::install(&request, &config, progress).await?;
-                let lookup = CacheLookup::start(&installed.executable, cache.as_ref());
-                let client = launch(&LaunchConfig::terraform_defaults(installed.executable)).await?;
-                (
-                    client,
-                    installed.address.type_name.clone(),
-                    installed.version.to_string(),
-                    Some(installed.address.to_string()),
-                    installed.source,
-                    installed.downloaded,
-                    lookup,
-                )
+    let Launched { client, terraform_name, package_version, source_address, origin, downloaded, lookup } =
+        match &args.source {
+            Source::Local { path } => launch_local(path, working_dir, cache.as_ref()).await?,
+            Source::Registry { address, constraint } => {
+                launch_registry(address, constraint.as_deref(), working_dir, progress, cache.as_ref()).await?
             }
-        }
-    };
+        };
     let launched = started.elapsed();
     let client = Client::new(client);
     let StartupSchema { schema, capabilities, identity_schemas, write: cache_write } =
@@ -159,16 +123,7 @@ pub async fn start_provider_with_cache(
         "start-up: provider ready after {launched:?}, schemas after {schema_done:?}, names after {:?}",
         started.elapsed()
     );
-    let parameter = ParameterValue {
-        remote: source_address.as_ref().map(|url| RemoteValue { url: url.clone(), version: package_version.clone() }),
-        local: match &args.source {
-            Source::Local { path } => Some(LocalValue { path: path.clone() }),
-            Source::Registry { .. } => None,
-        },
-        includes: args.includes.clone(),
-        excludes: args.excludes.clone(),
-        provider_name: args.provider_name.clone().unwrap_or_default(),
-    };
+    let parameter = parameter_value(args, source_address.as_deref(), &package_version);
     let connection = Connection {
         by_token: TokenIndex::of(&names),
         package_name,
@@ -196,6 +151,108 @@ pub async fn start_provider_with_cache(
         lists: ListSessions::default(),
         last_config: Mutex::new(PropertyMap::new()),
     })
+}
+
+/// A provider running, before its schema is read: start-up's first part.
+struct Launched {
+    /// The running provider.
+    client: ProviderClient,
+    /// Its Terraform type (`random`).
+    terraform_name: String,
+    /// Its exact version; `0.0.0` for a local binary or a reattached provider.
+    package_version: String,
+    /// Its registry source address; `None` for a local binary.
+    source_address: Option<String>,
+    /// One line saying where it came from.
+    origin: String,
+    /// Whether it was downloaded just now.
+    downloaded: bool,
+    /// The schema cache read, begun beside the launch.
+    lookup: CacheLookup,
+}
+
+/// Launches the local binary `path` (relative to `working_dir`).
+async fn launch_local(
+    path: &str,
+    working_dir: &Path,
+    cache: Option<&SchemaCache>,
+) -> Result<Launched, ParameterizeError> {
+    let terraform_name = schema_gen::naming::package_name_from_binary(path)?;
+    // The file that runs, as the cache keys it: on Windows a path typed without .exe is the
+    // .exe beside it.
+    let executable = resolve_executable(&working_dir.join(path))?;
+    let origin = format!("{terraform_name} from the local binary {}", executable.display());
+    // The cache read overlaps the launch.
+    let lookup = CacheLookup::start(&executable, cache);
+    let client = launch(&LaunchConfig::terraform_defaults(executable)).await?;
+    Ok(Launched {
+        client,
+        terraform_name,
+        package_version: "0.0.0".to_owned(),
+        source_address: None,
+        origin,
+        downloaded: false,
+        lookup,
+    })
+}
+
+/// Attaches to the registry provider `address` if it is listed for reattaching, or
+/// installs (`constraint`: its version constraint) and launches it.
+async fn launch_registry(
+    address: &str,
+    constraint: Option<&str>,
+    working_dir: &Path,
+    progress: &dyn installer::Progress,
+    cache: Option<&SchemaCache>,
+) -> Result<Launched, ParameterizeError> {
+    let request = installer::InstallRequest::parse(address, constraint.unwrap_or(""))?;
+    let source = request.address.to_string();
+    if let Some(config) = reattach_config_from_env(&source)? {
+        // A running provider has no registry version: like the Go implementation, it is
+        // 0.0.0 and any version constraint is ignored.
+        let origin = format!("{source} reattached at {} (from {})", config.address, REATTACH_ENV_VARS.join(" or "));
+        let client = reattach(&source, &config).await?;
+        return Ok(Launched {
+            client,
+            terraform_name: request.address.type_name.clone(),
+            package_version: "0.0.0".to_owned(),
+            source_address: Some(source),
+            origin,
+            downloaded: false,
+            lookup: CacheLookup::none(),
+        });
+    }
+    let config = installer::InstallerConfig::from_environment(working_dir)?;
+    for warning in &config.warnings {
+        progress.warning(warning);
+    }
+    let installed = installer::install(&request, &config, progress).await?;
+    let lookup = CacheLookup::start(&installed.executable, cache);
+    let client = launch(&LaunchConfig::terraform_defaults(installed.executable)).await?;
+    Ok(Launched {
+        client,
+        terraform_name: installed.address.type_name.clone(),
+        package_version: installed.version.to_string(),
+        source_address: Some(installed.address.to_string()),
+        origin: installed.source,
+        downloaded: installed.downloaded,
+        lookup,
+    })
+}
+
+/// The parameter value that reproduces the provider `args` started: the registry's at the
+/// version found, or the local binary's.
+fn parameter_value(args: &Args, source_address: Option<&str>, package_version: &str) -> ParameterValue {
+    ParameterValue {
+        remote: source_address.map(|url| RemoteValue { url: url.to_owned(), version: package_version.to_owned() }),
+        local: match &args.source {
+            Source::Local { path } => Some(LocalValue { path: path.clone() }),
+            Source::Registry { .. } => None,
+        },
+        includes: args.includes.clone(),
+        excludes: args.excludes.clone(),
+        provider_name: args.provider_name.clone().unwrap_or_default(),
+    }
 }
 
 impl Session {
