@@ -229,16 +229,16 @@ impl Provider {
             result = work => result.map_err(|err| Status::failed_precondition(err.to_string()))?,
         };
         if let Parameters::Value(value) = &parameters {
-            session.announced_version = parameterize::announced_version(&value.version, session.package_version());
+            session.announce_as(&value.version);
         }
-        let severity = origin_severity(session.downloaded);
-        self.engine_log.log(severity, None, format!("Using {}", session.origin)).await;
-        for warning in &session.warnings {
+        let severity = origin_severity(session.downloaded());
+        self.engine_log.log(severity, None, format!("Using {}", session.origin())).await;
+        for warning in session.warnings() {
             self.engine_log.log(Severity::Warning, None, warning.to_string()).await;
         }
         let response = pulumirpc::ParameterizeResponse {
             name: session.package_name().to_owned(),
-            version: session.announced_version.clone(),
+            version: session.announced_version().to_owned(),
         };
         *slot = Some(Arc::new(session));
         Ok(response)
@@ -255,20 +255,17 @@ impl Provider {
         };
         let wanted_name = &request.subpackage_name;
         let wanted_version = &request.subpackage_version;
-        if (!wanted_name.is_empty() && wanted_name != session.package_name())
-            || (!wanted_version.is_empty() && *wanted_version != session.announced_version)
-        {
+        if !session.is_package(wanted_name, wanted_version) {
             return Err(Status::invalid_argument(format!(
                 "GetSchema asked for {wanted_name} {wanted_version}, but this provider is parameterized to ({}, {})",
                 session.package_name(),
-                session.announced_version
+                session.announced_version()
             )));
         }
         // Translating a big provider takes hundreds of milliseconds of CPU; off the runtime's
         // one thread, so Cancel and the other calls are still answered meanwhile.
         let translated = tokio::task::spawn_blocking(move || {
-            let (mut spec, warnings) = session.package_schema(plugin_identity::VERSION);
-            spec.version.clone_from(&session.announced_version);
+            let (spec, warnings) = session.package_schema(plugin_identity::VERSION);
             (spec.to_json(), warnings)
         })
         .await;
@@ -319,54 +316,35 @@ impl Provider {
         &self,
         request: pulumirpc::GetMappingRequest,
     ) -> Result<pulumirpc::GetMappingResponse, Status> {
-        let (connection, package_version) = match self.mapping_source(&request.key).await {
-            MappingSource::Session(session) => (session.connection.clone(), session.package_version().to_owned()),
-            MappingSource::None => return Ok(pulumirpc::GetMappingResponse::default()),
-            MappingSource::Cache(candidates) => {
-                // Unparameterized, asked for a provider by type (`pulumi import --from
-                // terraform`): start the cached package GetMappings offered for it.
-                let Some(package) = candidates.get(&request.provider) else {
-                    return Ok(pulumirpc::GetMappingResponse::default());
-                };
-                // The exact version, which the installer finds in the cache, offline.
-                let args = parameterize::parse_args(&[package.address.to_string(), package.version.to_string()])
-                    .map_err(|err| Status::internal(format!("the cached package {}: {err}", package.address)))?;
-                // Straight from the cache: nothing worth a line, and the engine would print
-                // each start on stderr, once per provider of the state.
-                let progress = crate::installer::NoProgress;
-                let working_dir = working_dir();
-                let started = tokio::select! {
-                    () = self.cancel.cancelled() => return Err(Status::cancelled("GetMapping was cancelled by the Pulumi engine")),
-                    result = lifecycle::start_provider(&args, &working_dir, &progress) => result,
-                };
-                let started = started.map_err(|err| {
-                    Status::failed_precondition(format!(
-                        "the mapping of {} {}: {err}",
-                        package.address, package.version
-                    ))
-                })?;
-                (started.connection.clone(), started.package_version().to_owned())
-            }
-        };
-        let name = connection.names.resource_prefix().to_owned();
-        if !request.provider.is_empty() && request.provider != name {
-            return Err(Status::invalid_argument(format!("unknown provider {:?}", request.provider)));
+        let session = self.session.lock().await.clone();
+        let working_dir = working_dir();
+        let mapping =
+            lifecycle::mapping(session.as_deref(), &request.key, &request.provider, &working_dir, &self.cancel).await;
+        match mapping.map_err(mapping_status)? {
+            Some(lifecycle::Mapping { provider, data }) => Ok(pulumirpc::GetMappingResponse { provider, data }),
+            None => Ok(pulumirpc::GetMappingResponse::default()),
         }
-        let mapping = schema_gen::mapping::provider_mapping(&connection.schema, &connection.names, &package_version);
-        let data = schema_gen::mapping::to_go_json(&mapping).into_bytes();
-        Ok(pulumirpc::GetMappingResponse { provider: name, data })
     }
 
     async fn do_get_mappings(
         &self,
         request: pulumirpc::GetMappingsRequest,
     ) -> Result<pulumirpc::GetMappingsResponse, Status> {
-        let providers = match self.mapping_source(&request.key).await {
-            MappingSource::Session(session) => vec![session.connection.names.resource_prefix().to_owned()],
-            MappingSource::Cache(candidates) => candidates.into_keys().collect(),
-            MappingSource::None => Vec::new(),
-        };
+        let session = self.session.lock().await.clone();
+        let providers = lifecycle::mapped_providers(session.as_deref(), &request.key).await;
         Ok(pulumirpc::GetMappingsResponse { providers })
+    }
+}
+
+/// The status for a GetMapping that has no answer.
+fn mapping_status(error: lifecycle::MappingError) -> Status {
+    use lifecycle::MappingError;
+    let message = error.to_string();
+    match error {
+        MappingError::UnknownProvider(_) => Status::invalid_argument(message),
+        MappingError::CachedPackage { .. } => Status::internal(message),
+        MappingError::Start { .. } => Status::failed_precondition(message),
+        MappingError::Cancelled => Status::cancelled(message),
     }
 }
 
@@ -397,37 +375,6 @@ impl Provider {
             tracing::error!("ephemeral resources were still closing {CLOSE_GRACE:?} after shutdown began");
         }
     }
-
-    /// Where the mapping a GetMapping(s) key asks for comes from: `terraform` (or the legacy
-    /// `tf`) once parameterized, the provider; unparameterized, the provider packages in our
-    /// cache, by type. Other converters' keys get nothing, as in the Go implementation.
-    ///
-    /// The cache matters to `pulumi import --from terraform`: its converter names a provider
-    /// by type only (`tfcoremock`, no source, no version) and the CLI asks every installed
-    /// plugin, unparameterized, whether it maps it. The packages are there once the program
-    /// (from `pulumi convert`) has run or installed its packages.
-    async fn mapping_source(&self, key: &str) -> MappingSource {
-        if key != "terraform" && key != "tf" {
-            return MappingSource::None;
-        }
-        if let Some(session) = self.session.lock().await.clone() {
-            return MappingSource::Session(session);
-        }
-        let cache = crate::installer::plugin_cache_dir(&std::env::vars().collect());
-        let platform = crate::installer::Platform::current();
-        let listed = tokio::task::spawn_blocking(move || crate::installer::cached_packages(&cache, &platform))
-            .await
-            .unwrap_or_default();
-        MappingSource::Cache(crate::installer::mapping_candidates(&listed))
-    }
-}
-
-/// See [`Provider::mapping_source`].
-enum MappingSource {
-    None,
-    Session(Arc<Session>),
-    /// By provider type, the cached package that maps it.
-    Cache(std::collections::BTreeMap<String, crate::installer::CachedPackage>),
 }
 
 /// Everything [`serve`] needs.

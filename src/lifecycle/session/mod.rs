@@ -14,11 +14,14 @@
 //! - `provider`: CheckConfig, DiffConfig, Configure and the `terraformConfig` method;
 //! - `functions`: Invoke (data sources, provider functions, ephemeral resources, actions),
 //!   the closing of ephemeral resources, and List;
-//! - here: start-up, GetSchema ([`Session::package_schema`]) and shutdown.
+//! - `mapping`: GetMapping and GetMappings;
+//! - here: start-up, Parameterize's answer, GetSchema ([`Session::package_schema`]) and
+//!   shutdown.
 //!
 //! Architecture invariant: the top of `lifecycle`; nothing in `lifecycle` imports it.
 
 mod functions;
+mod mapping;
 mod provider;
 mod resources;
 
@@ -43,6 +46,7 @@ use crate::tfplugin::reattach::{REATTACH_ENV_VARS, reattach_config_from_env};
 use crate::tfplugin::{LaunchConfig, ProviderClient, launch, reattach, resolve_executable};
 
 pub use functions::{InvokeRequest, Progress};
+pub use mapping::{Mapping, MappingError, mapped_providers, mapping};
 pub use provider::{ConfigureRequest, DiffConfigRequest};
 pub use resources::{CheckRequest, CreateRequest, DeleteRequest, DiffRequest, ReadRequest, UpdateRequest};
 
@@ -50,20 +54,20 @@ pub use resources::{CheckRequest, CreateRequest, DeleteRequest, DiffRequest, Rea
 pub struct Session {
     /// The provider's calls. Shared: an open ephemeral resource renews itself in a task of
     /// its own.
-    pub connection: Arc<Connection>,
+    connection: Arc<Connection>,
     /// The package version Parameterize answers and GetSchema writes: `package_version`,
     /// unless the engine asked for the package by another version (see
     /// [`crate::parameterize::announced_version`]).
-    pub announced_version: String,
+    announced_version: String,
     /// The parameter value that reproduces exactly this provider.
-    pub parameter: ParameterValue,
+    parameter: ParameterValue,
     /// Naming warnings, to show the user once.
-    pub warnings: Vec<Warning>,
+    warnings: Vec<Warning>,
     /// One line saying where the provider came from.
-    pub origin: String,
+    origin: String,
     /// Whether Parameterize downloaded the provider just now (first use), rather than
     /// finding it in a cache, a mirror directory or a local path.
-    pub downloaded: bool,
+    downloaded: bool,
     /// The schema cache write begun at start-up, if any, joined at shutdown.
     cache_write: Mutex<Option<CacheWrite>>,
     /// Plans made by Diff, for the final-plan check of the Update that follows.
@@ -266,11 +270,52 @@ impl Session {
         &self.connection.package_version
     }
 
-    /// The Pulumi package schema (GetSchema), with the translation's warnings.
+    /// The package version Parameterize answers and GetSchema writes: [`Self::package_version`],
+    /// unless [`Self::announce_as`] was given another.
+    pub fn announced_version(&self) -> &str {
+        &self.announced_version
+    }
+
+    /// Takes the version the engine asked for the package by (Parameterize with a parameter
+    /// value: the version of the SDK's package) as the one to announce, when it names this
+    /// provider's (see [`crate::parameterize::announced_version`]).
+    pub fn announce_as(&mut self, requested: &str) {
+        self.announced_version = crate::parameterize::announced_version(requested, self.package_version());
+    }
+
+    /// Whether GetSchema's subpackage name and version (each empty: any) name this package,
+    /// at its announced version.
+    pub fn is_package(&self, name: &str, version: &str) -> bool {
+        (name.is_empty() || name == self.package_name()) && (version.is_empty() || version == self.announced_version)
+    }
+
+    /// One line saying where the provider came from.
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    /// Whether start-up downloaded the provider just now (first use), rather than finding it
+    /// in a cache, a mirror directory or a local path.
+    pub fn downloaded(&self) -> bool {
+        self.downloaded
+    }
+
+    /// The naming warnings, to show the user once.
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+
+    /// The provider's calls and schema, for tools and tests that look below the session.
+    pub fn connection(&self) -> &Connection {
+        &self.connection
+    }
+
+    /// The Pulumi package schema (GetSchema), at the announced version, with the
+    /// translation's warnings.
     pub fn package_schema(&self, plugin_version: &str) -> (PackageSpec, Vec<Warning>) {
         let parameter = self.parameter.to_json();
         let connection = &self.connection;
-        translate(&TranslateConfig {
+        let (mut spec, warnings) = translate(&TranslateConfig {
             schema: &connection.schema,
             package_name: &connection.package_name,
             package_version: &connection.package_version,
@@ -279,7 +324,9 @@ impl Session {
             parameter_value: &parameter,
             plugin_version,
             filter: TokenFilter { include: &self.parameter.includes, exclude: &self.parameter.excludes },
-        })
+        });
+        spec.version.clone_from(&self.announced_version);
+        (spec, warnings)
     }
 
     /// Stops the provider the polite way (see [`crate::tfplugin::ProviderClient::shutdown`]),
