@@ -47,15 +47,26 @@ struct Cli {
     engine_address: Option<String>,
 }
 
-fn parse_engine_address(text: &str) -> Result<String, String> {
+/// Why the engine address on the command line is not `host:port`.
+#[derive(Debug, thiserror::Error)]
+enum EngineAddressError {
+    /// No colon, or no host before it.
+    #[error("expected host:port, e.g. 127.0.0.1:54321")]
+    NotHostPort,
+    /// A port that is not a number from 1 to 65535.
+    #[error("{0:?} is not a port number")]
+    Port(String),
+}
+
+fn parse_engine_address(text: &str) -> Result<String, EngineAddressError> {
     let Some((host, port)) = text.rsplit_once(':') else {
-        return Err("expected host:port, e.g. 127.0.0.1:54321".to_owned());
+        return Err(EngineAddressError::NotHostPort);
     };
     if host.is_empty() || host.contains(char::is_whitespace) {
-        return Err("expected host:port, e.g. 127.0.0.1:54321".to_owned());
+        return Err(EngineAddressError::NotHostPort);
     }
     match port.parse::<u16>() {
-        Ok(0) | Err(_) => Err(format!("{port:?} is not a port number")),
+        Ok(0) | Err(_) => Err(EngineAddressError::Port(port.to_owned())),
         Ok(_) => Ok(text.to_owned()),
     }
 }

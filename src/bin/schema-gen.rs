@@ -79,18 +79,15 @@ async fn run(options: Options) -> anyhow::Result<String> {
     let text = if options.terraform_schema {
         // Terraform keys a provider by its source address; a local binary has none, so its
         // entry is keyed by the provider's name alone.
-        let key = parameterized
-            .connection
-            .source_address
-            .clone()
-            .unwrap_or_else(|| parameterized.connection.terraform_name.clone());
+        let connection = parameterized.connection();
+        let key = connection.source_address.clone().unwrap_or_else(|| connection.terraform_name.clone());
         let file = ProvidersSchemaFile {
             format_version: "1.0".to_owned(),
-            provider_schemas: [(key, parameterized.connection.schema.clone())].into_iter().collect(),
+            provider_schemas: [(key, connection.schema.clone())].into_iter().collect(),
         };
         serde_json::to_string_pretty(&file).context("serializing the Terraform schema")?
     } else {
-        // These warnings include the naming ones of `parameterized.warnings`.
+        // These warnings include the naming ones of `parameterized.warnings()`.
         let (spec, warnings) = parameterized.package_schema(&options.plugin_version);
         for warning in &warnings {
             eprintln!("warning: {warning}");

@@ -143,7 +143,11 @@ fn parse(value: &PropertyValue, path: &str) -> Result<Delta, DeltaError> {
         "asset" => Ok(Delta::Asset),
         "replace" => {
             let fields = fields(payload)?;
-            let raw = fields.get("raw").map(property_to_json).transpose().map_err(|reason| error(path, reason))?;
+            let raw = fields
+                .get("raw")
+                .map(property_to_json)
+                .transpose()
+                .map_err(|reason| error(path, reason.to_string()))?;
             Ok(Delta::Replace(raw.unwrap_or(Json::Null)))
         }
         other => Err(error(path, format!("unknown delta kind {other:?}"))),
@@ -267,19 +271,30 @@ fn number_json(n: f64) -> Option<Json> {
     serde_json::Number::from_f64(n).map(Json::Number)
 }
 
-fn property_to_json(value: &PropertyValue) -> Result<Json, String> {
+/// Why a replace delta's value is not JSON.
+#[derive(Debug, thiserror::Error)]
+enum NotJson {
+    /// A NaN or infinite number.
+    #[error("{0} is not a finite number")]
+    NotFinite(f64),
+    /// A secret, an asset, a resource reference or another non-JSON value.
+    #[error("a replace delta must hold plain JSON")]
+    NotPlain,
+}
+
+fn property_to_json(value: &PropertyValue) -> Result<Json, NotJson> {
     match unwrap(value) {
         PropertyValue::Null => Ok(Json::Null),
         PropertyValue::Bool(b) => Ok(Json::Bool(*b)),
         PropertyValue::String(s) => Ok(Json::String(s.clone())),
-        PropertyValue::Number(n) => number_json(*n).ok_or_else(|| format!("{n} is not a finite number")),
+        PropertyValue::Number(n) => number_json(*n).ok_or(NotJson::NotFinite(*n)),
         PropertyValue::Array(items) => items.iter().map(property_to_json).collect::<Result<_, _>>().map(Json::Array),
         PropertyValue::Object(map) => map
             .iter()
             .map(|(k, v)| Ok((k.clone(), property_to_json(v)?)))
-            .collect::<Result<serde_json::Map<_, _>, String>>()
+            .collect::<Result<serde_json::Map<_, _>, NotJson>>()
             .map(Json::Object),
-        _ => Err("a replace delta must hold plain JSON".to_owned()),
+        _ => Err(NotJson::NotPlain),
     }
 }
 

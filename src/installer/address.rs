@@ -28,24 +28,22 @@ impl ProviderAddress {
     /// Parses `type`, `namespace/type` or `hostname/namespace/type`. A bare `type` means
     /// `hashicorp/<type>` on the default host, as in Terraform.
     pub fn parse(given: &str) -> Result<ProviderAddress, InvalidAddress> {
-        let invalid = |reason: &str| InvalidAddress { given: given.to_owned(), reason: reason.to_owned() };
+        let invalid = |reason: AddressProblem| InvalidAddress { given: given.to_owned(), reason };
         let parts: Vec<&str> = given.trim().split('/').collect();
         let (hostname, namespace, type_name) = match parts.as_slice() {
             [type_name] => (DEFAULT_REGISTRY_HOST, "hashicorp", *type_name),
             [namespace, type_name] => (DEFAULT_REGISTRY_HOST, *namespace, *type_name),
             [hostname, namespace, type_name] => (*hostname, *namespace, *type_name),
-            _ => return Err(invalid("expected TYPE, NAMESPACE/TYPE or HOSTNAME/NAMESPACE/TYPE")),
+            _ => return Err(invalid(AddressProblem::Shape)),
         };
-        check_hostname(hostname).map_err(|reason| invalid(&reason))?;
+        check_hostname(hostname).map_err(invalid)?;
         if namespace == "-" {
-            return Err(invalid("legacy provider addresses (namespace \"-\") are not supported"));
+            return Err(invalid(AddressProblem::Legacy));
         }
-        check_name_part("namespace", namespace).map_err(|reason| invalid(&reason))?;
-        check_name_part("type", type_name).map_err(|reason| invalid(&reason))?;
+        check_name_part("namespace", namespace).map_err(invalid)?;
+        check_name_part("type", type_name).map_err(invalid)?;
         if let Some(rest) = type_name.to_ascii_lowercase().strip_prefix("terraform-provider-") {
-            return Err(invalid(&format!(
-                "the type must not include the \"terraform-provider-\" prefix; did you mean {namespace}/{rest}?"
-            )));
+            return Err(invalid(AddressProblem::Prefixed { namespace: namespace.to_owned(), rest: rest.to_owned() }));
         }
         Ok(ProviderAddress {
             hostname: hostname.to_ascii_lowercase(),
@@ -66,39 +64,39 @@ impl fmt::Display for ProviderAddress {
     }
 }
 
-fn check_hostname(hostname: &str) -> Result<(), String> {
+fn check_hostname(hostname: &str) -> Result<(), AddressProblem> {
     let (host, port) = match hostname.rsplit_once(':') {
         Some((host, port)) => (host, Some(port)),
         None => (hostname, None),
     };
     if host.is_empty() {
-        return Err("the hostname is empty".to_owned());
+        return Err(AddressProblem::EmptyHostname);
     }
     if !host.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.') {
-        return Err(format!("{hostname:?} is not a valid hostname"));
+        return Err(AddressProblem::Hostname(hostname.to_owned()));
     }
     if let Some(port) = port
         && port.parse::<u16>().is_err()
     {
-        return Err(format!("{port:?} is not a valid port number"));
+        return Err(AddressProblem::Port(port.to_owned()));
     }
     Ok(())
 }
 
 /// Namespaces and types are letters, digits, `-` and `_`, up to 64 characters, and neither
 /// starts nor ends with a hyphen.
-fn check_name_part(what: &str, part: &str) -> Result<(), String> {
+fn check_name_part(what: &'static str, part: &str) -> Result<(), AddressProblem> {
     if part.is_empty() {
-        return Err(format!("the {what} is empty"));
+        return Err(AddressProblem::EmptyPart(what));
     }
     if part.len() > 64 {
-        return Err(format!("the {what} is longer than 64 characters"));
+        return Err(AddressProblem::TooLong(what));
     }
     if !part.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
-        return Err(format!("the {what} {part:?} may only contain letters, digits, '-' and '_'"));
+        return Err(AddressProblem::Characters { what, part: part.to_owned() });
     }
     if part.starts_with('-') || part.ends_with('-') {
-        return Err(format!("the {what} {part:?} must not start or end with '-'"));
+        return Err(AddressProblem::Hyphen { what, part: part.to_owned() });
     }
     Ok(())
 }
@@ -141,7 +139,45 @@ impl fmt::Display for Platform {
 #[error("invalid provider source address {given:?}: {reason}")]
 pub struct InvalidAddress {
     pub given: String,
-    pub reason: String,
+    pub reason: AddressProblem,
+}
+
+/// What is wrong with a provider source address.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AddressProblem {
+    /// Not one to three parts.
+    #[error("expected TYPE, NAMESPACE/TYPE or HOSTNAME/NAMESPACE/TYPE")]
+    Shape,
+    /// An empty host name.
+    #[error("the hostname is empty")]
+    EmptyHostname,
+    /// A host name with characters no host name has (the whole hostname, port included).
+    #[error("{0:?} is not a valid hostname")]
+    Hostname(String),
+    /// A port that is not a 16-bit number.
+    #[error("{0:?} is not a valid port number")]
+    Port(String),
+    /// Terraform 0.12's legacy namespace.
+    #[error("legacy provider addresses (namespace \"-\") are not supported")]
+    Legacy,
+    /// An empty namespace or type.
+    #[error("the {0} is empty")]
+    EmptyPart(&'static str),
+    /// A namespace or type over 64 characters.
+    #[error("the {0} is longer than 64 characters")]
+    TooLong(&'static str),
+    /// A namespace or type with a character other than a letter, digit, `-` or `_`.
+    #[error("the {what} {part:?} may only contain letters, digits, '-' and '_'")]
+    Characters { what: &'static str, part: String },
+    /// A namespace or type starting or ending with a hyphen.
+    #[error("the {what} {part:?} must not start or end with '-'")]
+    Hyphen { what: &'static str, part: String },
+    /// A type spelled as the executable is named.
+    #[error("the type must not include the \"terraform-provider-\" prefix; did you mean {namespace}/{rest}?")]
+    Prefixed { namespace: String, rest: String },
+    /// A host name the URL parser refuses.
+    #[error("not usable in a URL: {0}")]
+    NotUsableInUrl(url::ParseError),
 }
 
 #[cfg(test)]

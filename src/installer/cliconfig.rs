@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use hcl::{Body, Expression};
 
-use super::address::{DEFAULT_REGISTRY_HOST, ProviderAddress};
+use super::address::{DEFAULT_REGISTRY_HOST, InvalidAddress, ProviderAddress};
 use super::error::Error;
 
 /// What we read from the CLI configuration. `Default` is the configuration of a machine without
@@ -91,15 +91,15 @@ pub struct ProviderPattern {
 }
 
 impl ProviderPattern {
-    fn parse(given: &str) -> Result<ProviderPattern, String> {
+    fn parse(given: &str) -> Result<ProviderPattern, CliConfigProblem> {
         let parts: Vec<&str> = given.split('/').collect();
         let (hostname, namespace, type_name) = match parts.as_slice() {
             [namespace, type_name] => (DEFAULT_REGISTRY_HOST, *namespace, *type_name),
             [hostname, namespace, type_name] => (*hostname, *namespace, *type_name),
-            _ => return Err(format!("invalid provider pattern {given:?}: expected HOST/NAMESPACE/TYPE")),
+            _ => return Err(CliConfigProblem::PatternShape(given.to_owned())),
         };
         if namespace == "*" && type_name != "*" {
-            return Err(format!("invalid provider pattern {given:?}: a wildcard namespace needs a wildcard type"));
+            return Err(CliConfigProblem::PatternWildcard(given.to_owned()));
         }
         Ok(ProviderPattern {
             hostname: hostname.to_ascii_lowercase(),
@@ -154,16 +154,16 @@ impl CliConfig {
     }
 
     /// Parses the text of a CLI configuration file.
-    pub(crate) fn parse(text: &str) -> Result<CliConfig, String> {
+    pub(crate) fn parse(text: &str) -> Result<CliConfig, CliConfigProblem> {
         // Terraform reads this file with HCL 1, which accepts quoted keys inside a block
         // (`dev_overrides { "hashicorp/null" = "/dir" }`). HCL 2 only allows them in object
         // expressions, so we read `dev_overrides {` as the equivalent `dev_overrides = {`.
         let text = rewrite_dev_overrides_block(text);
-        let body: Body = hcl::parse(&text).map_err(|error| error.to_string())?;
+        let body: Body = hcl::parse(&text).map_err(CliConfigProblem::Hcl)?;
         let mut config = CliConfig::default();
         for attribute in body.attributes() {
             if attribute.key() == "plugin_cache_dir" {
-                let dir = string_value(attribute.expr()).ok_or("plugin_cache_dir must be a string")?;
+                let dir = string_value(attribute.expr()).ok_or(CliConfigProblem::PluginCacheDir)?;
                 config.plugin_cache_dir = Some(PathBuf::from(expand_env(&dir)));
             }
         }
@@ -171,7 +171,7 @@ impl CliConfig {
             match block.identifier() {
                 "credentials" => {
                     let [label] = block.labels() else {
-                        return Err("a credentials block needs exactly one label, the hostname".to_owned());
+                        return Err(CliConfigProblem::CredentialsLabel);
                     };
                     let host = label.as_str().to_ascii_lowercase();
                     let token = block
@@ -191,13 +191,13 @@ impl CliConfig {
     }
 }
 
-fn parse_provider_installation(body: &Body, config: &mut CliConfig) -> Result<(), String> {
+fn parse_provider_installation(body: &Body, config: &mut CliConfig) -> Result<(), CliConfigProblem> {
     for attribute in body.attributes() {
         if attribute.key() != "dev_overrides" {
-            return Err(format!("unexpected attribute {:?} in provider_installation", attribute.key()));
+            return Err(CliConfigProblem::UnexpectedAttribute(attribute.key().to_owned()));
         }
         let Expression::Object(entries) = attribute.expr() else {
-            return Err("dev_overrides must be a block of \"ADDRESS\" = \"DIRECTORY\" entries".to_owned());
+            return Err(CliConfigProblem::DevOverridesShape);
         };
         for (key, value) in entries {
             let key_text = match key {
@@ -205,8 +205,8 @@ fn parse_provider_installation(body: &Body, config: &mut CliConfig) -> Result<()
                 hcl::ObjectKey::Expression(expression) => string_value(expression).unwrap_or_default(),
                 _ => String::new(),
             };
-            let address = ProviderAddress::parse(&key_text).map_err(|error| format!("dev_overrides: {error}"))?;
-            let dir = string_value(value).ok_or_else(|| format!("dev_overrides: {key_text:?} must map to a string"))?;
+            let address = ProviderAddress::parse(&key_text).map_err(CliConfigProblem::DevOverrideAddress)?;
+            let dir = string_value(value).ok_or_else(|| CliConfigProblem::DevOverrideDirectory(key_text.clone()))?;
             config.dev_overrides.insert(address, PathBuf::from(expand_env(&dir)));
         }
     }
@@ -219,33 +219,33 @@ fn parse_provider_installation(body: &Body, config: &mut CliConfig) -> Result<()
         let location = match block.identifier() {
             "direct" => MethodLocation::Direct,
             "filesystem_mirror" => {
-                let path = string_attribute("path").ok_or("filesystem_mirror needs a path")?;
+                let path = string_attribute("path").ok_or(CliConfigProblem::MirrorPath)?;
                 MethodLocation::FilesystemMirror(PathBuf::from(expand_env(&path)))
             }
             "network_mirror" => {
-                let text = string_attribute("url").ok_or("network_mirror needs a url")?;
-                let mut url =
-                    url::Url::parse(&text).map_err(|error| format!("network_mirror url {text:?}: {error}"))?;
+                let text = string_attribute("url").ok_or(CliConfigProblem::MirrorUrlMissing)?;
+                let mut url = url::Url::parse(&text)
+                    .map_err(|error| CliConfigProblem::MirrorUrl { text: text.clone(), error })?;
                 if url.scheme() != "https" || url.host_str().is_none() {
-                    return Err(format!("network_mirror url {text:?} must be an https URL with a host"));
+                    return Err(CliConfigProblem::MirrorUrlNotHttps(text));
                 }
                 if !url.path().ends_with('/') {
                     url.set_path(&format!("{}/", url.path()));
                 }
                 MethodLocation::NetworkMirror(url)
             }
-            other => return Err(format!("unsupported provider installation method {other:?}")),
+            other => return Err(CliConfigProblem::UnsupportedMethod(other.to_owned())),
         };
-        let patterns = |name: &str| -> Result<Vec<ProviderPattern>, String> {
+        let patterns = |name: &'static str| -> Result<Vec<ProviderPattern>, CliConfigProblem> {
             let Some(attribute) = method_body.attributes().find(|attribute| attribute.key() == name) else {
                 return Ok(Vec::new());
             };
             let Expression::Array(items) = attribute.expr() else {
-                return Err(format!("{name} must be a list of strings"));
+                return Err(CliConfigProblem::PatternList(name));
             };
             items
                 .iter()
-                .map(|item| string_value(item).ok_or_else(|| format!("{name} must be a list of strings")))
+                .map(|item| string_value(item).ok_or(CliConfigProblem::PatternList(name)))
                 .map(|text| text.and_then(|text| ProviderPattern::parse(&text)))
                 .collect()
         };
@@ -253,6 +253,56 @@ fn parse_provider_installation(body: &Body, config: &mut CliConfig) -> Result<()
     }
     config.installation_methods = Some(methods);
     Ok(())
+}
+
+/// What is wrong with a CLI configuration file.
+#[derive(Debug, thiserror::Error)]
+pub enum CliConfigProblem {
+    /// Not HCL.
+    #[error("{0}")]
+    Hcl(hcl::Error),
+    /// `plugin_cache_dir` is not a string.
+    #[error("plugin_cache_dir must be a string")]
+    PluginCacheDir,
+    /// A `credentials` block without exactly one label.
+    #[error("a credentials block needs exactly one label, the hostname")]
+    CredentialsLabel,
+    /// An attribute of `provider_installation` other than `dev_overrides`.
+    #[error("unexpected attribute {0:?} in provider_installation")]
+    UnexpectedAttribute(String),
+    /// `dev_overrides` that is not an object.
+    #[error("dev_overrides must be a block of \"ADDRESS\" = \"DIRECTORY\" entries")]
+    DevOverridesShape,
+    /// A `dev_overrides` key that is no provider address.
+    #[error("dev_overrides: {0}")]
+    DevOverrideAddress(InvalidAddress),
+    /// A `dev_overrides` entry (its key) whose directory is not a string.
+    #[error("dev_overrides: {0:?} must map to a string")]
+    DevOverrideDirectory(String),
+    /// A `filesystem_mirror` without a path.
+    #[error("filesystem_mirror needs a path")]
+    MirrorPath,
+    /// A `network_mirror` without a URL.
+    #[error("network_mirror needs a url")]
+    MirrorUrlMissing,
+    /// A `network_mirror` URL that does not parse.
+    #[error("network_mirror url {text:?}: {error}")]
+    MirrorUrl { text: String, error: url::ParseError },
+    /// A `network_mirror` URL that is not HTTPS with a host.
+    #[error("network_mirror url {0:?} must be an https URL with a host")]
+    MirrorUrlNotHttps(String),
+    /// An installation method we do not support.
+    #[error("unsupported provider installation method {0:?}")]
+    UnsupportedMethod(String),
+    /// `include` or `exclude` that is not a list of strings.
+    #[error("{0} must be a list of strings")]
+    PatternList(&'static str),
+    /// A provider pattern with too few or too many parts.
+    #[error("invalid provider pattern {0:?}: expected HOST/NAMESPACE/TYPE")]
+    PatternShape(String),
+    /// A provider pattern `HOST/*/TYPE`.
+    #[error("invalid provider pattern {0:?}: a wildcard namespace needs a wildcard type")]
+    PatternWildcard(String),
 }
 
 fn rewrite_dev_overrides_block(text: &str) -> String {
@@ -441,7 +491,7 @@ provider_installation {
 
     #[test]
     fn errors_name_the_problem() {
-        let check = |text: &str| CliConfig::parse(text).unwrap_err();
+        let check = |text: &str| CliConfig::parse(text).unwrap_err().to_string();
         expect![[r#"
             "network_mirror url \"http://mirror\" must be an https URL with a host"
         "#]]

@@ -55,7 +55,8 @@ impl VersionConstraints {
         for clause_text in given.split(',') {
             let clause = parse_clause(clause_text.trim()).map_err(|reason| Error::InvalidConstraint {
                 given: given.to_owned(),
-                reason: format!("{reason} in {:?}", clause_text.trim()),
+                clause: clause_text.trim().to_owned(),
+                reason,
             })?;
             clauses.push(clause);
         }
@@ -104,15 +105,44 @@ impl Clause {
     }
 }
 
+/// What is wrong with one clause of a version constraint.
+#[derive(Debug, thiserror::Error)]
+pub enum ConstraintProblem {
+    /// Nothing between two commas.
+    #[error("empty clause")]
+    EmptyClause,
+    /// `=<` or `=>`, which Terraform does not accept, and the operator meant.
+    #[error("invalid operator {given:?}; did you mean {suggestion:?}?")]
+    Operator { given: &'static str, suggestion: &'static str },
+    /// `v1.2.3`.
+    #[error("a \"v\" prefix must not be used")]
+    VPrefix,
+    /// More than major, minor and patch.
+    #[error("too many version parts; only major, minor and patch are allowed")]
+    TooManyParts,
+    /// `*` or `x` as a part.
+    #[error("wildcards are not allowed; omit the parts that should be unconstrained")]
+    Wildcard,
+    /// A part that is not a number (the whole version text).
+    #[error("{0:?} is not a version number")]
+    NotANumber(String),
+    /// A malformed prerelease.
+    #[error("invalid prerelease {pre:?}: {error}")]
+    Prerelease { pre: String, error: semver::Error },
+    /// Malformed build metadata.
+    #[error("invalid build metadata {build:?}: {error}")]
+    Build { build: String, error: semver::Error },
+}
+
 /// Exact matches ignore build metadata unless the constraint itself names some.
 fn same_version(version: &Version, boundary: &Version) -> bool {
     version.cmp_precedence(boundary) == Ordering::Equal
         && (boundary.build.is_empty() || version.build == boundary.build)
 }
 
-fn parse_clause(text: &str) -> Result<Clause, String> {
+fn parse_clause(text: &str) -> Result<Clause, ConstraintProblem> {
     if text.is_empty() {
-        return Err("empty clause".to_owned());
+        return Err(ConstraintProblem::EmptyClause);
     }
     let operators = [
         ("!=", Operator::NotEqual),
@@ -131,18 +161,18 @@ fn parse_clause(text: &str) -> Result<Clause, String> {
         .unwrap_or(("", Operator::Equal, text));
     if operator_text == "=<" || operator_text == "=>" {
         let suggestion = if operator_text == "=<" { "<=" } else { ">=" };
-        return Err(format!("invalid operator {operator_text:?}; did you mean {suggestion:?}?"));
+        return Err(ConstraintProblem::Operator { given: operator_text, suggestion });
     }
     let version_text = rest.trim_start();
     if version_text.starts_with('v') {
-        return Err("a \"v\" prefix must not be used".to_owned());
+        return Err(ConstraintProblem::VPrefix);
     }
     let (boundary, n_parts) = parse_partial_version(version_text)?;
     Ok(Clause { operator, boundary, n_parts })
 }
 
 /// Parses `1`, `1.2`, `1.2.3`, each optionally followed by `-prerelease` and `+metadata`.
-fn parse_partial_version(text: &str) -> Result<(Version, usize), String> {
+fn parse_partial_version(text: &str) -> Result<(Version, usize), ConstraintProblem> {
     let (without_build, build) = match text.split_once('+') {
         Some((head, build)) => (head, build),
         None => (text, ""),
@@ -153,18 +183,19 @@ fn parse_partial_version(text: &str) -> Result<(Version, usize), String> {
     };
     let parts: Vec<&str> = numbers.split('.').collect();
     if parts.len() > 3 {
-        return Err("too many version parts; only major, minor and patch are allowed".to_owned());
+        return Err(ConstraintProblem::TooManyParts);
     }
     let mut numbers_parsed = [0u64; 3];
     for (part_idx, part) in parts.iter().enumerate() {
         if *part == "*" || *part == "x" {
-            return Err("wildcards are not allowed; omit the parts that should be unconstrained".to_owned());
+            return Err(ConstraintProblem::Wildcard);
         }
-        numbers_parsed[part_idx] = part.parse::<u64>().map_err(|_| format!("{text:?} is not a version number"))?;
+        numbers_parsed[part_idx] = part.parse::<u64>().map_err(|_| ConstraintProblem::NotANumber(text.to_owned()))?;
     }
     let mut version = Version::new(numbers_parsed[0], numbers_parsed[1], numbers_parsed[2]);
-    version.pre = Prerelease::new(pre).map_err(|error| format!("invalid prerelease {pre:?}: {error}"))?;
-    version.build = BuildMetadata::new(build).map_err(|error| format!("invalid build metadata {build:?}: {error}"))?;
+    version.pre = Prerelease::new(pre).map_err(|error| ConstraintProblem::Prerelease { pre: pre.to_owned(), error })?;
+    version.build =
+        BuildMetadata::new(build).map_err(|error| ConstraintProblem::Build { build: build.to_owned(), error })?;
     Ok((version, parts.len()))
 }
 

@@ -18,12 +18,12 @@ pub enum Error {
     InvalidAddress(#[from] InvalidAddress),
 
     /// The version constraint string does not follow Terraform's constraint syntax.
-    #[error("invalid version constraint {given:?}: {reason}")]
-    InvalidConstraint { given: String, reason: String },
+    #[error("invalid version constraint {given:?}: {reason} in {clause:?}")]
+    InvalidConstraint { given: String, clause: String, reason: super::constraint::ConstraintProblem },
 
     /// The Terraform CLI configuration file could not be read or understood.
     #[error("CLI configuration file {path}: {reason}")]
-    CliConfig { path: PathBuf, reason: String },
+    CliConfig { path: PathBuf, reason: super::cliconfig::CliConfigProblem },
 
     /// The dependency lock file (`.terraform.lock.hcl`) could not be read or understood.
     #[error("dependency lock file {path}: {reason}")]

@@ -59,13 +59,20 @@ pub(crate) fn zip_hash(zip_path: &Path) -> Result<String, Error> {
     Ok(format!("zh:{}", sha256_file(zip_path)?))
 }
 
+/// A file name the `h1:` summary cannot hold: it has a newline.
+#[derive(Debug, thiserror::Error)]
+#[error("file name {name:?} contains a newline")]
+struct NewlineInName {
+    name: String,
+}
+
 /// Builds the `h1:` hash from `(relative name, content sha256 hex)` pairs.
-fn hash1_from_summaries(mut files: Vec<(String, String)>) -> Result<String, String> {
+fn hash1_from_summaries(mut files: Vec<(String, String)>) -> Result<String, NewlineInName> {
     files.sort_by(|a, b| a.0.cmp(&b.0));
     let mut summary = Sha256Hasher::new();
     for (name, content_hex) in &files {
         if name.contains('\n') {
-            return Err(format!("file name {name:?} contains a newline"));
+            return Err(NewlineInName { name: name.clone() });
         }
         summary.update(format!("{content_hex}  {name}\n").as_bytes());
     }
@@ -94,7 +101,8 @@ pub(crate) fn directory_hash1(dir: &Path) -> Result<String, Error> {
             files.push((name.join("/"), sha256_file(&path)?));
         }
     }
-    hash1_from_summaries(files).map_err(|reason| Error::UnsafeArchive { archive: dir.to_owned(), reason })
+    hash1_from_summaries(files)
+        .map_err(|error| Error::UnsafeArchive { archive: dir.to_owned(), reason: error.to_string() })
 }
 
 /// `h1:` hash of a zip archive, computed over its entries without extracting them. Only the
@@ -123,7 +131,7 @@ pub(crate) fn zip_hash1(zip_path: &Path) -> Result<String, Error> {
         }
         files.push((name, to_hex(&hasher.finish())));
     }
-    hash1_from_summaries(files).map_err(unsafe_archive)
+    hash1_from_summaries(files).map_err(|error| unsafe_archive(error.to_string()))
 }
 
 #[cfg(test)]

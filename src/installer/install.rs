@@ -5,7 +5,7 @@
 //! Architecture invariant: the only module that knows the order of sources and ties the others
 //! together; it holds no protocol or format details of its own.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use semver::Version;
 use url::Url;
@@ -150,7 +150,21 @@ impl Installing<'_> {
         constraints: &VersionConstraints,
         acceptable: &(dyn Fn(&Version) -> bool + Sync),
     ) -> Result<InstalledProvider, Error> {
-        let Installing { address, config, locked, progress } = *self;
+        let (methods, implicit) = self.installation_methods()?;
+        let http = http_client(self.config)?;
+        let candidates = self.candidates(&methods, implicit, &http).await?;
+        let (selected, origin) = self.select(&candidates, constraints, acceptable)?;
+        let archive_origin = match origin {
+            Origin::Archive(archive_origin) => archive_origin,
+            Origin::Unpacked(unpacked) => return self.install_unpacked(&selected, unpacked).await,
+        };
+        self.install_archive(&selected, archive_origin, &http).await
+    }
+
+    /// The installation methods that cover the provider, and whether they are the implicit
+    /// ones (no `provider_installation` block): the implicit local mirrors, then the registry.
+    fn installation_methods(&self) -> Result<(Vec<InstallationMethod>, bool), Error> {
+        let Installing { address, config, .. } = *self;
         let (methods, implicit) = match &config.cli_config.installation_methods {
             Some(methods) => (methods.iter().filter(|method| method.covers(address)).cloned().collect(), false),
             None => {
@@ -174,36 +188,22 @@ impl Installing<'_> {
         if methods.is_empty() {
             return Err(Error::NoInstallationMethod { address: address.clone() });
         }
-        let http = HttpClient::new(&HttpSettings {
-            extra_root_certificates_pem: &config.extra_root_certificates_pem,
-            tokens: &config.tokens,
-            terraform_version: &config.terraform_version,
-            request_timeout: config.request_timeout,
-            retries: config.retries,
-        })?;
+        Ok((methods, implicit))
+    }
 
+    /// Every version the methods offer, in the methods' order.
+    async fn candidates(
+        &self,
+        methods: &[InstallationMethod],
+        implicit: bool,
+        http: &HttpClient,
+    ) -> Result<Vec<(Version, Origin)>, Error> {
         let mut candidates: Vec<(Version, Origin)> = Vec::new();
-        for method in &methods {
+        for method in methods {
             match &method.location {
-                MethodLocation::FilesystemMirror(dir) => {
-                    for package in scan(dir, address, &config.platform) {
-                        let origin = match package.location {
-                            LocalLocation::Unpacked(package_dir) => {
-                                Origin::Unpacked(UnpackedOrigin { package_dir, mirror: dir.clone() })
-                            }
-                            LocalLocation::Packed(zip) => {
-                                Origin::Archive(ArchiveOrigin::LocalArchive { zip, mirror: dir.clone() })
-                            }
-                        };
-                        candidates.push((package.version, origin));
-                    }
-                }
+                MethodLocation::FilesystemMirror(dir) => candidates.extend(self.filesystem_mirror_candidates(dir)),
                 MethodLocation::NetworkMirror(base) => {
-                    progress.step(&format!("querying network mirror {base} for versions of {address}"));
-                    for version in mirror::available_versions(&http, base, address).await? {
-                        candidates
-                            .push((version, Origin::Archive(ArchiveOrigin::NetworkMirror { base: base.clone() })));
-                    }
+                    candidates.extend(self.network_mirror_candidates(base, http).await?);
                 }
                 MethodLocation::Direct => {
                     // Without an explicit configuration Terraform consults the registry only for
@@ -211,27 +211,71 @@ impl Installing<'_> {
                     if implicit && !candidates.is_empty() {
                         continue;
                     }
-                    progress.step(&format!(
-                        "querying registry {} for versions of {}",
-                        address.hostname,
-                        address.short_name()
-                    ));
-                    let base = registry::discover_providers_service(&http, &address.hostname).await?;
-                    let (versions, warnings) = registry::list_versions(&http, &base, address).await?;
-                    for warning in warnings {
-                        progress.step(&format!("warning from registry {}: {warning}", address.hostname));
-                    }
-                    for entry in versions {
-                        candidates.push((
-                            entry.version,
-                            Origin::Archive(ArchiveOrigin::Registry { base: base.clone(), protocols: entry.protocols }),
-                        ));
-                    }
+                    candidates.extend(self.registry_candidates(http).await?);
                 }
             }
         }
+        Ok(candidates)
+    }
 
-        // The newest acceptable version; among equal versions the earliest method wins.
+    /// The packages, unpacked or archived, of the filesystem mirror `dir`.
+    fn filesystem_mirror_candidates(&self, dir: &Path) -> Vec<(Version, Origin)> {
+        scan(dir, self.address, &self.config.platform)
+            .into_iter()
+            .map(|package| {
+                let origin = match package.location {
+                    LocalLocation::Unpacked(package_dir) => {
+                        Origin::Unpacked(UnpackedOrigin { package_dir, mirror: dir.to_path_buf() })
+                    }
+                    LocalLocation::Packed(zip) => {
+                        Origin::Archive(ArchiveOrigin::LocalArchive { zip, mirror: dir.to_path_buf() })
+                    }
+                };
+                (package.version, origin)
+            })
+            .collect()
+    }
+
+    /// The versions the network mirror at `base` lists.
+    async fn network_mirror_candidates(&self, base: &Url, http: &HttpClient) -> Result<Vec<(Version, Origin)>, Error> {
+        let address = self.address;
+        self.progress.step(&format!("querying network mirror {base} for versions of {address}"));
+        let versions = mirror::available_versions(http, base, address).await?;
+        Ok(versions
+            .into_iter()
+            .map(|version| (version, Origin::Archive(ArchiveOrigin::NetworkMirror { base: base.clone() })))
+            .collect())
+    }
+
+    /// The versions the provider's registry lists, with the protocols each speaks.
+    async fn registry_candidates(&self, http: &HttpClient) -> Result<Vec<(Version, Origin)>, Error> {
+        let Installing { address, progress, .. } = *self;
+        progress.step(&format!("querying registry {} for versions of {}", address.hostname, address.short_name()));
+        let base = registry::discover_providers_service(http, &address.hostname).await?;
+        let (versions, warnings) = registry::list_versions(http, &base, address).await?;
+        for warning in warnings {
+            progress.step(&format!("warning from registry {}: {warning}", address.hostname));
+        }
+        Ok(versions
+            .into_iter()
+            .map(|entry| {
+                let origin =
+                    Origin::Archive(ArchiveOrigin::Registry { base: base.clone(), protocols: entry.protocols });
+                (entry.version, origin)
+            })
+            .collect())
+    }
+
+    /// The newest acceptable version, and where to get it; among equal versions the earliest
+    /// method wins. A registry version whose protocols we do not speak is an error naming the
+    /// newest acceptable one we do.
+    fn select<'c>(
+        &self,
+        candidates: &'c [(Version, Origin)],
+        constraints: &VersionConstraints,
+        acceptable: &(dyn Fn(&Version) -> bool + Sync),
+    ) -> Result<(Version, &'c Origin), Error> {
+        let Installing { address, locked, .. } = *self;
         let mut best: Option<&(Version, Origin)> = None;
         for candidate in candidates.iter().filter(|(version, _)| acceptable(version)) {
             if best.is_none_or(|(best_version, _)| candidate.0.cmp_precedence(best_version).is_gt()) {
@@ -270,13 +314,20 @@ impl Installing<'_> {
                 suggestion,
             });
         }
-
-        let archive_origin = match origin {
-            Origin::Archive(archive_origin) => archive_origin,
-            Origin::Unpacked(unpacked) => return self.install_unpacked(&selected, unpacked).await,
-        };
-        self.install_archive(&selected, archive_origin, &http).await
+        Ok((selected, origin))
     }
+}
+
+/// The HTTP client for the network mirrors and registries, with the configuration's
+/// certificates, credentials, timeout and retries.
+fn http_client(config: &InstallerConfig) -> Result<HttpClient, Error> {
+    HttpClient::new(&HttpSettings {
+        extra_root_certificates_pem: &config.extra_root_certificates_pem,
+        tokens: &config.tokens,
+        terraform_version: &config.terraform_version,
+        request_timeout: config.request_timeout,
+        retries: config.retries,
+    })
 }
 
 /// Where a candidate version can be had.

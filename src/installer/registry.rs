@@ -7,7 +7,7 @@ use semver::Version;
 use serde::Deserialize;
 use url::Url;
 
-use super::address::{InvalidAddress, Platform, ProviderAddress};
+use super::address::{AddressProblem, InvalidAddress, Platform, ProviderAddress};
 use super::error::Error;
 use super::http::{HttpClient, SmallResponse, resolve};
 
@@ -94,7 +94,7 @@ pub(crate) async fn discover_providers_service(http: &HttpClient, hostname: &str
     let discovery_url = Url::parse(&format!("https://{hostname}/.well-known/terraform.json")).map_err(|error| {
         Error::InvalidAddress(InvalidAddress {
             given: hostname.to_owned(),
-            reason: format!("not usable in a URL: {error}"),
+            reason: AddressProblem::NotUsableInUrl(error),
         })
     })?;
     let response = http.get_small(&discovery_url, "application/json", DOCUMENT_LIMIT).await?;

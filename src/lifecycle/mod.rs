@@ -70,6 +70,7 @@ pub(crate) use proposed_new::proposed_new;
 pub use resource::{Autonaming, Checked, Deadline, Diffed, Target, Written};
 pub use session::{
     CheckRequest, ConfigureRequest, CreateRequest, DeleteRequest, DiffConfigRequest, DiffRequest, InvokeRequest,
-    Progress, ReadRequest, Session, UpdateRequest, start_provider, start_provider_with_cache,
+    Mapping, MappingError, Progress, ReadRequest, Session, UpdateRequest, mapped_providers, mapping, start_provider,
+    start_provider_with_cache,
 };
 pub use terraform_config::TERRAFORM_CONFIG_METHOD;

@@ -1,8 +1,9 @@
 //! The Pulumi `ResourceProvider` gRPC service.
 //!
 //! [`Provider`] implements `pulumirpc.ResourceProvider`: each RPC decodes its request into
-//! domain terms, calls the layer below, and encodes the answer. [`serve`] runs it on a
-//! loopback TCP listener the way the Pulumi engine expects plugins to.
+//! domain terms, calls the layer below, and encodes the answer. [`serve`] (`serve.rs`) runs
+//! it on a loopback TCP listener the way the Pulumi engine expects plugins to, and shuts it
+//! down.
 //!
 //! Architecture invariant: this is the only module that touches `pulumirpc` types, and
 //! the only place where domain errors become `tonic::Status`.
@@ -13,9 +14,9 @@ mod engine;
 mod list;
 pub mod plugin_identity;
 mod resources;
+mod serve;
 mod traces;
 
-use std::future::Future;
 use std::sync::{Arc, Mutex};
 
 use tfbridge_proto::pulumirpc;
@@ -27,6 +28,7 @@ use crate::telemetry;
 use tonic::{Request, Response, Status};
 
 pub use engine::{EngineLog, InvalidEngineAddress, Severity};
+pub use serve::{ServeConfig, serve};
 
 /// What the engine told us in `Handshake`, kept for the operations that need it later. Its
 /// root and program directories are not kept: for a provider they name the plugin binary's
@@ -229,16 +231,16 @@ impl Provider {
             result = work => result.map_err(|err| Status::failed_precondition(err.to_string()))?,
         };
         if let Parameters::Value(value) = &parameters {
-            session.announced_version = parameterize::announced_version(&value.version, session.package_version());
+            session.announce_as(&value.version);
         }
-        let severity = origin_severity(session.downloaded);
-        self.engine_log.log(severity, None, format!("Using {}", session.origin)).await;
-        for warning in &session.warnings {
+        let severity = origin_severity(session.downloaded());
+        self.engine_log.log(severity, None, format!("Using {}", session.origin())).await;
+        for warning in session.warnings() {
             self.engine_log.log(Severity::Warning, None, warning.to_string()).await;
         }
         let response = pulumirpc::ParameterizeResponse {
             name: session.package_name().to_owned(),
-            version: session.announced_version.clone(),
+            version: session.announced_version().to_owned(),
         };
         *slot = Some(Arc::new(session));
         Ok(response)
@@ -255,13 +257,11 @@ impl Provider {
         };
         let wanted_name = &request.subpackage_name;
         let wanted_version = &request.subpackage_version;
-        if (!wanted_name.is_empty() && wanted_name != session.package_name())
-            || (!wanted_version.is_empty() && *wanted_version != session.announced_version)
-        {
+        if !session.is_package(wanted_name, wanted_version) {
             return Err(Status::invalid_argument(format!(
                 "GetSchema asked for {wanted_name} {wanted_version}, but this provider is parameterized to ({}, {})",
                 session.package_name(),
-                session.announced_version
+                session.announced_version()
             )));
         }
         // Translating a big provider takes hundreds of milliseconds of CPU; off the runtime's
@@ -291,8 +291,8 @@ impl Provider {
         self.cancel.cancel();
         if let Some(session) = self.session.lock().await.clone() {
             let engine_log = self.engine_log.clone();
-            let closing = tokio::spawn(async move { close_ephemerals(&session, &engine_log).await });
-            let _ = tokio::time::timeout(CLOSE_GRACE, closing).await;
+            let closing = tokio::spawn(async move { serve::close_ephemerals(&session, &engine_log).await });
+            let _ = tokio::time::timeout(serve::CLOSE_GRACE, closing).await;
         }
         Ok(())
     }
@@ -312,227 +312,37 @@ impl Provider {
         &self,
         request: pulumirpc::GetMappingRequest,
     ) -> Result<pulumirpc::GetMappingResponse, Status> {
-        let (connection, package_version) = match self.mapping_source(&request.key).await {
-            MappingSource::Session(session) => (session.connection.clone(), session.package_version().to_owned()),
-            MappingSource::None => return Ok(pulumirpc::GetMappingResponse::default()),
-            MappingSource::Cache(candidates) => {
-                // Unparameterized, asked for a provider by type (`pulumi import --from
-                // terraform`): start the cached package GetMappings offered for it.
-                let Some(package) = candidates.get(&request.provider) else {
-                    return Ok(pulumirpc::GetMappingResponse::default());
-                };
-                // The exact version, which the installer finds in the cache, offline.
-                let args = parameterize::parse_args(&[package.address.to_string(), package.version.to_string()])
-                    .map_err(|err| Status::internal(format!("the cached package {}: {err}", package.address)))?;
-                // Straight from the cache: nothing worth a line, and the engine would print
-                // each start on stderr, once per provider of the state.
-                let progress = crate::installer::NoProgress;
-                let working_dir = working_dir();
-                let started = tokio::select! {
-                    () = self.cancel.cancelled() => return Err(Status::cancelled("GetMapping was cancelled by the Pulumi engine")),
-                    result = lifecycle::start_provider(&args, &working_dir, &progress) => result,
-                };
-                let started = started.map_err(|err| {
-                    Status::failed_precondition(format!(
-                        "the mapping of {} {}: {err}",
-                        package.address, package.version
-                    ))
-                })?;
-                (started.connection.clone(), started.package_version().to_owned())
-            }
-        };
-        let name = connection.names.resource_prefix().to_owned();
-        if !request.provider.is_empty() && request.provider != name {
-            return Err(Status::invalid_argument(format!("unknown provider {:?}", request.provider)));
+        let session = self.session.lock().await.clone();
+        let working_dir = working_dir();
+        let mapping =
+            lifecycle::mapping(session.as_deref(), &request.key, &request.provider, &working_dir, &self.cancel).await;
+        match mapping.map_err(mapping_status)? {
+            Some(lifecycle::Mapping { provider, data }) => Ok(pulumirpc::GetMappingResponse { provider, data }),
+            None => Ok(pulumirpc::GetMappingResponse::default()),
         }
-        let mapping = schema_gen::mapping::provider_mapping(&connection.schema, &connection.names, &package_version);
-        let data = schema_gen::mapping::to_go_json(&mapping).into_bytes();
-        Ok(pulumirpc::GetMappingResponse { provider: name, data })
     }
 
     async fn do_get_mappings(
         &self,
         request: pulumirpc::GetMappingsRequest,
     ) -> Result<pulumirpc::GetMappingsResponse, Status> {
-        let providers = match self.mapping_source(&request.key).await {
-            MappingSource::Session(session) => vec![session.connection.names.resource_prefix().to_owned()],
-            MappingSource::Cache(candidates) => candidates.into_keys().collect(),
-            MappingSource::None => Vec::new(),
-        };
+        let session = self.session.lock().await.clone();
+        let providers = lifecycle::mapped_providers(session.as_deref(), &request.key).await;
         Ok(pulumirpc::GetMappingsResponse { providers })
     }
 }
 
-/// Closes the provider's open ephemeral resources and says what went wrong, to the engine
-/// (an error naming the function) and to stderr.
-async fn close_ephemerals(session: &Session, engine_log: &EngineLog) {
-    let closed = session.close_ephemerals().await;
-    if closed.n_closed > 0 {
-        tracing::debug!(n_closed = closed.n_closed, "closed the ephemeral resources");
-    }
-    for warning in &closed.warnings {
-        tracing::warn!("{warning}");
-        engine_log.log(Severity::Warning, None, warning.clone()).await;
-    }
-    for error in &closed.errors {
-        tracing::error!("{error}");
-        engine_log.log(Severity::Error, None, error.clone()).await;
+/// The status for a GetMapping that has no answer.
+fn mapping_status(error: lifecycle::MappingError) -> Status {
+    use lifecycle::MappingError;
+    let message = error.to_string();
+    match error {
+        MappingError::UnknownProvider(_) => Status::invalid_argument(message),
+        MappingError::CachedPackage { .. } => Status::internal(message),
+        MappingError::Start { .. } => Status::failed_precondition(message),
+        MappingError::Cancelled => Status::cancelled(message),
     }
 }
-
-impl Provider {
-    /// Closes what must not outlive the deployment (ephemeral resources) before the
-    /// process exits; bounded, so that the engine's kill 5 s after SIGINT never comes first.
-    async fn close_at_shutdown(&self) {
-        let Some(session) = self.session.lock().await.clone() else { return };
-        let closing = close_ephemerals(&session, &self.engine_log);
-        if tokio::time::timeout(CLOSE_GRACE, closing).await.is_err() {
-            tracing::error!("ephemeral resources were still closing {CLOSE_GRACE:?} after shutdown began");
-        }
-    }
-
-    /// Where the mapping a GetMapping(s) key asks for comes from: `terraform` (or the legacy
-    /// `tf`) once parameterized, the provider; unparameterized, the provider packages in our
-    /// cache, by type. Other converters' keys get nothing, as in the Go implementation.
-    ///
-    /// The cache matters to `pulumi import --from terraform`: its converter names a provider
-    /// by type only (`tfcoremock`, no source, no version) and the CLI asks every installed
-    /// plugin, unparameterized, whether it maps it. The packages are there once the program
-    /// (from `pulumi convert`) has run or installed its packages.
-    async fn mapping_source(&self, key: &str) -> MappingSource {
-        if key != "terraform" && key != "tf" {
-            return MappingSource::None;
-        }
-        if let Some(session) = self.session.lock().await.clone() {
-            return MappingSource::Session(session);
-        }
-        let cache = crate::installer::plugin_cache_dir(&std::env::vars().collect());
-        let platform = crate::installer::Platform::current();
-        let listed = tokio::task::spawn_blocking(move || crate::installer::cached_packages(&cache, &platform))
-            .await
-            .unwrap_or_default();
-        MappingSource::Cache(crate::installer::mapping_candidates(&listed))
-    }
-}
-
-/// See [`Provider::mapping_source`].
-enum MappingSource {
-    None,
-    Session(Arc<Session>),
-    /// By provider type, the cached package that maps it.
-    Cache(std::collections::BTreeMap<String, crate::installer::CachedPackage>),
-}
-
-/// Everything [`serve`] needs.
-pub struct ServeConfig {
-    /// The engine's address from the command line; `None` starts in attach mode, where the
-    /// engine sends its address with `Attach`.
-    pub engine_address: Option<String>,
-    /// The path this executable was started by (`argv[0]`, symbolic links unresolved): in
-    /// the plugin cache, its folder names the version Pulumi installed it under.
-    pub executable: Option<std::path::PathBuf>,
-}
-
-/// Listens on 127.0.0.1 on a port the OS picks, writes that port as the first line of
-/// stdout (the engine's plugin handshake), and serves until `shutdown` completes.
-///
-/// Nothing else may be written to stdout before the port line: the engine takes the first
-/// line as the port.
-pub async fn serve(config: ServeConfig, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
-    let engine_log = EngineLog::default();
-    if let Some(address) = &config.engine_address {
-        engine_log.connect(address).map_err(|err| std::io::Error::new(std::io::ErrorKind::InvalidInput, err))?;
-    }
-    let cancel = CancellationToken::new();
-    let provider = Arc::new(Provider::new(engine_log, cancel.clone()));
-    let provider_at_shutdown = provider.clone();
-
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await?;
-    let port = listener.local_addr()?.port();
-    {
-        use std::io::Write;
-        let mut stdout = std::io::stdout().lock();
-        writeln!(stdout, "{port}")?;
-        stdout.flush()?;
-    }
-    // The one line that names this implementation in the plugin's log (the engine shows a
-    // plugin's stderr only with `--debug` or `--logflow`), as `--version` and GetPluginInfo do.
-    let installed_as = config.executable.as_deref().and_then(plugin_identity::installed_as);
-    tracing::info!(
-        port,
-        attach_mode = config.engine_address.is_none(),
-        installed_as,
-        "pulumi-resource-terraform-provider {}: serving pulumirpc.ResourceProvider",
-        plugin_identity::VERSION_TEXT
-    );
-    // Installed under another version, we run for projects that asked for that one (the Go
-    // implementation's, say) and nothing else tells them: the user must see it, once per start.
-    if let Some(warning) =
-        installed_as.and_then(|installed| plugin_identity::version_mismatch(installed, plugin_identity::VERSION))
-    {
-        tracing::warn!("{warning}");
-        let engine_log = provider.engine_log.clone();
-        tokio::spawn(async move { engine_log.log(Severity::Warning, None, warning).await });
-    }
-
-    let state = Arc::clone(&provider);
-    let service = pulumirpc::resource_provider_server::ResourceProviderServer::from_arc(provider)
-        .max_decoding_message_size(tfbridge_proto::MAX_MESSAGE_SIZE)
-        .max_encoding_message_size(tfbridge_proto::MAX_MESSAGE_SIZE);
-    // Nagle's algorithm would hold back the last frames of each response until the engine's
-    // delayed ACK (40 ms on Linux): every RPC would take 40 ms. The engine (Go) disables it
-    // on its side; so do we.
-    let incoming = tokio_stream::StreamExt::map(tokio_stream::wrappers::TcpListenerStream::new(listener), |stream| {
-        if let Ok(stream) = &stream
-            && let Err(err) = stream.set_nodelay(true)
-        {
-            tracing::debug!("cannot disable Nagle's algorithm on an engine connection: {err}");
-        }
-        stream
-    });
-    let graceful = Arc::new(tokio::sync::Notify::new());
-    let graceful_wait = graceful.clone();
-    let server = tonic::transport::Server::builder()
-        .add_service(service)
-        .serve_with_incoming_shutdown(incoming, async move { graceful_wait.notified().await });
-    tokio::pin!(server);
-    tokio::select! {
-        result = &mut server => return result.map_err(std::io::Error::other),
-        () = shutdown => {}
-    }
-    // Stop in-flight work first, so graceful shutdown does not wait on it; then give open
-    // connections a moment to finish. The engine kills the process 5 s after its SIGINT,
-    // and a clean exit before that avoids its "exited prematurely" report.
-    cancel.cancel();
-    // Closing the open ephemeral resources and finishing the schema cache entry start-up
-    // is writing (a cold start; without it the next run starts cold too) run side by side,
-    // each bounded, so together they stay inside the engine's 5 s.
-    let finish_cache_write = async {
-        let session = state.session.lock().await.clone();
-        if let Some(session) = session {
-            let _ = tokio::time::timeout(CACHE_WRITE_GRACE, session.finish_cache_write()).await;
-        }
-    };
-    tokio::join!(provider_at_shutdown.close_at_shutdown(), finish_cache_write);
-    graceful.notify_one();
-    match tokio::time::timeout(SHUTDOWN_GRACE, server).await {
-        Ok(result) => result.map_err(std::io::Error::other),
-        Err(_) => {
-            tracing::info!("connections still open {SHUTDOWN_GRACE:?} after shutdown began; exiting anyway");
-            Ok(())
-        }
-    }
-}
-
-/// How long closing ephemeral resources may take once shutdown begins (with
-/// [`SHUTDOWN_GRACE`], well within the engine's 5 s).
-const CLOSE_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
-
-/// How long shutdown waits for a schema cache write still running.
-const CACHE_WRITE_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
-
-/// How long open connections may linger once shutdown begins.
-const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
 
 #[cfg(test)]
 mod tests {

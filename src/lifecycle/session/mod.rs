@@ -14,11 +14,14 @@
 //! - `provider`: CheckConfig, DiffConfig, Configure and the `terraformConfig` method;
 //! - `functions`: Invoke (data sources, provider functions, ephemeral resources, actions),
 //!   the closing of ephemeral resources, and List;
-//! - here: start-up, GetSchema ([`Session::package_schema`]) and shutdown.
+//! - `mapping`: GetMapping and GetMappings;
+//! - here: start-up, Parameterize's answer, GetSchema ([`Session::package_schema`]) and
+//!   shutdown.
 //!
 //! Architecture invariant: the top of `lifecycle`; nothing in `lifecycle` imports it.
 
 mod functions;
+mod mapping;
 mod provider;
 mod resources;
 
@@ -43,6 +46,7 @@ use crate::tfplugin::reattach::{REATTACH_ENV_VARS, reattach_config_from_env};
 use crate::tfplugin::{LaunchConfig, ProviderClient, launch, reattach, resolve_executable};
 
 pub use functions::{InvokeRequest, Progress};
+pub use mapping::{Mapping, MappingError, mapped_providers, mapping};
 pub use provider::{ConfigureRequest, DiffConfigRequest};
 pub use resources::{CheckRequest, CreateRequest, DeleteRequest, DiffRequest, ReadRequest, UpdateRequest};
 
@@ -50,20 +54,20 @@ pub use resources::{CheckRequest, CreateRequest, DeleteRequest, DiffRequest, Rea
 pub struct Session {
     /// The provider's calls. Shared: an open ephemeral resource renews itself in a task of
     /// its own.
-    pub connection: Arc<Connection>,
+    connection: Arc<Connection>,
     /// The package version Parameterize answers and GetSchema writes: `package_version`,
     /// unless the engine asked for the package by another version (see
     /// [`crate::parameterize::announced_version`]).
-    pub announced_version: String,
+    announced_version: String,
     /// The parameter value that reproduces exactly this provider.
-    pub parameter: ParameterValue,
+    parameter: ParameterValue,
     /// Naming warnings, to show the user once.
-    pub warnings: Vec<Warning>,
+    warnings: Vec<Warning>,
     /// One line saying where the provider came from.
-    pub origin: String,
+    origin: String,
     /// Whether Parameterize downloaded the provider just now (first use), rather than
     /// finding it in a cache, a mirror directory or a local path.
-    pub downloaded: bool,
+    downloaded: bool,
     /// The schema cache writes begun (start-up's schema, GetSchema's package), joined at
     /// shutdown.
     cache_writes: Mutex<Vec<CacheWrite>>,
@@ -106,51 +110,13 @@ pub async fn start_provider_with_cache(
 ) -> Result<Session, ParameterizeError> {
     // Start-up's phases, for the debug line below: where a slow start-up spends its time.
     let started = std::time::Instant::now();
-    let (launching, terraform_name, package_version, source_address, origin, downloaded, mut lookup) = match &args
-        .source
-    {
-        Source::Local { path } => {
-            let terraform_name = schema_gen::naming::package_name_from_binary(path)?;
-            // The file that runs, as the cache keys it: on Windows a path typed without .exe
-            // is the .exe beside it.
-            let executable = resolve_executable(&working_dir.join(path))?;
-            let origin = format!("{terraform_name} from the local binary {}", executable.display());
-            // The cache read overlaps the launch.
-            let lookup = CacheLookup::start(&executable, cache.as_ref());
-            let launching = Launching::start(LaunchConfig::terraform_defaults(executable));
-            (launching, terraform_name, "0.0.0".to_owned(), None, origin, false, lookup)
-        }
-        Source::Registry { address, constraint } => {
-            let request = installer::InstallRequest::parse(address, constraint.as_deref().unwrap_or(""))?;
-            let source = request.address.to_string();
-            if let Some(config) = reattach_config_from_env(&source)? {
-                // A running provider has no registry version: like the Go implementation, it
-                // is 0.0.0 and any version constraint is ignored.
-                let origin =
-                    format!("{source} reattached at {} (from {})", config.address, REATTACH_ENV_VARS.join(" or "));
-                let launching = Launching::Ready(Box::new(reattach(&source, &config).await?));
-                let lookup = CacheLookup::none();
-                (launching, request.address.type_name.clone(), "0.0.0".to_owned(), Some(source), origin, false, lookup)
-            } else {
-                let config = installer::InstallerConfig::from_environment(working_dir)?;
-                for warning in &config.warnings {
-                    progress.warning(warning);
-                }
-                let installed = installer::install(&request, &config, progress).await?;
-                let lookup = CacheLookup::start(&installed.executable, cache.as_ref());
-                let launching = Launching::start(LaunchConfig::terraform_defaults(installed.executable));
-                (
-                    launching,
-                    installed.address.type_name.clone(),
-                    installed.version.to_string(),
-                    Some(installed.address.to_string()),
-                    installed.source,
-                    installed.downloaded,
-                    lookup,
-                )
+    let Launched { launching, terraform_name, package_version, source_address, origin, downloaded, mut lookup } =
+        match &args.source {
+            Source::Local { path } => launch_local(path, working_dir, cache.as_ref()).await?,
+            Source::Registry { address, constraint } => {
+                launch_registry(address, constraint.as_deref(), working_dir, progress, cache.as_ref()).await?
             }
-        }
-    };
+        };
     let found = lookup.finish().await;
     let package_cache = lookup.cache_and_key();
     let display_name = source_address.clone().unwrap_or_else(|| terraform_name.clone());
@@ -178,16 +144,7 @@ pub async fn start_provider_with_cache(
         "start-up: provider ready after {launched:?} (None: launching in the background), schemas after {schema_done:?}, names after {:?}",
         started.elapsed()
     );
-    let parameter = ParameterValue {
-        remote: source_address.as_ref().map(|url| RemoteValue { url: url.clone(), version: package_version.clone() }),
-        local: match &args.source {
-            Source::Local { path } => Some(LocalValue { path: path.clone() }),
-            Source::Registry { .. } => None,
-        },
-        includes: args.includes.clone(),
-        excludes: args.excludes.clone(),
-        provider_name: args.provider_name.clone().unwrap_or_default(),
-    };
+    let parameter = parameter_value(args, source_address.as_deref(), &package_version);
     let connection = Connection {
         by_token: TokenIndex::of(&names),
         package_name,
@@ -238,6 +195,109 @@ impl Launching {
     }
 }
 
+/// A provider launching, before its schema is read: start-up's first part.
+struct Launched {
+    /// The provider, launching in a task of its own (or reattached, running already).
+    launching: Launching,
+    /// Its Terraform type (`random`).
+    terraform_name: String,
+    /// Its exact version; `0.0.0` for a local binary or a reattached provider.
+    package_version: String,
+    /// Its registry source address; `None` for a local binary.
+    source_address: Option<String>,
+    /// One line saying where it came from.
+    origin: String,
+    /// Whether it was downloaded just now.
+    downloaded: bool,
+    /// The schema cache read, begun beside the launch.
+    lookup: CacheLookup,
+}
+
+/// Starts launching the local binary `path` (relative to `working_dir`). Async like its
+/// registry sibling, though nothing here waits.
+async fn launch_local(
+    path: &str,
+    working_dir: &Path,
+    cache: Option<&SchemaCache>,
+) -> Result<Launched, ParameterizeError> {
+    let terraform_name = schema_gen::naming::package_name_from_binary(path)?;
+    // The file that runs, as the cache keys it: on Windows a path typed without .exe is the
+    // .exe beside it.
+    let executable = resolve_executable(&working_dir.join(path))?;
+    let origin = format!("{terraform_name} from the local binary {}", executable.display());
+    // The cache read overlaps the launch.
+    let lookup = CacheLookup::start(&executable, cache);
+    let launching = Launching::start(LaunchConfig::terraform_defaults(executable));
+    Ok(Launched {
+        launching,
+        terraform_name,
+        package_version: "0.0.0".to_owned(),
+        source_address: None,
+        origin,
+        downloaded: false,
+        lookup,
+    })
+}
+
+/// Attaches to the registry provider `address` if it is listed for reattaching, or
+/// installs (`constraint`: its version constraint) and starts launching it.
+async fn launch_registry(
+    address: &str,
+    constraint: Option<&str>,
+    working_dir: &Path,
+    progress: &dyn installer::Progress,
+    cache: Option<&SchemaCache>,
+) -> Result<Launched, ParameterizeError> {
+    let request = installer::InstallRequest::parse(address, constraint.unwrap_or(""))?;
+    let source = request.address.to_string();
+    if let Some(config) = reattach_config_from_env(&source)? {
+        // A running provider has no registry version: like the Go implementation, it is
+        // 0.0.0 and any version constraint is ignored.
+        let origin = format!("{source} reattached at {} (from {})", config.address, REATTACH_ENV_VARS.join(" or "));
+        let launching = Launching::Ready(Box::new(reattach(&source, &config).await?));
+        return Ok(Launched {
+            launching,
+            terraform_name: request.address.type_name.clone(),
+            package_version: "0.0.0".to_owned(),
+            source_address: Some(source),
+            origin,
+            downloaded: false,
+            lookup: CacheLookup::none(),
+        });
+    }
+    let config = installer::InstallerConfig::from_environment(working_dir)?;
+    for warning in &config.warnings {
+        progress.warning(warning);
+    }
+    let installed = installer::install(&request, &config, progress).await?;
+    let lookup = CacheLookup::start(&installed.executable, cache);
+    let launching = Launching::start(LaunchConfig::terraform_defaults(installed.executable));
+    Ok(Launched {
+        launching,
+        terraform_name: installed.address.type_name.clone(),
+        package_version: installed.version.to_string(),
+        source_address: Some(installed.address.to_string()),
+        origin: installed.source,
+        downloaded: installed.downloaded,
+        lookup,
+    })
+}
+
+/// The parameter value that reproduces the provider `args` started: the registry's at the
+/// version found, or the local binary's.
+fn parameter_value(args: &Args, source_address: Option<&str>, package_version: &str) -> ParameterValue {
+    ParameterValue {
+        remote: source_address.map(|url| RemoteValue { url: url.to_owned(), version: package_version.to_owned() }),
+        local: match &args.source {
+            Source::Local { path } => Some(LocalValue { path: path.clone() }),
+            Source::Registry { .. } => None,
+        },
+        includes: args.includes.clone(),
+        excludes: args.excludes.clone(),
+        provider_name: args.provider_name.clone().unwrap_or_default(),
+    }
+}
+
 impl Session {
     /// The Pulumi package name.
     pub fn package_name(&self) -> &str {
@@ -249,11 +309,52 @@ impl Session {
         &self.connection.package_version
     }
 
-    /// The Pulumi package schema (GetSchema), with the translation's warnings.
+    /// The package version Parameterize answers and GetSchema writes: [`Self::package_version`],
+    /// unless [`Self::announce_as`] was given another.
+    pub fn announced_version(&self) -> &str {
+        &self.announced_version
+    }
+
+    /// Takes the version the engine asked for the package by (Parameterize with a parameter
+    /// value: the version of the SDK's package) as the one to announce, when it names this
+    /// provider's (see [`crate::parameterize::announced_version`]).
+    pub fn announce_as(&mut self, requested: &str) {
+        self.announced_version = crate::parameterize::announced_version(requested, self.package_version());
+    }
+
+    /// Whether GetSchema's subpackage name and version (each empty: any) name this package,
+    /// at its announced version.
+    pub fn is_package(&self, name: &str, version: &str) -> bool {
+        (name.is_empty() || name == self.package_name()) && (version.is_empty() || version == self.announced_version)
+    }
+
+    /// One line saying where the provider came from.
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    /// Whether start-up downloaded the provider just now (first use), rather than finding it
+    /// in a cache, a mirror directory or a local path.
+    pub fn downloaded(&self) -> bool {
+        self.downloaded
+    }
+
+    /// The naming warnings, to show the user once.
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+
+    /// The provider's calls and schema, for tools and tests that look below the session.
+    pub fn connection(&self) -> &Connection {
+        &self.connection
+    }
+
+    /// The Pulumi package schema (GetSchema), at the announced version, with the
+    /// translation's warnings.
     pub fn package_schema(&self, plugin_version: &str) -> (PackageSpec, Vec<Warning>) {
         let parameter = self.parameter.to_json();
         let connection = &self.connection;
-        translate(&TranslateConfig {
+        let (mut spec, warnings) = translate(&TranslateConfig {
             schema: &connection.schema,
             package_name: &connection.package_name,
             package_version: &connection.package_version,
@@ -262,7 +363,9 @@ impl Session {
             parameter_value: &parameter,
             plugin_version,
             filter: TokenFilter { include: &self.parameter.includes, exclude: &self.parameter.excludes },
-        })
+        });
+        spec.version.clone_from(&self.announced_version);
+        (spec, warnings)
     }
 
     /// GetSchema's answer: the package schema as JSON, its version the announced one. A
@@ -277,11 +380,10 @@ impl Session {
                 Err(miss) => tracing::debug!("schema cache: {miss}; translating again"),
             }
         }
-        let (mut spec, warnings) = self.package_schema(plugin_version);
+        let (spec, warnings) = self.package_schema(plugin_version);
         for warning in &warnings {
             tracing::debug!("schema translation: {warning}");
         }
-        spec.version.clone_from(&self.announced_version);
         let json = spec.to_json();
         if let Some((cache, key)) = self.package_cache.clone() {
             let stored = json.clone();
