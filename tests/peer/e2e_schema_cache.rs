@@ -310,3 +310,57 @@ fn muxed_providers_start_warm_on_protocols_5_and_6() -> anyhow::Result<()> {
     assert!(server.dig("warm.example.com.", "A")?.is_empty(), "destroy removed the record");
     Ok(())
 }
+
+/// What the provider sees first on a cold and a warm start, on an SDKv2 provider (petoju/mysql
+/// 3.0.88, against MariaDB) and a muxed one (hashicorp/dns 3.6.1, against BIND), as
+/// `PULUMI_TF_DEBUG_GRPC` records it. Cold (`package add`, no entry): the schema calls. Warm
+/// (`pulumi preview`, an entry for the binary): Parameterize and GetSchema are answered from the
+/// cache while the provider launches, so each provider process's first calls are the
+/// configuration's, exactly Terraform's sequence for a provider whose schema answer declared
+/// `get_provider_schema_optional`; never GetMetadata.
+#[test]
+fn cold_and_warm_start_up_sequences_on_an_sdkv2_and_a_muxed_provider() -> anyhow::Result<()> {
+    let mariadb = common::mariadb::MariaDb::start("cache-sequence")?;
+    let bind = common::bind::Bind::start("cache-sequence")?;
+    let cases: [(&str, PathBuf, &str); 2] = [
+        ("mysql (SDKv2)", common::real_provider("mysql", versions::MYSQL)?, "mysql"),
+        ("dns (muxed)", common::real_provider("dns", versions::DNS)?, "dns"),
+    ];
+    for (label, provider, example) in cases {
+        let mut ws = Workspace::new("cache-sequence", Implementation::Ours)?;
+        ws.copy_example(example)?;
+        let log = ws.root().join("grpc.jsonl");
+        ws.set_env("PULUMI_TF_DEBUG_GRPC", &log.display().to_string());
+        ws.package_add(&[provider.to_str().expect("a UTF-8 path")])?;
+        let cold = Cached::read_calls(&log)?;
+        println!("{label}, cold (package add): {cold:?}");
+        assert_eq!(cold.first().map(String::as_str), Some("GetProviderSchema"), "{label}: {cold:?}");
+        assert!(!cold.iter().any(|c| c == "GetMetadata"), "{label}: {cold:?}");
+
+        ws.stack_init()?;
+        if example == "mysql" {
+            ws.config_set("endpoint", &mariadb.endpoint())?;
+            for (key, value) in [("rootPassword", common::mariadb::ROOT_PASSWORD), ("appPassword", "app-pw-seq-1")] {
+                ws.pulumi_ok(&["config", "set", "--secret", key, value, "--non-interactive"])?;
+            }
+            ws.config_set("mysql:endpoint", &mariadb.endpoint())?;
+            ws.config_set("mysql:username", "root")?;
+            let password = common::mariadb::ROOT_PASSWORD;
+            ws.pulumi_ok(&["config", "set", "--secret", "mysql:password", password, "--non-interactive"])?;
+        } else {
+            ws.config_set("dnsPort", &bind.port().to_string())?;
+            ws.pulumi_ok(&["config", "set", "--secret", "tsigSecret", bind.secret(), "--non-interactive"])?;
+        }
+        let preview = ws.preview()?;
+        let warm = Cached::read_calls(&log)?;
+        println!("{label}, warm (preview): {warm:?}");
+        let first = start_up_calls(&warm);
+        assert!(!first.is_empty(), "{label}: nothing before the first per-type call: {warm:?}\n{preview}");
+        assert!(
+            first.iter().all(|c| c == "ValidateProviderConfig" || c == "ConfigureProvider"),
+            "{label}: a warm start sent more than the configuration first: {warm:?}"
+        );
+        assert!(!warm.iter().any(|c| c == "GetMetadata" || c == "GetProviderSchema"), "{label}: {warm:?}");
+    }
+    Ok(())
+}
