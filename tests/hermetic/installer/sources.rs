@@ -145,14 +145,10 @@ async fn credentials_go_only_to_their_own_host() {
     let shasums_name = format!("terraform-provider-{TYPE_NAME}_1.0.0_SHA256SUMS");
     registry.route(
         &meta_path,
-        server::Reply::json(serde_json::json!({
-            "protocols": ["5.0"], "os": platform.os, "arch": platform.arch, "filename": filename,
-            "download_url": "/redirect-to-downloads",
-            "shasums_url": format!("{}/files/{shasums_name}", downloads.base_url()),
-            "shasums_signature_url": format!("/files/{shasums_name}.sig"),
-            "shasum": sha256_hex(&zip),
-            "signing_keys": {"gpg_public_keys": [{"ascii_armor": key.armored_public}]},
-        })),
+        DownloadDocument::new("/files", &filename, &shasums_name, &zip, &key)
+            .with("download_url", serde_json::json!("/redirect-to-downloads"))
+            .with("shasums_url", serde_json::json!(format!("{}/files/{shasums_name}", downloads.base_url())))
+            .reply(),
     );
     let shasums = format!("{}  {filename}\n", sha256_hex(&zip));
     downloads.route(&format!("/files/{shasums_name}"), server::Reply::bytes(shasums.clone().into_bytes()));
