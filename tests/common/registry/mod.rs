@@ -196,6 +196,24 @@ pub fn publish_registry(server: &TestServer, key: &TestSigningKey, packages: &[P
     }
 }
 
+/// A registry on 127.0.0.1 with a fresh test CA and signing key, publishing `packages`
+/// ([`publish_registry`]).
+pub struct TestRegistry {
+    pub ca: server::TestCa,
+    pub key: TestSigningKey,
+    pub server: TestServer,
+}
+
+impl TestRegistry {
+    pub async fn start(packages: &[Package]) -> TestRegistry {
+        let ca = server::TestCa::generate();
+        let key = TestSigningKey::generate("Test Registry <registry@example.com>");
+        let server = TestServer::start(&ca, "127.0.0.1").await;
+        publish_registry(&server, &key, packages);
+        TestRegistry { ca, key, server }
+    }
+}
+
 /// Publishes `packages` on `server` following the network mirror protocol under `/mirror/`,
 /// for provider address host `registry_host`, listing each zip's `zh:` hash.
 pub fn publish_mirror(server: &TestServer, registry_host: &str, packages: &[Package]) {
@@ -293,6 +311,18 @@ pub fn cli_config(dir: &Path, text: &str) -> CliConfig {
     let mut file = std::fs::File::create(&path).unwrap();
     file.write_all(text.as_bytes()).unwrap();
     CliConfig::load(&path).unwrap()
+}
+
+/// A CLI configuration (written into `dir`) whose only installation method is the network
+/// mirror under `mirror`'s `/mirror/`.
+pub fn network_mirror_cli_config(dir: &Path, mirror: &TestServer) -> CliConfig {
+    cli_config(
+        dir,
+        &format!(
+            "provider_installation {{\n  network_mirror {{\n    url = \"{}/mirror/\"\n  }}\n}}\n",
+            mirror.base_url()
+        ),
+    )
 }
 
 /// A loopback port where nothing listens, for "unreachable" hosts.

@@ -17,10 +17,7 @@ struct Setup {
 
 impl Setup {
     async fn new() -> Setup {
-        let ca = TestCa::generate();
-        let key = TestSigningKey::generate("Test Registry <registry@example.com>");
-        let server = TestServer::start(&ca, "127.0.0.1").await;
-        publish_registry(&server, &key, &[Package::new("1.0.0")]);
+        let TestRegistry { ca, key, server } = TestRegistry::start(&[Package::new("1.0.0")]).await;
         let cache = tempfile::tempdir().unwrap();
         let config = test_config(cache.path(), &ca.ca_pem);
         Setup { key, server, cache, config }
@@ -323,13 +320,7 @@ async fn network_mirror_with_a_wrong_hash() {
     );
     let cache = tempfile::tempdir().unwrap();
     let mut config = test_config(cache.path(), &ca.ca_pem);
-    config.cli_config = cli_config(
-        cache.path(),
-        &format!(
-            "provider_installation {{\n  network_mirror {{\n    url = \"{}/mirror/\"\n  }}\n}}\n",
-            mirror.base_url()
-        ),
-    );
+    config.cli_config = network_mirror_cli_config(cache.path(), &mirror);
     let request = InstallRequest::parse(&format!("{registry_host}/{NAMESPACE}/{TYPE_NAME}"), "").unwrap();
     let error = install(&request, &config, &NoProgress).await.unwrap_err();
     let message = mask_hex_runs(&normalize(&error.to_string(), &[(&mirror.host(), "MIRROR")]));
