@@ -89,6 +89,40 @@ macro_rules! shared_conversions {
             }
         }
 
+        /// A block with `attributes`, and what both protocols carry the same way.
+        #[allow(clippy::needless_update)] // Protocol 5 has no other fields; protocol 6 has.
+        fn block_with(block: &tf::Block, attributes: Vec<pb::schema::Attribute>) -> pb::schema::Block {
+            pb::schema::Block {
+                version: 0,
+                attributes,
+                block_types: block.block_types.iter().map(|(name, b)| nested_block(name, b)).collect(),
+                description: block.description.clone(),
+                description_kind: string_kind(block.description_kind) as i32,
+                deprecated: block.deprecated,
+                deprecation_message: block.deprecation_message.clone(),
+                ..Default::default()
+            }
+        }
+
+        /// An attribute of the wire type `ty` (a JSON type spec; empty for a nested one).
+        #[allow(clippy::needless_update)] // Protocol 5 has no other fields; protocol 6 has.
+        fn attribute_with(name: &str, attr: &tf::Attribute, ty: Vec<u8>) -> pb::schema::Attribute {
+            pb::schema::Attribute {
+                name: name.to_owned(),
+                r#type: ty,
+                description: attr.description.clone(),
+                required: attr.required,
+                optional: attr.optional,
+                computed: attr.computed,
+                sensitive: attr.sensitive,
+                description_kind: string_kind(attr.description_kind) as i32,
+                deprecated: attr.deprecated,
+                write_only: attr.write_only,
+                deprecation_message: attr.deprecation_message.clone(),
+                ..Default::default()
+            }
+        }
+
         fn schema(schema: &tf::Schema) -> pb::Schema {
             pb::Schema { version: schema.version, block: Some(block(&schema.block)) }
         }
@@ -181,36 +215,17 @@ mod v6 {
     }
 
     fn block(block: &tf::Block) -> pb::schema::Block {
-        pb::schema::Block {
-            version: 0,
-            attributes: block.attributes.iter().map(|(name, a)| attribute(name, a)).collect(),
-            block_types: block.block_types.iter().map(|(name, b)| nested_block(name, b)).collect(),
-            description: block.description.clone(),
-            description_kind: string_kind(block.description_kind) as i32,
-            deprecated: block.deprecated,
-            deprecation_message: block.deprecation_message.clone(),
-            computed: block.computed,
-        }
+        let attributes = block.attributes.iter().map(|(name, a)| attribute(name, a)).collect();
+        pb::schema::Block { computed: block.computed, ..block_with(block, attributes) }
     }
 
     fn attribute(name: &str, attr: &tf::Attribute) -> pb::schema::Attribute {
-        let (ty, nested_type) = match &attr.ty {
-            tf::AttributeType::Type(ty) => (ty.to_json_string().into_bytes(), None),
-            tf::AttributeType::Nested(object) => (Vec::new(), Some(object_type(object))),
-        };
-        pb::schema::Attribute {
-            name: name.to_owned(),
-            r#type: ty,
-            nested_type,
-            description: attr.description.clone(),
-            required: attr.required,
-            optional: attr.optional,
-            computed: attr.computed,
-            sensitive: attr.sensitive,
-            description_kind: string_kind(attr.description_kind) as i32,
-            deprecated: attr.deprecated,
-            write_only: attr.write_only,
-            deprecation_message: attr.deprecation_message.clone(),
+        match &attr.ty {
+            tf::AttributeType::Type(ty) => attribute_with(name, attr, ty.to_json_string().into_bytes()),
+            tf::AttributeType::Nested(object) => pb::schema::Attribute {
+                nested_type: Some(object_type(object)),
+                ..attribute_with(name, attr, Vec::new())
+            },
         }
     }
 
@@ -284,40 +299,17 @@ mod v5 {
     }
 
     fn block(block: &tf::Block) -> pb::schema::Block {
-        pb::schema::Block {
-            version: 0,
-            // Nested attributes have no protocol 5 form; callers filter such schemas out
-            // first, and the provider block is reported as a diagnostic instead.
-            attributes: block
-                .attributes
-                .iter()
-                .filter_map(|(name, a)| match &a.ty {
-                    tf::AttributeType::Type(ty) => Some(attribute(name, a, ty)),
-                    tf::AttributeType::Nested(_) => None,
-                })
-                .collect(),
-            block_types: block.block_types.iter().map(|(name, b)| nested_block(name, b)).collect(),
-            description: block.description.clone(),
-            description_kind: string_kind(block.description_kind) as i32,
-            deprecated: block.deprecated,
-            deprecation_message: block.deprecation_message.clone(),
-        }
-    }
-
-    fn attribute(name: &str, attr: &tf::Attribute, ty: &tf::Type) -> pb::schema::Attribute {
-        pb::schema::Attribute {
-            name: name.to_owned(),
-            r#type: ty.to_json_string().into_bytes(),
-            description: attr.description.clone(),
-            required: attr.required,
-            optional: attr.optional,
-            computed: attr.computed,
-            sensitive: attr.sensitive,
-            description_kind: string_kind(attr.description_kind) as i32,
-            deprecated: attr.deprecated,
-            write_only: attr.write_only,
-            deprecation_message: attr.deprecation_message.clone(),
-        }
+        // Nested attributes have no protocol 5 form; callers filter such schemas out first,
+        // and the provider block is reported as a diagnostic instead.
+        let attributes = block
+            .attributes
+            .iter()
+            .filter_map(|(name, a)| match &a.ty {
+                tf::AttributeType::Type(ty) => Some(attribute_with(name, a, ty.to_json_string().into_bytes())),
+                tf::AttributeType::Nested(_) => None,
+            })
+            .collect();
+        block_with(block, attributes)
     }
 }
 
