@@ -14,7 +14,7 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::Context as _;
 use base64::Engine as _;
@@ -86,24 +86,12 @@ zone "{ZONE}" {{ type primary; file "{dir}/db.example.com"; notify no; allow-upd
             command.args(["-u", "bind"]);
         }
         let child = command.stdout(Stdio::null()).stderr(Stdio::null()).spawn().context("start named")?;
+        let waiting_for = format!("answer on port {}", self.port);
+        let ready = || self.dig("ns.example.com.", "A").is_ok_and(|answer| answer == ["127.0.0.1"]);
+        let poll = Duration::from_millis(50);
+        let child = service::wait_until_ready(child, "named", &log, &waiting_for, READY_TIMEOUT, poll, ready)?;
         self.child = Some(child);
-        let deadline = Instant::now() + READY_TIMEOUT;
-        loop {
-            if self.dig("ns.example.com.", "A").is_ok_and(|answer| answer == ["127.0.0.1"]) {
-                return Ok(());
-            }
-            if let Some(status) = self.child.as_mut().and_then(|c| c.try_wait().ok().flatten()) {
-                self.child = None;
-                anyhow::bail!("named exited with {status}: {}", std::fs::read_to_string(&log).unwrap_or_default());
-            }
-            anyhow::ensure!(
-                Instant::now() < deadline,
-                "named did not answer on port {} within {READY_TIMEOUT:?}: {}",
-                self.port,
-                std::fs::read_to_string(&log).unwrap_or_default()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        Ok(())
     }
 
     pub fn port(&self) -> u16 {

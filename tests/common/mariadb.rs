@@ -16,7 +16,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::Context as _;
 
@@ -113,24 +113,12 @@ impl MariaDb {
             .stderr(Stdio::null())
             .spawn()
             .context("start mariadbd")?;
+        let waiting_for = format!("accept connections on port {}", self.port);
+        let ready = || std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() && socket.exists();
+        let poll = Duration::from_millis(100);
+        let child = service::wait_until_ready(child, "mariadbd", &log, &waiting_for, READY_TIMEOUT, poll, ready)?;
         self.child = Some(child);
-        let deadline = Instant::now() + READY_TIMEOUT;
-        loop {
-            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() && socket.exists() {
-                return Ok(());
-            }
-            if let Some(status) = self.child.as_mut().and_then(|c| c.try_wait().ok().flatten()) {
-                self.child = None;
-                anyhow::bail!("mariadbd exited with {status}: {}", std::fs::read_to_string(&log).unwrap_or_default());
-            }
-            anyhow::ensure!(
-                Instant::now() < deadline,
-                "mariadbd did not accept connections on port {} within {READY_TIMEOUT:?}: {}",
-                self.port,
-                std::fs::read_to_string(&log).unwrap_or_default()
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        Ok(())
     }
 
     fn socket(&self) -> PathBuf {

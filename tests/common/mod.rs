@@ -34,6 +34,8 @@ pub mod registry;
 pub mod schema;
 #[cfg(unix)]
 pub mod service;
+#[cfg(unix)]
+pub mod service_suite;
 pub mod versions;
 
 pub use implementation::Implementation;

@@ -13,7 +13,7 @@
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::Context as _;
 
@@ -86,27 +86,12 @@ impl Pdns {
         command.arg(format!("--config-dir={}", self.dir.display()));
         let file = std::fs::File::create(&log)?;
         let child = command.stdout(file.try_clone()?).stderr(file).spawn().context("start pdns_server")?;
+        let waiting_for = format!("answer on port {}", self.api_port);
+        let ready = || self.api("GET", "/servers/localhost", None).is_ok_and(|answer| answer.status == 200);
+        let poll = Duration::from_millis(50);
+        let child = service::wait_until_ready(child, "pdns_server", &log, &waiting_for, READY_TIMEOUT, poll, ready)?;
         self.child = Some(child);
-        let deadline = Instant::now() + READY_TIMEOUT;
-        loop {
-            if self.api("GET", "/servers/localhost", None).is_ok_and(|answer| answer.status == 200) {
-                return Ok(());
-            }
-            if let Some(status) = self.child.as_mut().and_then(|c| c.try_wait().ok().flatten()) {
-                self.child = None;
-                anyhow::bail!(
-                    "pdns_server exited with {status}: {}",
-                    std::fs::read_to_string(&log).unwrap_or_default()
-                );
-            }
-            anyhow::ensure!(
-                Instant::now() < deadline,
-                "pdns_server did not answer on port {} within {READY_TIMEOUT:?}: {}",
-                self.api_port,
-                std::fs::read_to_string(&log).unwrap_or_default()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        Ok(())
     }
 
     /// The API's base URL, as the provider's `base_url` takes it.

@@ -55,6 +55,38 @@ pub fn stop(child: &mut Option<Child>) {
     }
 }
 
+/// Waits for the server `child` that `name` (`named`, `pdns_server`, `mariadbd`) just
+/// started until `ready()` holds, asking every `poll` for at most `timeout`, and hands the
+/// child back. Fails, quoting the server's log at `log`, when it exits first or when it does
+/// not `waiting_for` (such as `answer on port 5353`) in time (then it is killed).
+pub fn wait_until_ready(
+    mut child: Child,
+    name: &str,
+    log: &Path,
+    waiting_for: &str,
+    timeout: std::time::Duration,
+    poll: std::time::Duration,
+    mut ready: impl FnMut() -> bool,
+) -> anyhow::Result<Child> {
+    let deadline = std::time::Instant::now() + timeout;
+    loop {
+        if ready() {
+            return Ok(child);
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            anyhow::bail!("{name} exited with {status}: {}", std::fs::read_to_string(log).unwrap_or_default());
+        }
+        if std::time::Instant::now() >= deadline {
+            stop(&mut Some(child));
+            anyhow::bail!(
+                "{name} did not {waiting_for} within {timeout:?}: {}",
+                std::fs::read_to_string(log).unwrap_or_default()
+            );
+        }
+        std::thread::sleep(poll);
+    }
+}
+
 /// A loopback port nobody listens on now.
 pub fn free_port() -> anyhow::Result<u16> {
     Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())

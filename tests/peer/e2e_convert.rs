@@ -25,7 +25,7 @@ use common::pulumi::Workspace;
 use common::versions;
 use serde_json::json;
 use support::server::{Reply, TestCa, TestServer};
-use support::{TestSigningKey, sha256_hex, zips};
+use support::{DownloadDocument, TestSigningKey, sha256_hex, zips};
 use tfbridge::installer::Platform;
 
 /// The version our own test providers are published under (they have none of their own).
@@ -85,14 +85,9 @@ impl Registry {
         );
         server.route(
             &format!("/v1/providers/{namespace}/{kind}/{version}/download/{}/{}", platform.os, platform.arch),
-            Reply::json(json!({
-                "protocols": [protocol], "os": platform.os, "arch": platform.arch, "filename": filename,
-                "download_url": format!("{prefix}/{filename}"),
-                "shasums_url": format!("{prefix}/SHA256SUMS"),
-                "shasums_signature_url": format!("{prefix}/SHA256SUMS.sig"),
-                "shasum": sha256_hex(&zip),
-                "signing_keys": {"gpg_public_keys": [{"key_id": "test", "ascii_armor": self.key.armored_public}]},
-            })),
+            DownloadDocument::new(&prefix, &filename, "SHA256SUMS", &zip, &self.key)
+                .with("protocols", json!([protocol]))
+                .reply(),
         );
         server.route(&format!("{prefix}/{filename}"), Reply::bytes(zip));
         server.route(&format!("{prefix}/SHA256SUMS.sig"), Reply::bytes(self.key.sign(shasums.as_bytes())));

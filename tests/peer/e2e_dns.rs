@@ -28,30 +28,33 @@ use std::path::PathBuf;
 use common::Implementation;
 use common::bind::Bind;
 use common::pulumi::Workspace;
+use common::service_suite::{self as suite, Suite, set_secret};
 use common::versions;
 
 const A_TOKEN: &str = "dns:index/aRecordSet:ARecordSet";
 
-fn dns_provider() -> anyhow::Result<PathBuf> {
-    common::real_provider("dns", versions::DNS)
-}
+/// The suite: the dns provider against BIND, the `dns` example.
+struct Dns;
 
-/// A workspace holding the dns example for `server`, with the package added.
-fn start(label: &str, implementation: Implementation) -> anyhow::Result<Workspace> {
-    let mut ws = Workspace::new(label, implementation)?;
-    ws.copy_example("dns")?;
-    let added = ws.package_add(&[dns_provider()?.to_str().expect("a UTF-8 path")])?;
-    // Quiet, as the Go implementation is (issue 29): no line saying where the provider is.
-    assert!(!added.all_text().contains("from the local binary"), "{added}");
-    Ok(ws)
-}
+impl Suite for Dns {
+    type Server = Bind;
 
-/// A new stack named `stack`, configured for `server`, selected.
-fn stack(ws: &mut Workspace, stack: &str, server: &Bind) -> anyhow::Result<()> {
-    ws.pulumi_ok(&["stack", "init", stack, "--secrets-provider", "passphrase", "--non-interactive"])?;
-    ws.config_set("dnsPort", &server.port().to_string())?;
-    ws.pulumi_ok(&["config", "set", "--secret", "tsigSecret", server.secret(), "--non-interactive"])?;
-    Ok(())
+    fn start_server(label: &str) -> anyhow::Result<Bind> {
+        Bind::start(label)
+    }
+
+    fn provider() -> anyhow::Result<PathBuf> {
+        common::real_provider("dns", versions::DNS)
+    }
+
+    fn write_program(ws: &Workspace) -> anyhow::Result<()> {
+        ws.copy_example("dns")
+    }
+
+    fn configure(ws: &mut Workspace, server: &Bind) -> anyhow::Result<()> {
+        ws.config_set("dnsPort", &server.port().to_string())?;
+        set_secret(ws, "tsigSecret", server.secret())
+    }
 }
 
 /// What the server answers for `name` in the example zone.
@@ -107,12 +110,7 @@ fn lifecycle_pass(ws: &mut Workspace, server: &mut Bind, pass: &str) -> anyhow::
         Implementation::Ours => {
             assert_eq!(survived, ["\"hello\""], "{pass}: the replacement deleted the record: {replace}");
             assert_eq!(ttl(server, "txt", "TXT")?, Some(600), "{pass}");
-            let delete_first = replace.stdout.find("deleted original");
-            let create = replace.stdout.find("created replacement");
-            assert!(
-                delete_first.is_some() && delete_first < create,
-                "{pass}: the display says the original goes first: {replace}"
-            );
+            suite::assert_original_deleted_first(&replace, pass);
             ws.preview_expect_no_changes()?;
         }
         // The Go implementation creates first and then deletes the record it just made
@@ -204,8 +202,7 @@ fn lifecycle_pass(ws: &mut Workspace, server: &mut Bind, pass: &str) -> anyhow::
     for (name, rtype) in [("www", "A"), ("txt", "TXT"), ("alias", "CNAME"), ("imported", "A")] {
         assert!(dig(server, name, rtype).is_empty(), "{pass}: {name} {rtype} is left on the server");
     }
-    std::fs::write(ws.project_dir().join("Pulumi.yaml"), original)?;
-    Ok(())
+    suite::restore_program(ws, &original)
 }
 
 /// What a second stack in the same `PULUMI_HOME` runs, every process on the schema cache the
@@ -229,30 +226,16 @@ fn second_pass(ws: &mut Workspace, server: &Bind) -> anyhow::Result<()> {
 
 /// The lifecycle on one stack, then a shorter one on a second stack of the same workspace.
 fn lifecycle(implementation: Implementation) -> anyhow::Result<()> {
-    let mut server = Bind::start(&format!("lifecycle-{}", implementation.label()))?;
-    let mut ws = start("dns", implementation)?;
-    stack(&mut ws, "first", &server)?;
-    lifecycle_pass(&mut ws, &mut server, "first stack")?;
-    stack(&mut ws, "second", &server)?;
-    second_pass(&mut ws, &server)?;
-    if implementation == Implementation::Ours {
-        let cache = ws.root().join("pulumi-home/dynamic_tf_plugins/.schema-cache");
-        let entries = std::fs::read_dir(&cache).map(|dir| dir.count()).unwrap_or_default();
-        assert!(entries >= 1, "the runs used a schema cache entry in {}", cache.display());
-    }
-    Ok(())
+    suite::lifecycle_on_two_stacks::<Dns>("dns", implementation, lifecycle_pass, second_pass)
 }
 
 /// A wrong TSIG key and a zone the server does not serve: each a clear error naming the
 /// resource, nothing changed on the server, and the next up, with the cause fixed, succeeds.
 fn bad_input(implementation: Implementation) -> anyhow::Result<()> {
-    let server = Bind::start(&format!("bad-{}", implementation.label()))?;
-    let mut ws = start("dns-bad", implementation)?;
-    stack(&mut ws, "dev", &server)?;
-    ws.up()?;
+    let (server, mut ws) = suite::up_for_bad_input::<Dns>("dns-bad", implementation)?;
 
     let wrong = "d3Jvbmcta2V5LXdyb25nLWtleS13cm9uZy1rZXktd3I=";
-    ws.pulumi_ok(&["config", "set", "--secret", "tsigSecret", wrong, "--non-interactive"])?;
+    set_secret(&mut ws, "tsigSecret", wrong)?;
     ws.edit_program("        - hello\n", "        - changed\n")?;
     let refused = ws.up_fails()?;
     let text = refused.all_text();
@@ -260,7 +243,7 @@ fn bad_input(implementation: Implementation) -> anyhow::Result<()> {
     assert!(text.contains("bad authentication"), "{refused}");
     assert!(!text.contains(wrong), "the key is never shown: {refused}");
     assert_eq!(dig(&server, "txt", "TXT"), ["\"hello\""], "{refused}");
-    ws.pulumi_ok(&["config", "set", "--secret", "tsigSecret", server.secret(), "--non-interactive"])?;
+    set_secret(&mut ws, "tsigSecret", server.secret())?;
     ws.up()?;
     assert_eq!(dig(&server, "txt", "TXT"), ["\"changed\""]);
 
@@ -273,10 +256,7 @@ fn bad_input(implementation: Implementation) -> anyhow::Result<()> {
     assert!(missing.all_text().contains("dns:index:TxtRecordSet (elsewhere)"), "{missing}");
     assert!(ws.resource_state("elsewhere").is_err(), "nothing was made, so nothing is recorded");
     assert_eq!(dig(&server, "txt", "TXT"), ["\"changed\""], "the rest is untouched: {missing}");
-    let program = ws.program()?;
-    let cut = program.find("  elsewhere:").expect("the added resource");
-    let end = program.find("outputs:\n").expect("outputs");
-    std::fs::write(ws.project_dir().join("Pulumi.yaml"), format!("{}{}", &program[..cut], &program[end..]))?;
+    suite::remove_added_resource(&ws, "  elsewhere:", "outputs:\n")?;
     ws.destroy()?;
     assert!(dig(&server, "txt", "TXT").is_empty());
     Ok(())

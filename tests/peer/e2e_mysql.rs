@@ -35,40 +35,45 @@ use std::path::PathBuf;
 use common::Implementation;
 use common::mariadb::{MariaDb, ROOT_PASSWORD};
 use common::pulumi::{CommandOutput, Workspace, plugin_lines};
+use common::service_suite::{self as suite, Suite, set_secret};
 use common::versions;
 
 /// The application user's passwords, before and after the update.
 const APP_PASSWORD: &str = "app-pw-first-91f2";
 const APP_PASSWORD_2: &str = "app-pw-second-4d8e";
 
-/// The provider binary.
-fn mysql_provider() -> anyhow::Result<PathBuf> {
-    common::real_provider("mysql", versions::MYSQL)
-}
-
-/// A workspace holding `PROGRAM` for `server`, with the package added, a stack made and its
-/// config set: the explicit provider's from the program's config, the default provider's as
+/// The suite: the mysql provider against MariaDB, the `mysql` example. A stack's config sets
+/// the explicit provider's from the program's config, and the default provider's as
 /// `mysql:*` stack config (all strings, as `pulumi config set` writes them).
-fn start(label: &str, implementation: Implementation, server: &MariaDb) -> anyhow::Result<Workspace> {
-    let mut ws = Workspace::new(label, implementation)?;
-    ws.copy_example("mysql")?;
-    ws.package_add(&[mysql_provider()?.to_str().expect("a UTF-8 path")])?;
-    ws.stack_init()?;
-    configure(&mut ws, server)?;
-    Ok(ws)
-}
+struct Mysql;
 
-fn configure(ws: &mut Workspace, server: &MariaDb) -> anyhow::Result<()> {
-    ws.config_set("endpoint", &server.endpoint())?;
-    ws.pulumi_ok(&["config", "set", "--secret", "rootPassword", ROOT_PASSWORD, "--non-interactive"])?;
-    ws.pulumi_ok(&["config", "set", "--secret", "appPassword", APP_PASSWORD, "--non-interactive"])?;
-    ws.config_set("mysql:endpoint", &server.endpoint())?;
-    ws.config_set("mysql:username", "root")?;
-    ws.pulumi_ok(&["config", "set", "--secret", "mysql:password", ROOT_PASSWORD, "--non-interactive"])?;
-    ws.config_set("mysql:maxConnLifetimeSec", "300")?;
-    ws.config_set("mysql:connectRetryTimeoutSec", "5")?;
-    ws.config_set("mysql:iamDatabaseAuthentication", "false")?;
-    Ok(())
+impl Suite for Mysql {
+    type Server = MariaDb;
+
+    fn start_server(label: &str) -> anyhow::Result<MariaDb> {
+        MariaDb::start(label)
+    }
+
+    fn provider() -> anyhow::Result<PathBuf> {
+        common::real_provider("mysql", versions::MYSQL)
+    }
+
+    fn write_program(ws: &Workspace) -> anyhow::Result<()> {
+        ws.copy_example("mysql")
+    }
+
+    fn configure(ws: &mut Workspace, server: &MariaDb) -> anyhow::Result<()> {
+        ws.config_set("endpoint", &server.endpoint())?;
+        set_secret(ws, "rootPassword", ROOT_PASSWORD)?;
+        set_secret(ws, "appPassword", APP_PASSWORD)?;
+        ws.config_set("mysql:endpoint", &server.endpoint())?;
+        ws.config_set("mysql:username", "root")?;
+        set_secret(ws, "mysql:password", ROOT_PASSWORD)?;
+        ws.config_set("mysql:maxConnLifetimeSec", "300")?;
+        ws.config_set("mysql:connectRetryTimeoutSec", "5")?;
+        ws.config_set("mysql:iamDatabaseAuthentication", "false")?;
+        Ok(())
+    }
 }
 
 /// The URN of the explicit provider, from the state.
@@ -105,7 +110,7 @@ fn lifecycle(
     extra_env: &[(&str, &str)],
 ) -> anyhow::Result<(Lifecycle, Workspace, MariaDb)> {
     let server = MariaDb::start(&format!("lifecycle-{}", implementation.label()))?;
-    let mut ws = start("mysql", implementation, &server)?;
+    let mut ws = suite::workspace_with_stack::<Mysql>("mysql", implementation, &server)?;
     for (key, value) in extra_env {
         ws.set_env(key, value);
     }
@@ -135,7 +140,7 @@ fn lifecycle(
     server.sql("CREATE TABLE appdb.marker (id INT)")?;
     ws.edit_program("        - SELECT\n", "        - SELECT\n        - INSERT\n")?;
     ws.edit_program("      defaultCollation: utf8mb4_general_ci\n", "      defaultCollation: utf8mb4_unicode_ci\n")?;
-    ws.pulumi_ok(&["config", "set", "--secret", "appPassword", APP_PASSWORD_2, "--non-interactive"])?;
+    set_secret(&mut ws, "appPassword", APP_PASSWORD_2)?;
     let preview = ws.preview()?;
     // Checked at the end (output discipline), so that the lifecycle runs through first.
     if let Some(line) = preview.stdout.lines().find(|l| l.contains(r#""SELECT" => "SELECT""#)) {
@@ -425,7 +430,7 @@ fn yaml_lifecycle_with_both_and_no_line_go_does_not_print() -> anyhow::Result<()
 #[test]
 fn no_password_in_any_log_at_trace_level_nor_in_state() -> anyhow::Result<()> {
     let server = MariaDb::start("secrets")?;
-    let mut ws = start("mysql-secrets", Implementation::Ours, &server)?;
+    let mut ws = suite::workspace_with_stack::<Mysql>("mysql-secrets", Implementation::Ours, &server)?;
     let grpc_log = ws.root().join("tf-grpc.jsonl");
     ws.set_env("TFBRIDGE_LOG", "trace");
     ws.set_env("PULUMI_TF_DEBUG_GRPC", grpc_log.to_str().expect("a UTF-8 path"));
@@ -437,7 +442,7 @@ fn no_password_in_any_log_at_trace_level_nor_in_state() -> anyhow::Result<()> {
     };
     run(&mut ws, &["up", "--yes", "--skip-preview", "--non-interactive"])?;
     assert!(can_log_in(&server, "app", APP_PASSWORD));
-    ws.pulumi_ok(&["config", "set", "--secret", "appPassword", APP_PASSWORD_2, "--non-interactive"])?;
+    set_secret(&mut ws, "appPassword", APP_PASSWORD_2)?;
     run(&mut ws, &["preview", "--diff", "--non-interactive"])?;
     run(&mut ws, &["up", "--yes", "--skip-preview", "--non-interactive"])?;
     assert!(can_log_in(&server, "app", APP_PASSWORD_2), "the update reached the server");
@@ -500,9 +505,7 @@ fn assert_clear_error(output: &CommandOutput, needles: &[&str], server: &MariaDb
 /// nothing lost on the server or in the state.
 #[test]
 fn bad_input_is_a_clear_error_and_loses_nothing() -> anyhow::Result<()> {
-    let mut server = MariaDb::start("bad-input")?;
-    let mut ws = start("mysql-bad", Implementation::Ours, &server)?;
-    ws.up()?;
+    let (mut server, mut ws) = suite::up_for_bad_input::<Mysql>("mysql-bad", Implementation::Ours)?;
     let in_state = ws.managed_resources()?.len();
 
     // A name the server rejects (longer than MariaDB's 64 characters).
@@ -536,14 +539,14 @@ fn bad_input_is_a_clear_error_and_loses_nothing() -> anyhow::Result<()> {
     std::fs::write(ws.project_dir().join("Pulumi.yaml"), &base)?;
 
     // Wrong credentials on the explicit provider.
-    ws.pulumi_ok(&["config", "set", "--secret", "rootPassword", "wrong-password-0000", "--non-interactive"])?;
+    set_secret(&mut ws, "rootPassword", "wrong-password-0000")?;
     ws.edit_program("        - SELECT\n", "        - SELECT\n        - INSERT\n")?;
     let failed = ws.up_fails()?;
     // The provider's connection error carries no attribute path: the account names what is
     // wrong.
     assert_clear_error(&failed, &["appGrant", "Access denied for user 'root'"], &server)?;
     assert!(!failed.all_text().contains("wrong-password-0000"), "the wrong password is shown: {failed}");
-    ws.pulumi_ok(&["config", "set", "--secret", "rootPassword", ROOT_PASSWORD, "--non-interactive"])?;
+    set_secret(&mut ws, "rootPassword", ROOT_PASSWORD)?;
 
     // The server down at up.
     server.stop();
@@ -571,7 +574,7 @@ fn bad_input_is_a_clear_error_and_loses_nothing() -> anyhow::Result<()> {
 #[test]
 fn a_stack_moves_go_ours_go_with_no_changes() -> anyhow::Result<()> {
     let server = MariaDb::start("interop")?;
-    let mut ws = start("mysql-interop", Implementation::Go, &server)?;
+    let mut ws = suite::workspace_with_stack::<Mysql>("mysql-interop", Implementation::Go, &server)?;
     ws.up()?;
     let first = ws.stack_outputs(false)?;
     ws.preview_expect_no_changes()?;

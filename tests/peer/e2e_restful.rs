@@ -30,6 +30,7 @@ use std::path::PathBuf;
 use common::Implementation;
 use common::pdns::Pdns;
 use common::pulumi::Workspace;
+use common::service_suite::{self as suite, Suite, set_secret};
 use common::versions;
 use serde_json::{Value, json};
 
@@ -38,6 +39,32 @@ const ZONES: &str = "/servers/localhost/zones";
 
 fn restful_provider() -> anyhow::Result<PathBuf> {
     common::real_provider("restful", versions::RESTFUL)
+}
+
+/// The suite: the restful provider against PowerDNS, the `restful` example (less what the
+/// Go implementation has no types for).
+struct Restful;
+
+impl Suite for Restful {
+    type Server = Pdns;
+
+    fn start_server(label: &str) -> anyhow::Result<Pdns> {
+        Pdns::start(label)
+    }
+
+    fn provider() -> anyhow::Result<PathBuf> {
+        restful_provider()
+    }
+
+    fn write_program(ws: &Workspace) -> anyhow::Result<()> {
+        std::fs::write(ws.project_dir().join("Pulumi.yaml"), program_for(ws.implementation)?)?;
+        Ok(())
+    }
+
+    fn configure(ws: &mut Workspace, server: &Pdns) -> anyhow::Result<()> {
+        ws.config_set("baseUrl", &server.base_url())?;
+        set_secret(ws, "apiKey", server.key())
+    }
 }
 
 /// The example, without what the Go implementation has no types for (the ephemeral resource
@@ -51,23 +78,6 @@ fn program_for(implementation: Implementation) -> anyhow::Result<String> {
     let end = example.find("outputs:\n").expect("the example's outputs");
     let outputs = example[end..].lines().filter(|line| !line.contains("${lease.")).collect::<Vec<_>>().join("\n");
     Ok(format!("{}{outputs}\n", &example[..cut]))
-}
-
-/// A workspace holding the restful example, with the package added.
-fn start(label: &str, implementation: Implementation) -> anyhow::Result<Workspace> {
-    let mut ws = Workspace::new(label, implementation)?;
-    std::fs::write(ws.project_dir().join("Pulumi.yaml"), program_for(implementation)?)?;
-    let added = ws.package_add(&[restful_provider()?.to_str().expect("a UTF-8 path")])?;
-    assert!(!added.all_text().contains("from the local binary"), "{added}");
-    Ok(ws)
-}
-
-/// A new stack named `stack`, configured for `server`, selected.
-fn stack(ws: &mut Workspace, stack: &str, server: &Pdns) -> anyhow::Result<()> {
-    ws.pulumi_ok(&["stack", "init", stack, "--secrets-provider", "passphrase", "--non-interactive"])?;
-    ws.config_set("baseUrl", &server.base_url())?;
-    ws.pulumi_ok(&["config", "set", "--secret", "apiKey", server.key(), "--non-interactive"])?;
-    Ok(())
 }
 
 /// The zone `name` as the API shows it; panics when the server does not answer.
@@ -145,12 +155,7 @@ fn lifecycle_pass(ws: &mut Workspace, server: &mut Pdns, pass: &str) -> anyhow::
             let replace = ws.pulumi_ok(&["up", "--yes", "--skip-preview", "--non-interactive"])?;
             assert!(replace.stdout.contains("replaced"), "{pass}: {replace}");
             assert_eq!(zone_field(server, "example.org.", "kind"), "Master", "{pass}: {replace}");
-            let delete_first = replace.stdout.find("deleted original");
-            let create = replace.stdout.find("created replacement");
-            assert!(
-                delete_first.is_some() && delete_first < create,
-                "{pass}: the display says the original goes first: {replace}"
-            );
+            suite::assert_original_deleted_first(&replace, pass);
             ws.preview_expect_no_changes()?;
         }
         // The Go implementation creates first: the API refuses the second zone of that name.
@@ -176,14 +181,14 @@ fn lifecycle_pass(ws: &mut Workspace, server: &mut Pdns, pass: &str) -> anyhow::
     // A wrong API key: a clear error naming the resource, the key never shown, nothing changed;
     // with the right key the next up succeeds, with no manual refresh.
     let wrong = "not-the-key-0123456789";
-    ws.pulumi_ok(&["config", "set", "--secret", "apiKey", wrong, "--non-interactive"])?;
+    set_secret(ws, "apiKey", wrong)?;
     ws.edit_program("account: team-b", "account: team-c")?;
     let refused = ws.up_fails()?;
     let text = refused.all_text();
     assert!(text.contains("restful:index:Resource (zone)") && text.contains("401"), "{pass}: {refused}");
     assert!(!text.contains(wrong), "{pass}: the key is never shown: {refused}");
     assert_eq!(zone_field(server, "example.org.", "account"), "team-b", "{pass}: {refused}");
-    ws.pulumi_ok(&["config", "set", "--secret", "apiKey", server.key(), "--non-interactive"])?;
+    set_secret(ws, "apiKey", server.key())?;
     let fixed = ws.up()?;
     assert_eq!(zone_field(server, "example.org.", "account"), "team-c", "{pass}: {fixed}");
     ws.preview_expect_no_changes()?;
@@ -256,8 +261,7 @@ fn lifecycle_pass(ws: &mut Workspace, server: &mut Pdns, pass: &str) -> anyhow::
     assert_eq!(zone(server, "example.org."), None, "{pass}: example.org. is left on the server");
     assert_eq!(zone(server, "example.net."), None, "{pass}: example.net. is left on the server");
     assert!(dig(server, "www.example.org.", "A").is_empty(), "{pass}");
-    std::fs::write(ws.project_dir().join("Pulumi.yaml"), original)?;
-    Ok(())
+    suite::restore_program(ws, &original)
 }
 
 /// The PATCH that removes the record set the action adds.
@@ -317,27 +321,13 @@ fn second_pass(ws: &mut Workspace, server: &Pdns) -> anyhow::Result<()> {
 
 /// The lifecycle on one stack, then a shorter one on a second stack of the same workspace.
 fn lifecycle(implementation: Implementation) -> anyhow::Result<()> {
-    let mut server = Pdns::start(&format!("lifecycle-{}", implementation.label()))?;
-    let mut ws = start("restful", implementation)?;
-    stack(&mut ws, "first", &server)?;
-    lifecycle_pass(&mut ws, &mut server, "first stack")?;
-    stack(&mut ws, "second", &server)?;
-    second_pass(&mut ws, &server)?;
-    if implementation == Implementation::Ours {
-        let cache = ws.root().join("pulumi-home/dynamic_tf_plugins/.schema-cache");
-        let entries = std::fs::read_dir(&cache).map(|dir| dir.count()).unwrap_or_default();
-        assert!(entries >= 1, "the runs used a schema cache entry in {}", cache.display());
-    }
-    Ok(())
+    suite::lifecycle_on_two_stacks::<Restful>("restful", implementation, lifecycle_pass, second_pass)
 }
 
 /// A `body` that is not the JSON object the API wants (a string holding broken JSON): a clear
 /// error naming the resource, nothing made, and the rest untouched.
 fn bad_input(implementation: Implementation) -> anyhow::Result<()> {
-    let server = Pdns::start(&format!("bad-{}", implementation.label()))?;
-    let mut ws = start("restful-bad", implementation)?;
-    stack(&mut ws, "dev", &server)?;
-    ws.up()?;
+    let (server, mut ws) = suite::up_for_bad_input::<Restful>("restful-bad", implementation)?;
     ws.edit_program(
         "variables:\n",
         "  broken:\n    type: restful:index/resource:Resource\n    properties:\n      path: \
@@ -350,10 +340,7 @@ fn bad_input(implementation: Implementation) -> anyhow::Result<()> {
     assert!(ws.resource_state("broken").is_err(), "nothing was made, so nothing is recorded: {failed}");
     assert_eq!(zone(&server, "broken.org."), None, "{failed}");
     assert_eq!(zone_field(&server, "example.org.", "account"), "team-a", "the rest is untouched: {failed}");
-    let program = ws.program()?;
-    let cut = program.find("  broken:").expect("the added resource");
-    let end = program.find("variables:\n").expect("variables");
-    std::fs::write(ws.project_dir().join("Pulumi.yaml"), format!("{}{}", &program[..cut], &program[end..]))?;
+    suite::remove_added_resource(&ws, "  broken:", "variables:\n")?;
     ws.destroy()?;
     assert_eq!(zone(&server, "example.org."), None);
     Ok(())

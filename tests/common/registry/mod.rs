@@ -115,6 +115,43 @@ pub fn zip_file_name(version: &str, platform: &Platform) -> String {
     format!("terraform-provider-{TYPE_NAME}_{version}_{platform}.zip")
 }
 
+/// The registry's download document for one package (`…/<version>/download/<os>/<arch>`):
+/// defaults from [`DownloadDocument::new`], then single fields changed with `with`/`without`.
+pub struct DownloadDocument(serde_json::Map<String, serde_json::Value>);
+
+impl DownloadDocument {
+    /// The document of `zip`, named `filename`, for this platform and protocol 5: the zip at
+    /// `<dir>/<filename>`, its checksums at `<dir>/<shasums_name>` and their signature at
+    /// `<dir>/<shasums_name>.sig`, signed by `key`. No `packages` hashes (OpenTofu's field).
+    pub fn new(dir: &str, filename: &str, shasums_name: &str, zip: &[u8], key: &TestSigningKey) -> DownloadDocument {
+        let platform = Platform::current();
+        let json = json!({
+            "protocols": ["5.0"],
+            "os": platform.os,
+            "arch": platform.arch,
+            "filename": filename,
+            "download_url": format!("{dir}/{filename}"),
+            "shasums_url": format!("{dir}/{shasums_name}"),
+            "shasums_signature_url": format!("{dir}/{shasums_name}.sig"),
+            "shasum": sha256_hex(zip),
+            "signing_keys": {"gpg_public_keys": [{"key_id": "test", "ascii_armor": key.armored_public}]},
+        });
+        let serde_json::Value::Object(fields) = json else { unreachable!("a JSON object") };
+        DownloadDocument(fields)
+    }
+
+    /// The document with `field` set to `value`.
+    pub fn with(mut self, field: &str, value: serde_json::Value) -> DownloadDocument {
+        self.0.insert(field.to_owned(), value);
+        self
+    }
+
+    /// The reply that serves the document.
+    pub fn reply(self) -> Reply {
+        Reply::json(serde_json::Value::Object(self.0))
+    }
+}
+
 /// Publishes `packages` for the current platform on `server` following the registry protocol:
 /// discovery, versions list, download metadata, and the zip, SHA256SUMS and signature files
 /// under `/files/`. Tests then override single routes to inject faults.
@@ -144,23 +181,36 @@ pub fn publish_registry(server: &TestServer, key: &TestSigningKey, packages: &[P
                 "/v1/providers/{NAMESPACE}/{TYPE_NAME}/{}/download/{}/{}",
                 package.version, platform.os, platform.arch
             ),
-            Reply::json(json!({
-                "protocols": package.protocols,
-                "os": platform.os,
-                "arch": platform.arch,
-                "filename": filename,
-                "download_url": format!("/files/{filename}"),
-                "shasums_url": format!("/files/{shasums_name}"),
-                "shasums_signature_url": format!("/files/{shasums_name}.sig"),
-                "shasum": sha256_hex(&package.zip),
-                "signing_keys": {"gpg_public_keys": [{"key_id": "test", "ascii_armor": key.armored_public}]},
+            DownloadDocument::new("/files", &filename, &shasums_name, &package.zip, key)
+                .with("protocols", json!(package.protocols))
                 // OpenTofu's registry also lists the package's hashes.
-                "packages": {platform.to_string(): {"hashes": [format!("zh:{}", sha256_hex(&package.zip))]}},
-            })),
+                .with(
+                    "packages",
+                    json!({platform.to_string(): {"hashes": [format!("zh:{}", sha256_hex(&package.zip))]}}),
+                )
+                .reply(),
         );
         server.route(&format!("/files/{filename}"), Reply::bytes(package.zip.clone()));
         server.route(&format!("/files/{shasums_name}.sig"), Reply::bytes(key.sign(shasums.as_bytes())));
         server.route(&format!("/files/{shasums_name}"), Reply::bytes(shasums.into_bytes()));
+    }
+}
+
+/// A registry on 127.0.0.1 with a fresh test CA and signing key, publishing `packages`
+/// ([`publish_registry`]).
+pub struct TestRegistry {
+    pub ca: server::TestCa,
+    pub key: TestSigningKey,
+    pub server: TestServer,
+}
+
+impl TestRegistry {
+    pub async fn start(packages: &[Package]) -> TestRegistry {
+        let ca = server::TestCa::generate();
+        let key = TestSigningKey::generate("Test Registry <registry@example.com>");
+        let server = TestServer::start(&ca, "127.0.0.1").await;
+        publish_registry(&server, &key, packages);
+        TestRegistry { ca, key, server }
     }
 }
 
@@ -261,6 +311,18 @@ pub fn cli_config(dir: &Path, text: &str) -> CliConfig {
     let mut file = std::fs::File::create(&path).unwrap();
     file.write_all(text.as_bytes()).unwrap();
     CliConfig::load(&path).unwrap()
+}
+
+/// A CLI configuration (written into `dir`) whose only installation method is the network
+/// mirror under `mirror`'s `/mirror/`.
+pub fn network_mirror_cli_config(dir: &Path, mirror: &TestServer) -> CliConfig {
+    cli_config(
+        dir,
+        &format!(
+            "provider_installation {{\n  network_mirror {{\n    url = \"{}/mirror/\"\n  }}\n}}\n",
+            mirror.base_url()
+        ),
+    )
 }
 
 /// A loopback port where nothing listens, for "unreachable" hosts.

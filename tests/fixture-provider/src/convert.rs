@@ -8,7 +8,7 @@
 //! Architecture invariant: conversion is pure; it knows nothing about processes, sockets or
 //! which RPC is being answered.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use schema_gen::tf;
 use tfbridge_proto::{tfplugin5, tfplugin6};
@@ -25,171 +25,225 @@ pub struct ServerCapabilities {
     pub move_resource_state: bool,
 }
 
+/// The schemas of `map` that `served` keeps, converted by `convert`.
+fn schemas<S>(
+    map: &BTreeMap<String, tf::Schema>,
+    served: fn(&tf::Schema) -> bool,
+    convert: fn(&tf::Schema) -> S,
+) -> HashMap<String, S> {
+    map.iter().filter(|(_, s)| served(s)).map(|(name, s)| (name.clone(), convert(s))).collect()
+}
+
+/// The names of `map` that `served` keeps, as `GetMetadata` lists them.
+fn names<M>(map: &BTreeMap<String, tf::Schema>, served: fn(&tf::Schema) -> bool, metadata: fn(String) -> M) -> Vec<M> {
+    map.iter().filter(|(_, s)| served(s)).map(|(name, _)| metadata(name.clone())).collect()
+}
+
+/// Protocol 6 serves every schema.
+fn all(_schema: &tf::Schema) -> bool {
+    true
+}
+
+/// Whether protocol 5 can serve a schema (it has no nested attributes).
+fn served_v5(schema: &tf::Schema) -> bool {
+    !uses_nested_attributes(&schema.block)
+}
+
+/// The conversions both protocols write the same way, over their own generated types (`pb`):
+/// the way `src/tfplugin/` folds them. Each protocol's module defines `block` itself.
+macro_rules! shared_conversions {
+    () => {
+        fn capabilities() -> pb::ServerCapabilities {
+            pb::ServerCapabilities {
+                plan_destroy: SERVER_CAPABILITIES.plan_destroy,
+                get_provider_schema_optional: SERVER_CAPABILITIES.get_provider_schema_optional,
+                move_resource_state: SERVER_CAPABILITIES.move_resource_state,
+                generate_resource_config: false,
+            }
+        }
+
+        fn functions(schema: &tf::ProviderSchema) -> HashMap<String, pb::Function> {
+            schema.functions.iter().map(|(name, f)| (name.clone(), function(f))).collect()
+        }
+
+        /// `GetMetadata`'s lists, with the schemas `served` keeps.
+        fn metadata(
+            schema: &tf::ProviderSchema,
+            served: fn(&tf::Schema) -> bool,
+            capabilities: pb::ServerCapabilities,
+        ) -> pb::get_metadata::Response {
+            use pb::get_metadata as m;
+            pb::get_metadata::Response {
+                server_capabilities: Some(capabilities),
+                diagnostics: Vec::new(),
+                data_sources: names(&schema.data_sources, served, |type_name| m::DataSourceMetadata { type_name }),
+                resources: names(&schema.resources, served, |type_name| m::ResourceMetadata { type_name }),
+                functions: schema.functions.keys().map(|n| m::FunctionMetadata { name: n.clone() }).collect(),
+                ephemeral_resources: names(&schema.ephemeral_resources, served, |type_name| m::EphemeralMetadata {
+                    type_name,
+                }),
+                list_resources: names(&schema.list_resources, served, |type_name| m::ListResourceMetadata {
+                    type_name,
+                }),
+                ..Default::default()
+            }
+        }
+
+        /// A block with `attributes`, and what both protocols carry the same way.
+        #[allow(clippy::needless_update)] // Protocol 5 has no other fields; protocol 6 has.
+        fn block_with(block: &tf::Block, attributes: Vec<pb::schema::Attribute>) -> pb::schema::Block {
+            pb::schema::Block {
+                version: 0,
+                attributes,
+                block_types: block.block_types.iter().map(|(name, b)| nested_block(name, b)).collect(),
+                description: block.description.clone(),
+                description_kind: string_kind(block.description_kind) as i32,
+                deprecated: block.deprecated,
+                deprecation_message: block.deprecation_message.clone(),
+                ..Default::default()
+            }
+        }
+
+        /// An attribute of the wire type `ty` (a JSON type spec; empty for a nested one).
+        #[allow(clippy::needless_update)] // Protocol 5 has no other fields; protocol 6 has.
+        fn attribute_with(name: &str, attr: &tf::Attribute, ty: Vec<u8>) -> pb::schema::Attribute {
+            pb::schema::Attribute {
+                name: name.to_owned(),
+                r#type: ty,
+                description: attr.description.clone(),
+                required: attr.required,
+                optional: attr.optional,
+                computed: attr.computed,
+                sensitive: attr.sensitive,
+                description_kind: string_kind(attr.description_kind) as i32,
+                deprecated: attr.deprecated,
+                write_only: attr.write_only,
+                deprecation_message: attr.deprecation_message.clone(),
+                ..Default::default()
+            }
+        }
+
+        fn schema(schema: &tf::Schema) -> pb::Schema {
+            pb::Schema { version: schema.version, block: Some(block(&schema.block)) }
+        }
+
+        fn nested_block(name: &str, nested: &tf::NestedBlock) -> pb::schema::NestedBlock {
+            use pb::schema::nested_block::NestingMode;
+            let nesting = match nested.nesting {
+                tf::BlockNesting::Single => NestingMode::Single,
+                tf::BlockNesting::Group => NestingMode::Group,
+                tf::BlockNesting::List => NestingMode::List,
+                tf::BlockNesting::Set => NestingMode::Set,
+                tf::BlockNesting::Map => NestingMode::Map,
+            };
+            pb::schema::NestedBlock {
+                type_name: name.to_owned(),
+                block: Some(block(&nested.block)),
+                nesting: nesting as i32,
+                min_items: nested.min_items,
+                max_items: nested.max_items,
+            }
+        }
+
+        fn function(function: &tf::Function) -> pb::Function {
+            let parameter = |p: &tf::Parameter| pb::function::Parameter {
+                name: p.name.clone(),
+                r#type: p.r#type.to_json_string().into_bytes(),
+                allow_null_value: p.allow_null,
+                allow_unknown_values: p.allow_unknown,
+                description: p.description.clone(),
+                description_kind: string_kind(p.description_kind) as i32,
+            };
+            pb::Function {
+                parameters: function.parameters.iter().map(parameter).collect(),
+                variadic_parameter: function.variadic_parameter.as_ref().map(parameter),
+                r#return: Some(pb::function::Return { r#type: function.return_type.to_json_string().into_bytes() }),
+                summary: function.summary.clone(),
+                description: function.description.clone(),
+                description_kind: string_kind(function.description_kind) as i32,
+                deprecation_message: function.deprecation_message.clone(),
+            }
+        }
+
+        fn string_kind(kind: tf::StringKind) -> pb::StringKind {
+            match kind {
+                tf::StringKind::Plain => pb::StringKind::Plain,
+                tf::StringKind::Markdown => pb::StringKind::Markdown,
+            }
+        }
+    };
+}
+
 // ---------------------------------------------------------------------------------------
 // Protocol 6.
 
-pub fn to_tfplugin6(schema: &tf::ProviderSchema) -> tfplugin6::get_provider_schema::Response {
-    let schemas = |map: &std::collections::BTreeMap<String, tf::Schema>| -> HashMap<String, tfplugin6::Schema> {
-        map.iter().map(|(name, s)| (name.clone(), schema_v6(s))).collect()
-    };
-    tfplugin6::get_provider_schema::Response {
-        provider: Some(schema_v6(&schema.provider)),
-        resource_schemas: schemas(&schema.resources),
-        data_source_schemas: schemas(&schema.data_sources),
-        diagnostics: Vec::new(),
-        provider_meta: schema.provider_meta.as_ref().map(schema_v6),
-        server_capabilities: Some(capabilities_v6_of(schema)),
-        functions: functions_v6(schema),
-        ephemeral_resource_schemas: schemas(&schema.ephemeral_resources),
-        list_resource_schemas: schemas(&schema.list_resources),
-        state_store_schemas: HashMap::new(),
-        action_schemas: schema
-            .actions
-            .iter()
-            .map(|(name, s)| (name.clone(), tfplugin6::ActionSchema { schema: Some(schema_v6(s)) }))
-            .collect(),
+pub use v6::{metadata_v6, to_tfplugin6};
+
+mod v6 {
+    use super::*;
+    use tfplugin6 as pb;
+
+    shared_conversions!();
+
+    pub fn to_tfplugin6(provider: &tf::ProviderSchema) -> pb::get_provider_schema::Response {
+        pb::get_provider_schema::Response {
+            provider: Some(schema(&provider.provider)),
+            resource_schemas: schemas(&provider.resources, all, schema),
+            data_source_schemas: schemas(&provider.data_sources, all, schema),
+            diagnostics: Vec::new(),
+            provider_meta: provider.provider_meta.as_ref().map(schema),
+            server_capabilities: Some(capabilities_of(provider)),
+            functions: functions(provider),
+            ephemeral_resource_schemas: schemas(&provider.ephemeral_resources, all, schema),
+            list_resource_schemas: schemas(&provider.list_resources, all, schema),
+            state_store_schemas: HashMap::new(),
+            action_schemas: schemas(&provider.actions, all, |s| pb::ActionSchema { schema: Some(schema(s)) }),
+        }
     }
-}
 
-pub fn capabilities_v6() -> tfplugin6::ServerCapabilities {
-    tfplugin6::ServerCapabilities {
-        plan_destroy: SERVER_CAPABILITIES.plan_destroy,
-        get_provider_schema_optional: SERVER_CAPABILITIES.get_provider_schema_optional,
-        move_resource_state: SERVER_CAPABILITIES.move_resource_state,
-        generate_resource_config: false,
+    /// With `FIXTURE_1_14` (which adds the actions) the fixture also generates resource
+    /// configuration (see `terraform_1_14`).
+    fn capabilities_of(schema: &tf::ProviderSchema) -> pb::ServerCapabilities {
+        pb::ServerCapabilities { generate_resource_config: !schema.actions.is_empty(), ..capabilities() }
     }
-}
 
-/// With `FIXTURE_1_14` (which adds the actions) the fixture also generates resource
-/// configuration (see `terraform_1_14`).
-fn capabilities_v6_of(schema: &tf::ProviderSchema) -> tfplugin6::ServerCapabilities {
-    tfplugin6::ServerCapabilities { generate_resource_config: !schema.actions.is_empty(), ..capabilities_v6() }
-}
-
-pub fn functions_v6(schema: &tf::ProviderSchema) -> HashMap<String, tfplugin6::Function> {
-    schema.functions.iter().map(|(name, f)| (name.clone(), function_v6(f))).collect()
-}
-
-pub fn metadata_v6(schema: &tf::ProviderSchema) -> tfplugin6::get_metadata::Response {
-    use tfplugin6::get_metadata as m;
-    tfplugin6::get_metadata::Response {
-        server_capabilities: Some(capabilities_v6_of(schema)),
-        diagnostics: Vec::new(),
-        data_sources: schema.data_sources.keys().map(|n| m::DataSourceMetadata { type_name: n.clone() }).collect(),
-        resources: schema.resources.keys().map(|n| m::ResourceMetadata { type_name: n.clone() }).collect(),
-        functions: schema.functions.keys().map(|n| m::FunctionMetadata { name: n.clone() }).collect(),
-        ephemeral_resources: schema
-            .ephemeral_resources
-            .keys()
-            .map(|n| m::EphemeralMetadata { type_name: n.clone() })
-            .collect(),
-        list_resources: schema
-            .list_resources
-            .keys()
-            .map(|n| m::ListResourceMetadata { type_name: n.clone() })
-            .collect(),
-        state_stores: Vec::new(),
-        actions: schema.actions.keys().map(|n| m::ActionMetadata { type_name: n.clone() }).collect(),
+    pub fn metadata_v6(schema: &tf::ProviderSchema) -> pb::get_metadata::Response {
+        pb::get_metadata::Response {
+            actions: schema.actions.keys().map(|n| pb::get_metadata::ActionMetadata { type_name: n.clone() }).collect(),
+            ..metadata(schema, all, capabilities_of(schema))
+        }
     }
-}
 
-fn schema_v6(schema: &tf::Schema) -> tfplugin6::Schema {
-    tfplugin6::Schema { version: schema.version, block: Some(block_v6(&schema.block)) }
-}
-
-fn block_v6(block: &tf::Block) -> tfplugin6::schema::Block {
-    tfplugin6::schema::Block {
-        version: 0,
-        attributes: block.attributes.iter().map(|(name, a)| attribute_v6(name, a)).collect(),
-        block_types: block.block_types.iter().map(|(name, b)| nested_block_v6(name, b)).collect(),
-        description: block.description.clone(),
-        description_kind: string_kind_v6(block.description_kind) as i32,
-        deprecated: block.deprecated,
-        deprecation_message: block.deprecation_message.clone(),
-        computed: block.computed,
+    fn block(block: &tf::Block) -> pb::schema::Block {
+        let attributes = block.attributes.iter().map(|(name, a)| attribute(name, a)).collect();
+        pb::schema::Block { computed: block.computed, ..block_with(block, attributes) }
     }
-}
 
-fn attribute_v6(name: &str, attr: &tf::Attribute) -> tfplugin6::schema::Attribute {
-    let (ty, nested_type) = match &attr.ty {
-        tf::AttributeType::Type(ty) => (ty.to_json_string().into_bytes(), None),
-        tf::AttributeType::Nested(object) => (Vec::new(), Some(object_v6(object))),
-    };
-    tfplugin6::schema::Attribute {
-        name: name.to_owned(),
-        r#type: ty,
-        nested_type,
-        description: attr.description.clone(),
-        required: attr.required,
-        optional: attr.optional,
-        computed: attr.computed,
-        sensitive: attr.sensitive,
-        description_kind: string_kind_v6(attr.description_kind) as i32,
-        deprecated: attr.deprecated,
-        write_only: attr.write_only,
-        deprecation_message: attr.deprecation_message.clone(),
+    fn attribute(name: &str, attr: &tf::Attribute) -> pb::schema::Attribute {
+        match &attr.ty {
+            tf::AttributeType::Type(ty) => attribute_with(name, attr, ty.to_json_string().into_bytes()),
+            tf::AttributeType::Nested(object) => pb::schema::Attribute {
+                nested_type: Some(object_type(object)),
+                ..attribute_with(name, attr, Vec::new())
+            },
+        }
     }
-}
 
-#[allow(deprecated)] // Object.min_items/max_items are deprecated on the wire but still carried.
-fn object_v6(object: &tf::NestedObject) -> tfplugin6::schema::Object {
-    use tfplugin6::schema::object::NestingMode;
-    let nesting = match object.nesting {
-        tf::ObjectNesting::Single => NestingMode::Single,
-        tf::ObjectNesting::List => NestingMode::List,
-        tf::ObjectNesting::Set => NestingMode::Set,
-        tf::ObjectNesting::Map => NestingMode::Map,
-    };
-    tfplugin6::schema::Object {
-        attributes: object.attributes.iter().map(|(name, a)| attribute_v6(name, a)).collect(),
-        nesting: nesting as i32,
-        min_items: object.min_items,
-        max_items: object.max_items,
-    }
-}
-
-fn nested_block_v6(name: &str, nested: &tf::NestedBlock) -> tfplugin6::schema::NestedBlock {
-    use tfplugin6::schema::nested_block::NestingMode;
-    let nesting = match nested.nesting {
-        tf::BlockNesting::Single => NestingMode::Single,
-        tf::BlockNesting::Group => NestingMode::Group,
-        tf::BlockNesting::List => NestingMode::List,
-        tf::BlockNesting::Set => NestingMode::Set,
-        tf::BlockNesting::Map => NestingMode::Map,
-    };
-    tfplugin6::schema::NestedBlock {
-        type_name: name.to_owned(),
-        block: Some(block_v6(&nested.block)),
-        nesting: nesting as i32,
-        min_items: nested.min_items,
-        max_items: nested.max_items,
-    }
-}
-
-fn function_v6(function: &tf::Function) -> tfplugin6::Function {
-    let parameter = |p: &tf::Parameter| tfplugin6::function::Parameter {
-        name: p.name.clone(),
-        r#type: p.r#type.to_json_string().into_bytes(),
-        allow_null_value: p.allow_null,
-        allow_unknown_values: p.allow_unknown,
-        description: p.description.clone(),
-        description_kind: string_kind_v6(p.description_kind) as i32,
-    };
-    tfplugin6::Function {
-        parameters: function.parameters.iter().map(parameter).collect(),
-        variadic_parameter: function.variadic_parameter.as_ref().map(parameter),
-        r#return: Some(tfplugin6::function::Return { r#type: function.return_type.to_json_string().into_bytes() }),
-        summary: function.summary.clone(),
-        description: function.description.clone(),
-        description_kind: string_kind_v6(function.description_kind) as i32,
-        deprecation_message: function.deprecation_message.clone(),
-    }
-}
-
-fn string_kind_v6(kind: tf::StringKind) -> tfplugin6::StringKind {
-    match kind {
-        tf::StringKind::Plain => tfplugin6::StringKind::Plain,
-        tf::StringKind::Markdown => tfplugin6::StringKind::Markdown,
+    #[allow(deprecated)] // Object.min_items/max_items are deprecated on the wire but still carried.
+    fn object_type(object: &tf::NestedObject) -> pb::schema::Object {
+        use pb::schema::object::NestingMode;
+        let nesting = match object.nesting {
+            tf::ObjectNesting::Single => NestingMode::Single,
+            tf::ObjectNesting::List => NestingMode::List,
+            tf::ObjectNesting::Set => NestingMode::Set,
+            tf::ObjectNesting::Map => NestingMode::Map,
+        };
+        pb::schema::Object {
+            attributes: object.attributes.iter().map(|(name, a)| attribute(name, a)).collect(),
+            nesting: nesting as i32,
+            min_items: object.min_items,
+            max_items: object.max_items,
+        }
     }
 }
 
@@ -202,171 +256,60 @@ pub fn uses_nested_attributes(block: &tf::Block) -> bool {
         || block.block_types.values().any(|b| uses_nested_attributes(&b.block))
 }
 
-pub fn to_tfplugin5(schema: &tf::ProviderSchema) -> tfplugin5::get_provider_schema::Response {
-    let schemas = |map: &std::collections::BTreeMap<String, tf::Schema>| -> HashMap<String, tfplugin5::Schema> {
-        map.iter()
-            .filter(|(_, s)| !uses_nested_attributes(&s.block))
-            .map(|(name, s)| (name.clone(), schema_v5(s)))
-            .collect()
-    };
-    let mut diagnostics = Vec::new();
-    for (what, block) in [("provider", Some(&schema.provider)), ("provider_meta", schema.provider_meta.as_ref())] {
-        if let Some(s) = block
-            && uses_nested_attributes(&s.block)
+pub use v5::{metadata_v5, to_tfplugin5};
+
+mod v5 {
+    use super::*;
+    use tfplugin5 as pb;
+
+    shared_conversions!();
+
+    pub fn to_tfplugin5(provider: &tf::ProviderSchema) -> pb::get_provider_schema::Response {
+        let mut diagnostics = Vec::new();
+        for (what, block) in
+            [("provider", Some(&provider.provider)), ("provider_meta", provider.provider_meta.as_ref())]
         {
-            diagnostics.push(tfplugin5::Diagnostic {
-                severity: tfplugin5::diagnostic::Severity::Error as i32,
-                summary: format!("The {what} schema uses nested attributes, which protocol 5 cannot express"),
-                detail: "Serve this schema with FIXTURE_PROTOCOL=6.".to_owned(),
-                attribute: None,
-            });
+            if let Some(s) = block
+                && uses_nested_attributes(&s.block)
+            {
+                diagnostics.push(pb::Diagnostic {
+                    severity: pb::diagnostic::Severity::Error as i32,
+                    summary: format!("The {what} schema uses nested attributes, which protocol 5 cannot express"),
+                    detail: "Serve this schema with FIXTURE_PROTOCOL=6.".to_owned(),
+                    attribute: None,
+                });
+            }
+        }
+        pb::get_provider_schema::Response {
+            provider: Some(schema(&provider.provider)),
+            resource_schemas: schemas(&provider.resources, served_v5, schema),
+            data_source_schemas: schemas(&provider.data_sources, served_v5, schema),
+            diagnostics,
+            provider_meta: provider.provider_meta.as_ref().map(schema),
+            server_capabilities: Some(capabilities()),
+            functions: functions(provider),
+            ephemeral_resource_schemas: schemas(&provider.ephemeral_resources, served_v5, schema),
+            list_resource_schemas: schemas(&provider.list_resources, served_v5, schema),
+            action_schemas: HashMap::new(),
         }
     }
-    tfplugin5::get_provider_schema::Response {
-        provider: Some(schema_v5(&schema.provider)),
-        resource_schemas: schemas(&schema.resources),
-        data_source_schemas: schemas(&schema.data_sources),
-        diagnostics,
-        provider_meta: schema.provider_meta.as_ref().map(schema_v5),
-        server_capabilities: Some(capabilities_v5()),
-        functions: functions_v5(schema),
-        ephemeral_resource_schemas: schemas(&schema.ephemeral_resources),
-        list_resource_schemas: schemas(&schema.list_resources),
-        action_schemas: HashMap::new(),
+
+    pub fn metadata_v5(schema: &tf::ProviderSchema) -> pb::get_metadata::Response {
+        metadata(schema, served_v5, capabilities())
     }
-}
 
-pub fn capabilities_v5() -> tfplugin5::ServerCapabilities {
-    tfplugin5::ServerCapabilities {
-        plan_destroy: SERVER_CAPABILITIES.plan_destroy,
-        get_provider_schema_optional: SERVER_CAPABILITIES.get_provider_schema_optional,
-        move_resource_state: SERVER_CAPABILITIES.move_resource_state,
-        generate_resource_config: false,
-    }
-}
-
-pub fn functions_v5(schema: &tf::ProviderSchema) -> HashMap<String, tfplugin5::Function> {
-    schema.functions.iter().map(|(name, f)| (name.clone(), function_v5(f))).collect()
-}
-
-pub fn metadata_v5(schema: &tf::ProviderSchema) -> tfplugin5::get_metadata::Response {
-    use tfplugin5::get_metadata as m;
-    let served = |s: &&tf::Schema| !uses_nested_attributes(&s.block);
-    tfplugin5::get_metadata::Response {
-        server_capabilities: Some(capabilities_v5()),
-        diagnostics: Vec::new(),
-        data_sources: schema
-            .data_sources
-            .iter()
-            .filter(|(_, s)| served(s))
-            .map(|(n, _)| m::DataSourceMetadata { type_name: n.clone() })
-            .collect(),
-        resources: schema
-            .resources
-            .iter()
-            .filter(|(_, s)| served(s))
-            .map(|(n, _)| m::ResourceMetadata { type_name: n.clone() })
-            .collect(),
-        functions: schema.functions.keys().map(|n| m::FunctionMetadata { name: n.clone() }).collect(),
-        ephemeral_resources: schema
-            .ephemeral_resources
-            .iter()
-            .filter(|(_, s)| served(s))
-            .map(|(n, _)| m::EphemeralMetadata { type_name: n.clone() })
-            .collect(),
-        list_resources: schema
-            .list_resources
-            .iter()
-            .filter(|(_, s)| served(s))
-            .map(|(n, _)| m::ListResourceMetadata { type_name: n.clone() })
-            .collect(),
-        actions: Vec::new(),
-    }
-}
-
-fn schema_v5(schema: &tf::Schema) -> tfplugin5::Schema {
-    tfplugin5::Schema { version: schema.version, block: Some(block_v5(&schema.block)) }
-}
-
-fn block_v5(block: &tf::Block) -> tfplugin5::schema::Block {
-    tfplugin5::schema::Block {
-        version: 0,
+    fn block(block: &tf::Block) -> pb::schema::Block {
         // Nested attributes have no protocol 5 form; callers filter such schemas out first,
         // and the provider block is reported as a diagnostic instead.
-        attributes: block
+        let attributes = block
             .attributes
             .iter()
             .filter_map(|(name, a)| match &a.ty {
-                tf::AttributeType::Type(ty) => Some(attribute_v5(name, a, ty)),
+                tf::AttributeType::Type(ty) => Some(attribute_with(name, a, ty.to_json_string().into_bytes())),
                 tf::AttributeType::Nested(_) => None,
             })
-            .collect(),
-        block_types: block.block_types.iter().map(|(name, b)| nested_block_v5(name, b)).collect(),
-        description: block.description.clone(),
-        description_kind: string_kind_v5(block.description_kind) as i32,
-        deprecated: block.deprecated,
-        deprecation_message: block.deprecation_message.clone(),
-    }
-}
-
-fn attribute_v5(name: &str, attr: &tf::Attribute, ty: &tf::Type) -> tfplugin5::schema::Attribute {
-    tfplugin5::schema::Attribute {
-        name: name.to_owned(),
-        r#type: ty.to_json_string().into_bytes(),
-        description: attr.description.clone(),
-        required: attr.required,
-        optional: attr.optional,
-        computed: attr.computed,
-        sensitive: attr.sensitive,
-        description_kind: string_kind_v5(attr.description_kind) as i32,
-        deprecated: attr.deprecated,
-        write_only: attr.write_only,
-        deprecation_message: attr.deprecation_message.clone(),
-    }
-}
-
-fn nested_block_v5(name: &str, nested: &tf::NestedBlock) -> tfplugin5::schema::NestedBlock {
-    use tfplugin5::schema::nested_block::NestingMode;
-    let nesting = match nested.nesting {
-        tf::BlockNesting::Single => NestingMode::Single,
-        tf::BlockNesting::Group => NestingMode::Group,
-        tf::BlockNesting::List => NestingMode::List,
-        tf::BlockNesting::Set => NestingMode::Set,
-        tf::BlockNesting::Map => NestingMode::Map,
-    };
-    tfplugin5::schema::NestedBlock {
-        type_name: name.to_owned(),
-        block: Some(block_v5(&nested.block)),
-        nesting: nesting as i32,
-        min_items: nested.min_items,
-        max_items: nested.max_items,
-    }
-}
-
-fn function_v5(function: &tf::Function) -> tfplugin5::Function {
-    let parameter = |p: &tf::Parameter| tfplugin5::function::Parameter {
-        name: p.name.clone(),
-        r#type: p.r#type.to_json_string().into_bytes(),
-        allow_null_value: p.allow_null,
-        allow_unknown_values: p.allow_unknown,
-        description: p.description.clone(),
-        description_kind: string_kind_v5(p.description_kind) as i32,
-    };
-    tfplugin5::Function {
-        parameters: function.parameters.iter().map(parameter).collect(),
-        variadic_parameter: function.variadic_parameter.as_ref().map(parameter),
-        r#return: Some(tfplugin5::function::Return { r#type: function.return_type.to_json_string().into_bytes() }),
-        summary: function.summary.clone(),
-        description: function.description.clone(),
-        description_kind: string_kind_v5(function.description_kind) as i32,
-        deprecation_message: function.deprecation_message.clone(),
-    }
-}
-
-fn string_kind_v5(kind: tf::StringKind) -> tfplugin5::StringKind {
-    match kind {
-        tf::StringKind::Plain => tfplugin5::StringKind::Plain,
-        tf::StringKind::Markdown => tfplugin5::StringKind::Markdown,
+            .collect();
+        block_with(block, attributes)
     }
 }
 

@@ -162,7 +162,6 @@ mod tls;
 pub mod value;
 
 use schema_gen::tf;
-pub use tls::PinnedCerts;
 
 /// The fixture provider's own schema, kept as readable data in `fixture_schema.json`.
 pub fn fixture_schema() -> tf::ProviderSchema {

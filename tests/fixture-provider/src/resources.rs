@@ -126,6 +126,14 @@ fn decode_or_diag(bytes: &[u8], what: &str, diagnostics: &mut Vec<Diagnostic>) -
     }
 }
 
+/// `values` (each bytes and what they are) decoded; `None`, with a diagnostic for each that
+/// is not, when any is not.
+fn decode_all<const N: usize>(values: [(&[u8], &str); N], diagnostics: &mut Vec<Diagnostic>) -> Option<[Value; N]> {
+    let before = diagnostics.len();
+    let decoded = values.map(|(bytes, what)| decode_or_diag(bytes, what, diagnostics));
+    (diagnostics.len() == before).then_some(decoded)
+}
+
 fn path(steps: &[&str]) -> AttributePath {
     steps.iter().map(|step| PathStep::Attribute((*step).to_owned())).collect()
 }
@@ -135,6 +143,11 @@ impl Fixture {
         self.schema.resources.get(type_name).ok_or_else(|| {
             Diagnostic::error(format!("The fixture provider has no resource type named {type_name:?}"), "", None)
         })
+    }
+
+    /// [`Self::resource_schema`], its diagnostic pushed onto `diagnostics`.
+    fn resource_schema_or_diag(&self, type_name: &str, diagnostics: &mut Vec<Diagnostic>) -> Option<&tf::Schema> {
+        self.resource_schema(type_name).map_err(|diag| diagnostics.push(diag)).ok()
     }
 
     /// `ValidateResourceConfig` / `ValidateResourceTypeConfig`: the value rules of the crate
@@ -253,19 +266,17 @@ impl Fixture {
     /// `PlanResourceChange`: see the module doc.
     pub fn plan_resource_change(&self, request: &PlanRequest) -> PlanResponse {
         let mut response = PlanResponse::default();
-        let schema = match self.resource_schema(&request.type_name) {
-            Ok(schema) => schema,
-            Err(diag) => {
-                response.diagnostics.push(diag);
-                return response;
-            }
-        };
-        let prior = decode_or_diag(&request.prior_state, "prior state", &mut response.diagnostics);
-        let proposed = decode_or_diag(&request.proposed_new_state, "proposed new state", &mut response.diagnostics);
-        let config = decode_or_diag(&request.config, "configuration", &mut response.diagnostics);
-        if !response.diagnostics.is_empty() {
+        let Some(schema) = self.resource_schema_or_diag(&request.type_name, &mut response.diagnostics) else {
             return response;
-        }
+        };
+        let values = [
+            (&request.prior_state[..], "prior state"),
+            (&request.proposed_new_state[..], "proposed new state"),
+            (&request.config[..], "configuration"),
+        ];
+        let Some([prior, proposed, config]) = decode_all(values, &mut response.diagnostics) else {
+            return response;
+        };
         response.planned_private = if request.prior_private.is_empty() {
             format!("fixture-private:{}", request.type_name).into_bytes()
         } else {
@@ -325,19 +336,17 @@ impl Fixture {
     /// `ApplyResourceChange`: see the module doc. A null planned state deletes.
     pub async fn apply_resource_change(&self, request: &ApplyRequest) -> ApplyResponse {
         let mut response = ApplyResponse::default();
-        let schema = match self.resource_schema(&request.type_name) {
-            Ok(schema) => schema,
-            Err(diag) => {
-                response.diagnostics.push(diag);
-                return response;
-            }
-        };
-        let prior = decode_or_diag(&request.prior_state, "prior state", &mut response.diagnostics);
-        let planned = decode_or_diag(&request.planned_state, "planned state", &mut response.diagnostics);
-        let config = decode_or_diag(&request.config, "configuration", &mut response.diagnostics);
-        if !response.diagnostics.is_empty() {
+        let Some(schema) = self.resource_schema_or_diag(&request.type_name, &mut response.diagnostics) else {
             return response;
-        }
+        };
+        let values = [
+            (&request.prior_state[..], "prior state"),
+            (&request.planned_state[..], "planned state"),
+            (&request.config[..], "configuration"),
+        ];
+        let Some([prior, planned, config]) = decode_all(values, &mut response.diagnostics) else {
+            return response;
+        };
         if planned.is_nil() {
             if let Some(id) = attr_str(&prior, "id") {
                 self.store_remove(&request.type_name, id);
@@ -424,12 +433,8 @@ impl Fixture {
     /// for its `id` (null when the file is gone).
     pub fn read_resource(&self, request: &ReadRequest) -> ReadResponse {
         let mut response = ReadResponse { private: request.private.clone(), ..ReadResponse::default() };
-        let schema = match self.resource_schema(&request.type_name) {
-            Ok(schema) => schema,
-            Err(diag) => {
-                response.diagnostics.push(diag);
-                return response;
-            }
+        let Some(schema) = self.resource_schema_or_diag(&request.type_name, &mut response.diagnostics) else {
+            return response;
         };
         let current = decode_or_diag(&request.current_state, "current state", &mut response.diagnostics);
         let new_state = match attr_str(&current, "id") {
@@ -452,12 +457,8 @@ impl Fixture {
     /// an id `multi:<x>` imports two objects, `<x>-1` and `<x>-2`.
     pub fn import_resource_state(&self, type_name: &str, id: &str) -> ImportResponse {
         let mut response = ImportResponse::default();
-        let schema = match self.resource_schema(type_name) {
-            Ok(schema) => schema,
-            Err(diag) => {
-                response.diagnostics.push(diag);
-                return response;
-            }
+        let Some(schema) = self.resource_schema_or_diag(type_name, &mut response.diagnostics) else {
+            return response;
         };
         let ids: Vec<String> = match id.strip_prefix("multi:") {
             Some(base) => vec![format!("{base}-1"), format!("{base}-2")],

@@ -98,7 +98,7 @@ pub async fn run(config: LaunchConfig) -> Result<(), ServeError> {
         Some(pem) => {
             let identity = tls::generate_server_identity()?;
             let server_config = tls::server_config(&identity, pem)?;
-            let cert_field = base64::engine::general_purpose::STANDARD_NO_PAD.encode(identity.cert_der.as_ref());
+            let cert_field = base64::engine::general_purpose::STANDARD_NO_PAD.encode(identity.certificate_der.as_ref());
             (Some(tokio_rustls::TlsAcceptor::from(server_config)), cert_field)
         }
     };

@@ -17,10 +17,7 @@ struct Setup {
 
 impl Setup {
     async fn new() -> Setup {
-        let ca = TestCa::generate();
-        let key = TestSigningKey::generate("Test Registry <registry@example.com>");
-        let server = TestServer::start(&ca, "127.0.0.1").await;
-        publish_registry(&server, &key, &[Package::new("1.0.0")]);
+        let TestRegistry { ca, key, server } = TestRegistry::start(&[Package::new("1.0.0")]).await;
         let cache = tempfile::tempdir().unwrap();
         let config = test_config(cache.path(), &ca.ca_pem);
         Setup { key, server, cache, config }
@@ -37,6 +34,13 @@ impl Setup {
     fn meta_path(&self) -> String {
         let platform = Platform::current();
         format!("/v1/providers/{NAMESPACE}/{TYPE_NAME}/1.0.0/download/{}/{}", platform.os, platform.arch)
+    }
+
+    /// The download document of the 1.0.0 package, for a test to change.
+    fn download_document(&self) -> DownloadDocument {
+        let filename = zip_file_name("1.0.0", &Platform::current());
+        let shasums_name = format!("terraform-provider-{TYPE_NAME}_1.0.0_SHA256SUMS");
+        DownloadDocument::new("/files", &filename, &shasums_name, &provider_zip("1.0.0"), &self.key)
     }
 
     /// Serves `zip` as the 1.0.0 package with consistent, correctly signed checksums, so only
@@ -316,13 +320,7 @@ async fn network_mirror_with_a_wrong_hash() {
     );
     let cache = tempfile::tempdir().unwrap();
     let mut config = test_config(cache.path(), &ca.ca_pem);
-    config.cli_config = cli_config(
-        cache.path(),
-        &format!(
-            "provider_installation {{\n  network_mirror {{\n    url = \"{}/mirror/\"\n  }}\n}}\n",
-            mirror.base_url()
-        ),
-    );
+    config.cli_config = network_mirror_cli_config(cache.path(), &mirror);
     let request = InstallRequest::parse(&format!("{registry_host}/{NAMESPACE}/{TYPE_NAME}"), "").unwrap();
     let error = install(&request, &config, &NoProgress).await.unwrap_err();
     let message = mask_hex_runs(&normalize(&error.to_string(), &[(&mirror.host(), "MIRROR")]));
@@ -371,19 +369,12 @@ async fn crashed_earlier_install_is_cleaned_up() {
 async fn registry_lists_other_package_hashes() {
     let setup = Setup::new().await;
     let platform = Platform::current();
-    let zip = provider_zip("1.0.0");
-    let filename = zip_file_name("1.0.0", &platform);
     setup.server.route(
         &setup.meta_path(),
-        Reply::json(serde_json::json!({
-            "protocols": ["5.0"], "os": platform.os, "arch": platform.arch, "filename": filename,
-            "download_url": format!("/files/{filename}"),
-            "shasums_url": setup.files_path("SHA256SUMS"),
-            "shasums_signature_url": setup.files_path("SHA256SUMS.sig"),
-            "shasum": sha256_hex(&zip),
-            "signing_keys": {"gpg_public_keys": [{"ascii_armor": setup.key.armored_public}]},
-            "packages": {platform.to_string(): {"hashes": ["h1:c29tZXRoaW5nIGVsc2U="]}},
-        })),
+        setup
+            .download_document()
+            .with("packages", serde_json::json!({platform.to_string(): {"hashes": ["h1:c29tZXRoaW5nIGVsc2U="]}}))
+            .reply(),
     );
     setup
         .check_fails(
@@ -461,19 +452,9 @@ async fn discovery_answered_with_an_html_page() {
 #[tokio::test]
 async fn registry_without_signing_keys() {
     let setup = Setup::new().await;
-    let platform = Platform::current();
-    let zip = provider_zip("1.0.0");
-    let filename = zip_file_name("1.0.0", &platform);
     setup.server.route(
         &setup.meta_path(),
-        Reply::json(serde_json::json!({
-            "protocols": ["5.0"], "os": platform.os, "arch": platform.arch, "filename": filename,
-            "download_url": format!("/files/{filename}"),
-            "shasums_url": setup.files_path("SHA256SUMS"),
-            "shasums_signature_url": setup.files_path("SHA256SUMS.sig"),
-            "shasum": sha256_hex(&zip),
-            "signing_keys": {"gpg_public_keys": []},
-        })),
+        setup.download_document().with("signing_keys", serde_json::json!({"gpg_public_keys": []})).reply(),
     );
     // Only OpenTofu's own registry may skip signatures; any other host must provide keys.
     setup

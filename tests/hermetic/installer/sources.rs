@@ -12,12 +12,10 @@ fn request(host: &str, constraint: &str) -> InstallRequest {
 
 #[tokio::test]
 async fn installs_newest_release_matching_the_constraint_then_reuses_it_with_the_network_gone() {
-    let ca = TestCa::generate();
-    let key = TestSigningKey::generate("Test Registry <registry@example.com>");
-    let server = TestServer::start(&ca, "127.0.0.1").await;
     let mut beta = Package::new("1.2.0-beta.1");
     beta.protocols = &["6.0"];
-    publish_registry(&server, &key, &[Package::new("1.0.0"), Package::new("1.1.0"), beta, Package::new("2.0.0")]);
+    let TestRegistry { ca, server, .. } =
+        TestRegistry::start(&[Package::new("1.0.0"), Package::new("1.1.0"), beta, Package::new("2.0.0")]).await;
     let cache = tempfile::tempdir().unwrap();
     let config = test_config(cache.path(), &ca.ca_pem);
     let progress = RecordingProgress::default();
@@ -88,13 +86,7 @@ async fn network_mirror_serves_when_the_registry_is_unreachable() {
     );
     let cache = tempfile::tempdir().unwrap();
     let mut config = test_config(cache.path(), &ca.ca_pem);
-    config.cli_config = cli_config(
-        cache.path(),
-        &format!(
-            "provider_installation {{\n  network_mirror {{\n    url = \"{}/mirror/\"\n  }}\n}}\n",
-            mirror.base_url()
-        ),
-    );
+    config.cli_config = network_mirror_cli_config(cache.path(), &mirror);
     let installed = install(&request(&registry_host, "< 3.1"), &config, &NoProgress).await.unwrap();
     assert_eq!(run(&installed.executable), "testprov 3.0.0\n");
     expect!["acme/testprov 3.0.0 from network mirror https://MIRROR/mirror/"]
@@ -129,11 +121,8 @@ async fn dev_overrides_run_from_their_directory_without_any_network() {
 
 #[tokio::test]
 async fn credentials_go_only_to_their_own_host() {
-    let ca = TestCa::generate();
-    let key = TestSigningKey::generate("Test Registry <registry@example.com>");
-    let registry = TestServer::start(&ca, "127.0.0.1").await;
+    let TestRegistry { ca, key, server: registry } = TestRegistry::start(&[Package::new("1.0.0")]).await;
     let downloads = TestServer::start(&ca, "127.0.0.2").await;
-    publish_registry(&registry, &key, &[Package::new("1.0.0")]);
     // The package's files live on another host, reached once directly and once via a redirect.
     let platform = Platform::current();
     let filename = zip_file_name("1.0.0", &platform);
@@ -145,14 +134,10 @@ async fn credentials_go_only_to_their_own_host() {
     let shasums_name = format!("terraform-provider-{TYPE_NAME}_1.0.0_SHA256SUMS");
     registry.route(
         &meta_path,
-        server::Reply::json(serde_json::json!({
-            "protocols": ["5.0"], "os": platform.os, "arch": platform.arch, "filename": filename,
-            "download_url": "/redirect-to-downloads",
-            "shasums_url": format!("{}/files/{shasums_name}", downloads.base_url()),
-            "shasums_signature_url": format!("/files/{shasums_name}.sig"),
-            "shasum": sha256_hex(&zip),
-            "signing_keys": {"gpg_public_keys": [{"ascii_armor": key.armored_public}]},
-        })),
+        DownloadDocument::new("/files", &filename, &shasums_name, &zip, &key)
+            .with("download_url", serde_json::json!("/redirect-to-downloads"))
+            .with("shasums_url", serde_json::json!(format!("{}/files/{shasums_name}", downloads.base_url())))
+            .reply(),
     );
     let shasums = format!("{}  {filename}\n", sha256_hex(&zip));
     downloads.route(&format!("/files/{shasums_name}"), server::Reply::bytes(shasums.clone().into_bytes()));
@@ -235,13 +220,10 @@ async fn filesystem_mirrors_in_both_layouts_and_the_terraform_plugin_cache() {
 
 #[tokio::test]
 async fn lock_file_pins_the_version_and_its_hashes() {
-    let ca = TestCa::generate();
-    let key = TestSigningKey::generate("Test Registry <registry@example.com>");
-    let server = TestServer::start(&ca, "127.0.0.1").await;
     let old = Package::new("1.0.0");
     let zh = format!("zh:{}", sha256_hex(&old.zip));
     let h1 = provider_hash1("1.0.0");
-    publish_registry(&server, &key, &[old, Package::new("1.1.0")]);
+    let TestRegistry { ca, server, .. } = TestRegistry::start(&[old, Package::new("1.1.0")]).await;
     let work = tempfile::tempdir().unwrap();
     let lock_file = work.path().join(".terraform.lock.hcl");
     std::fs::write(
@@ -268,10 +250,7 @@ async fn lock_file_pins_the_version_and_its_hashes() {
 
 #[tokio::test]
 async fn concurrent_installs_of_the_same_provider_share_one_download() {
-    let ca = TestCa::generate();
-    let key = TestSigningKey::generate("Test Registry <registry@example.com>");
-    let server = TestServer::start(&ca, "127.0.0.1").await;
-    publish_registry(&server, &key, &[Package::new("1.0.0")]);
+    let TestRegistry { ca, server, .. } = TestRegistry::start(&[Package::new("1.0.0")]).await;
     let cache = tempfile::tempdir().unwrap();
     let config = test_config(cache.path(), &ca.ca_pem);
     let first_request = request(&server.host(), "");
@@ -312,10 +291,7 @@ async fn implicit_local_mirrors_keep_the_registry_out_of_it() {
 
 #[tokio::test]
 async fn install_waits_for_another_process_holding_the_provider_lock() {
-    let ca = TestCa::generate();
-    let key = TestSigningKey::generate("Test Registry <registry@example.com>");
-    let server = TestServer::start(&ca, "127.0.0.1").await;
-    publish_registry(&server, &key, &[Package::new("1.0.0")]);
+    let TestRegistry { ca, server, .. } = TestRegistry::start(&[Package::new("1.0.0")]).await;
     let cache = tempfile::tempdir().unwrap();
     let config = test_config(cache.path(), &ca.ca_pem);
     let lock_dir = cache.path().join(".locks").join(server.host()).join(NAMESPACE);

@@ -51,13 +51,7 @@ pub(crate) fn publish_random(server: &TestServer, key: &TestSigningKey, binary: 
     );
     server.route(
         &format!("/v1/providers/hashicorp/random/{}/download/{}/{}", versions::RANDOM, platform.os, platform.arch),
-        server::Reply::json(serde_json::json!({
-            "protocols": ["5.0"], "os": platform.os, "arch": platform.arch, "filename": filename,
-            "download_url": format!("/random/{filename}"),
-            "shasums_url": "/random/SHA256SUMS", "shasums_signature_url": "/random/SHA256SUMS.sig",
-            "shasum": sha256_hex(&zip),
-            "signing_keys": {"gpg_public_keys": [{"ascii_armor": key.armored_public}]},
-        })),
+        DownloadDocument::new("/random", &filename, "SHA256SUMS", &zip, key).reply(),
     );
     server.route(&format!("/random/{filename}"), server::Reply::bytes(zip));
     server.route("/random/SHA256SUMS.sig", server::Reply::bytes(key.sign(shasums.as_bytes())));
