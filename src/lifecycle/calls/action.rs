@@ -4,7 +4,7 @@
 use super::handles::{Action, Bound};
 use super::{Diagnostics, Warned, call_error, encode};
 use crate::cty::Value;
-use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX};
+use crate::lifecycle::support::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX};
 use crate::tfplugin::actions::ActionEvent;
 use crate::tfplugin::types::{DeferredReason, Support};
 

@@ -8,12 +8,12 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::debug_log::{self, Call, Request};
-use super::resource::{Applied, Planned, Resource, STOP_GRACE, Stored};
+use super::managed_resource::{Applied, Planned, Resource, STOP_GRACE, Stored};
 use super::{Warned, Warnings, call_error, decode};
 use crate::cty::{self, Path, Value};
 use crate::invariants::Violation;
-use crate::lifecycle::checks::{self, ApplyOutcome, ApplyProblem, DestroyPlanProblem, Message, PlanProblem};
-use crate::lifecycle::error::{Interruption, LifecycleError, Operation, PROVIDER_BUG_SUFFIX};
+use crate::lifecycle::support::checks::{self, ApplyOutcome, ApplyProblem, DestroyPlanProblem, Message, PlanProblem};
+use crate::lifecycle::support::error::{Interruption, LifecycleError, Operation, PROVIDER_BUG_SUFFIX};
 use crate::tfplugin::CallError;
 use crate::tfplugin::types::{
     ApplyResourceChangeRequest, DynamicValue, PlanResourceChangeRequest, PlanResourceChangeResponse,
@@ -64,12 +64,11 @@ impl Resource<'_> {
         secrets: &[Path],
     ) -> Result<Warned<Planned>, LifecycleError> {
         let ty = self.ty();
-        let proposed = crate::lifecycle::proposed_new(&self.schema.block, prior, config).map_err(|err| {
-            LifecycleError::Internal {
+        let proposed = crate::lifecycle::support::proposed_new::proposed_new(&self.schema.block, prior, config)
+            .map_err(|err| LifecycleError::Internal {
                 subject: self.subject.clone(),
                 message: format!("cannot propose a new state: {err}"),
-            }
-        })?;
+            })?;
         let request = PlanResourceChangeRequest {
             type_name: self.tf_name.to_owned(),
             prior_state: self.encode("the prior state", prior)?,
@@ -88,7 +87,7 @@ impl Resource<'_> {
             warnings.note(Message::Deferred, format!(
                 "{}: the provider deferred this change ({}); `pulumi up` will not apply it until the provider can plan it",
                 self.urn,
-                crate::lifecycle::deferral::reason_text(reason)
+                crate::lifecycle::support::deferral::reason_text(reason)
             ));
             // Every attribute unknown, as Terraform shows a deferred resource's plan.
             let value = match &ty {

@@ -12,7 +12,7 @@ use schema_gen::tf::{IdentitySchema, Schema};
 use schema_gen::translate::ProviderNames;
 
 use super::{Client, Resource};
-use crate::lifecycle::error::LifecycleError;
+use crate::lifecycle::support::error::LifecycleError;
 use crate::schema_cache::LazySchema;
 use crate::tfplugin::types::ServerCapabilities;
 
@@ -106,6 +106,11 @@ impl Connection {
     /// How messages name the provider: its source address, else its name.
     pub(in crate::lifecycle) fn display_name(&self) -> &str {
         self.source_address.as_deref().unwrap_or(&self.terraform_name)
+    }
+
+    /// Optional protocol features the provider declared (e.g. `plan_destroy`).
+    pub(in crate::lifecycle) fn capabilities(&self) -> &ServerCapabilities {
+        &self.capabilities
     }
 
     /// Stops the provider the polite way (see [`crate::tfplugin::ProviderClient::shutdown`]).

@@ -10,7 +10,7 @@ use schema_gen::tf::Block;
 use super::handles::{Bound, EphemeralResource};
 use super::{Diagnostics, Warned, decode, encode};
 use crate::cty::{self, Value};
-use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX};
+use crate::lifecycle::support::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX};
 
 /// An open ephemeral resource, as OpenEphemeralResource answered.
 pub struct Opened {

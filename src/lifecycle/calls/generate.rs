@@ -1,10 +1,10 @@
 //! GenerateResourceConfig (Terraform 1.14): the configuration that would manage an imported
 //! object, as the provider itself writes it for `terraform plan -generate-config-out`.
 
-use super::resource::Resource;
+use super::managed_resource::Resource;
 use super::{Warned, decode, unlogged};
 use crate::cty::Value;
-use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX};
+use crate::lifecycle::support::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX};
 
 impl Resource<'_> {
     /// The provider's configuration for `state`, when it declares the

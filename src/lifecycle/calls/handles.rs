@@ -7,8 +7,8 @@ use schema_gen::tf::Block;
 use schema_gen::translate::PropertyNames;
 
 use super::Connection;
-use crate::lifecycle::error::Operation;
-use crate::lifecycle::error::{LifecycleError, Subject};
+use crate::lifecycle::support::error::Operation;
+use crate::lifecycle::support::error::{LifecycleError, Subject};
 use crate::tfplugin::CallError;
 
 /// What every handle binds.

@@ -10,8 +10,8 @@ use super::Connection;
 use super::handles::{Bound, ListResource};
 use super::{Diagnostics, call_error, decode, encode};
 use crate::cty::{self, Value};
-use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
-use crate::lifecycle::identity::{self, IdentityProblem};
+use crate::lifecycle::support::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
+use crate::lifecycle::support::identity::{self, IdentityProblem};
 use crate::tfplugin::ListEvents;
 use crate::tfplugin::identity_list::ListResourceRequest;
 

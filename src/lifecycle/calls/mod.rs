@@ -35,8 +35,8 @@ mod ephemeral;
 mod generate;
 mod handles;
 mod list;
+mod managed_resource;
 mod provider;
-mod resource;
 
 use schema_gen::tf::Block;
 use schema_gen::translate::PropertyNames;
@@ -46,13 +46,13 @@ pub(in crate::lifecycle) use connection::TokenIndex;
 pub use connection::{Connection, TokenKind};
 pub use ephemeral::Opened;
 pub use list::{Listed, Listing};
+pub use managed_resource::{Applied, Planned, Read, Resource, Stored};
 pub use provider::FunctionResult;
-pub use resource::{Applied, Planned, Read, Resource, Stored};
 
-use super::checks::{self, Audience, Message};
-use super::error::{LifecycleError, Operation, Reported, Subject};
 use crate::convert::paths::pulumi_path;
 use crate::cty::{self, Path, Value};
+use crate::lifecycle::support::checks::{self, Audience, Message};
+use crate::lifecycle::support::error::{LifecycleError, Operation, Reported, Subject};
 use crate::tfplugin::types::{AttributePath, Diagnostic, DynamicValue, PathStep, Severity};
 use crate::tfplugin::{CallError, ProviderClient};
 

@@ -9,8 +9,8 @@ use super::Connection;
 use super::handles::{Bound, DataSource};
 use super::{Client, Diagnostics, Warned, call_error, decode, encode};
 use crate::cty::{self, Value};
-use crate::lifecycle::error::ParameterizeError;
-use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
+use crate::lifecycle::support::error::ParameterizeError;
+use crate::lifecycle::support::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
 
 use super::debug_log::{self, Call, Request};
 use crate::tfplugin::types::{Diagnostic, DynamicValue, ReadDataSourceRequest, ServerCapabilities, Severity};

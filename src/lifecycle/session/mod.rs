@@ -19,7 +19,7 @@
 //! Architecture invariant: the top of `lifecycle`; nothing in `lifecycle` imports it.
 
 mod functions;
-mod provider;
+pub(super) mod provider;
 mod resources;
 
 use std::path::Path;
@@ -29,12 +29,12 @@ use schema_gen::pulumi::PackageSpec;
 use schema_gen::translate::{ProviderNames, TokenFilter, TranslateConfig, Warning, translate};
 
 use super::calls::{Client, Connection, TokenIndex};
-use super::ephemeral::OpenEphemerals;
-use super::error::ParameterizeError;
-use super::list::ListSessions;
-use super::resource::{GeneratedNames, PlanCache};
-use super::schema_source::{CacheLookup, CacheWrite, StartupSchema};
-use super::write_only::WriteOnlyInputs;
+use super::operations::ephemeral::OpenEphemerals;
+use super::operations::list::ListSessions;
+use super::operations::schema_source::{self, CacheLookup, CacheWrite, StartupSchema};
+use super::operations::shared::{GeneratedNames, PlanCache};
+use super::operations::write_only::WriteOnlyInputs;
+use super::support::error::ParameterizeError;
 use crate::installer;
 use crate::parameterize::{Args, LocalValue, ParameterValue, RemoteValue, Source};
 use crate::property::PropertyMap;
@@ -43,8 +43,6 @@ use crate::tfplugin::reattach::{REATTACH_ENV_VARS, reattach_config_from_env};
 use crate::tfplugin::{LaunchConfig, launch, reattach, resolve_executable};
 
 pub use functions::{InvokeRequest, Progress};
-pub use provider::{ConfigureRequest, DiffConfigRequest};
-pub use resources::{CheckRequest, CreateRequest, DeleteRequest, DiffRequest, ReadRequest, UpdateRequest};
 
 /// A launched, described provider, and what the process remembers of the deployment.
 pub struct Session {
@@ -149,7 +147,7 @@ pub async fn start_provider_with_cache(
     let launched = started.elapsed();
     let client = Client::new(client);
     let StartupSchema { schema, capabilities, identity_schemas, write: cache_write } =
-        client.startup_schema(lookup).await?;
+        schema_source::startup_schema(&client, lookup).await?;
     let schema_done = started.elapsed();
 
     let package_name = args.provider_name.clone().unwrap_or_else(|| terraform_name.clone());

@@ -21,9 +21,9 @@ use super::{Diagnostics, Warned, call_error, decode, encode};
 use crate::convert::paths::pulumi_path;
 use crate::cty::{self, Path, Value};
 use crate::invariants::Violation;
-use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
-use crate::lifecycle::identity::{self, IdentityProblem, IdentityVersion};
-use crate::lifecycle::state;
+use crate::lifecycle::support::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
+use crate::lifecycle::support::identity::{self, IdentityProblem, IdentityVersion};
+use crate::lifecycle::support::state;
 use crate::property::PropertyPath;
 use crate::tfplugin::identity_list::UpgradeResourceIdentityRequest;
 use crate::tfplugin::types::{
@@ -38,13 +38,13 @@ pub const STOP_GRACE: Duration = Duration::from_secs(15);
 
 /// One resource type, bound to the resource an operation works on.
 pub struct Resource<'p> {
-    pub(in crate::lifecycle) provider: &'p Connection,
-    pub(in crate::lifecycle) tf_name: &'p str,
-    pub(in crate::lifecycle) schema: &'p Schema,
+    pub(super) provider: &'p Connection,
+    pub(super) tf_name: &'p str,
+    pub(super) schema: &'p Schema,
     /// The resource type's identity schema, when the provider declares one.
-    pub(in crate::lifecycle) identity_schema: Option<&'p IdentitySchema>,
-    pub(in crate::lifecycle) props: ResourceProperties,
-    pub(in crate::lifecycle) urn: String,
+    pub(super) identity_schema: Option<&'p IdentitySchema>,
+    pub(super) props: ResourceProperties,
+    pub(super) urn: String,
     pub(super) subject: Subject,
 }
 
@@ -127,6 +127,39 @@ impl<'p> Resource<'p> {
             urn: urn.to_owned(),
             subject: Subject::Urn(urn.to_owned()),
         }
+    }
+}
+
+/// What the operations read of the handle; the calls read the fields.
+impl<'p> Resource<'p> {
+    /// The connection the handle was made from.
+    pub(in crate::lifecycle) fn connection(&self) -> &'p Connection {
+        self.provider
+    }
+
+    /// The resource type's Terraform name.
+    pub(in crate::lifecycle) fn tf_name(&self) -> &'p str {
+        self.tf_name
+    }
+
+    /// The resource type's schema.
+    pub(in crate::lifecycle) fn schema(&self) -> &'p Schema {
+        self.schema
+    }
+
+    /// The resource type's identity schema, when the provider declares one.
+    pub(in crate::lifecycle) fn identity_schema(&self) -> Option<&'p IdentitySchema> {
+        self.identity_schema
+    }
+
+    /// The Pulumi names of the type's properties, and whether it is auto-named.
+    pub(in crate::lifecycle) fn props(&self) -> &ResourceProperties {
+        &self.props
+    }
+
+    /// The URN of the resource the operation works on.
+    pub(in crate::lifecycle) fn urn(&self) -> &str {
+        &self.urn
     }
 }
 

@@ -19,12 +19,12 @@ use std::time::{Duration, SystemTime};
 use schema_gen::tf::Block;
 use schema_gen::translate::PropertyNames;
 
-use super::calls::Connection;
-use super::calls::Opened;
-use super::error::{LifecycleError, Subject};
-use super::invoke::{Arguments, Invoked};
 use crate::convert::values as convert;
 use crate::cty::Value;
+use crate::lifecycle::calls::Connection;
+use crate::lifecycle::calls::Opened;
+use crate::lifecycle::operations::invoke::{Arguments, Invoked};
+use crate::lifecycle::support::error::{LifecycleError, Subject};
 use crate::property::{PropertyMap, PropertyValue};
 
 /// The ephemeral resources this process has open.
@@ -78,7 +78,7 @@ impl OpenEphemerals {
     }
 
     /// The function whose open returned a string in `value`, if one did in this process.
-    pub(super) fn opened_by(&self, value: &PropertyValue) -> Option<String> {
+    pub(in crate::lifecycle) fn opened_by(&self, value: &PropertyValue) -> Option<String> {
         let fingerprints = self.fingerprints.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         strings(value).into_iter().find_map(|text| fingerprints.get(&self.fingerprint(text)).cloned())
     }
@@ -104,172 +104,170 @@ pub struct Closed {
     pub warnings: Vec<String>,
 }
 
-impl Connection {
-    /// Invoke of an ephemeral resource's function (`<pkg>:index/open<Name>:open<Name>`).
-    pub(super) async fn open_ephemeral(
-        self: &Arc<Self>,
-        open: &OpenEphemerals,
-        token: &str,
-        tf_name: &str,
-        args: &PropertyMap,
-    ) -> Result<Invoked, LifecycleError> {
-        let resource = self.ephemeral_resource(tf_name, Subject::Token(token.to_owned()));
-        let (block, names, subject) = (resource.block(), resource.names(), resource.subject());
-        let mut invoked = Invoked::default();
-        let validate = async |config: &Value, _: &[crate::cty::Path]| resource.validate(config).await;
-        let (config, mut warnings) = match Arguments::check(block, names, args, Vec::new(), validate).await? {
-            Arguments::Valid { config, warnings, .. } => (config, warnings),
-            Arguments::Invalid { failures, warnings } => return Ok(Invoked { failures, warnings, ..invoked }),
-        };
-        if !config.is_wholly_known() {
-            // Terraform opens nothing until the configuration is known: the result is the
-            // configuration with every computed attribute unknown.
-            let planned = super::proposed_new::planned_data_source_object(block, &config).map_err(|err| {
+/// Invoke of an ephemeral resource's function (`<pkg>:index/open<Name>:open<Name>`).
+pub(crate) async fn open_ephemeral(
+    connection: &Arc<Connection>,
+    open: &OpenEphemerals,
+    token: &str,
+    tf_name: &str,
+    args: &PropertyMap,
+) -> Result<Invoked, LifecycleError> {
+    let resource = connection.ephemeral_resource(tf_name, Subject::Token(token.to_owned()));
+    let (block, names, subject) = (resource.block(), resource.names(), resource.subject());
+    let mut invoked = Invoked::default();
+    let validate = async |config: &Value, _: &[crate::cty::Path]| resource.validate(config).await;
+    let (config, mut warnings) = match Arguments::check(block, names, args, Vec::new(), validate).await? {
+        Arguments::Valid { config, warnings, .. } => (config, warnings),
+        Arguments::Invalid { failures, warnings } => return Ok(Invoked { failures, warnings, ..invoked }),
+    };
+    if !config.is_wholly_known() {
+        // Terraform opens nothing until the configuration is known: the result is the
+        // configuration with every computed attribute unknown.
+        let planned =
+            crate::lifecycle::support::proposed_new::planned_data_source_object(block, &config).map_err(|err| {
                 LifecycleError::Internal { subject: subject.clone(), message: format!("cannot plan the open: {err}") }
             })?;
-            invoked.outputs = self.ephemeral_outputs(subject, block, names, &planned)?;
+        invoked.outputs = ephemeral_outputs(subject, block, names, &planned)?;
+        invoked.warnings = warnings.into_vec();
+        return Ok(invoked);
+    }
+    let opened = warnings.keep(resource.open(&config).await?);
+    let outputs = ephemeral_outputs(subject, block, names, &opened.result);
+    let id = track_ephemeral(connection, open, subject, tf_name, opened);
+    let problem = match (id, outputs) {
+        (Some(_), Ok(outputs)) => {
+            // Only what the provider made up: arguments echoed back are the program's own.
+            let made_up: PropertyMap = outputs
+                .iter()
+                .filter(|(key, _)| {
+                    names
+                        .by_pulumi_name(key)
+                        .and_then(|name| block.attributes.get(&name.tf_name))
+                        .is_some_and(|attribute| attribute.computed && !attribute.optional && !attribute.required)
+                })
+                .map(|(key, value)| (key.clone(), value.clone()))
+                .collect();
+            open.remember(token, &made_up);
+            invoked.outputs = outputs;
             invoked.warnings = warnings.into_vec();
             return Ok(invoked);
         }
-        let opened = warnings.keep(resource.open(&config).await?);
-        let outputs = self.ephemeral_outputs(subject, block, names, &opened.result);
-        let id = self.track_ephemeral(open, subject, tf_name, opened);
-        let problem = match (id, outputs) {
-            (Some(_), Ok(outputs)) => {
-                // Only what the provider made up: arguments echoed back are the program's own.
-                let made_up: PropertyMap = outputs
-                    .iter()
-                    .filter(|(key, _)| {
-                        names
-                            .by_pulumi_name(key)
-                            .and_then(|name| block.attributes.get(&name.tf_name))
-                            .is_some_and(|attribute| attribute.computed && !attribute.optional && !attribute.required)
-                    })
-                    .map(|(key, value)| (key.clone(), value.clone()))
-                    .collect();
-                open.remember(token, &made_up);
-                invoked.outputs = outputs;
-                invoked.warnings = warnings.into_vec();
-                return Ok(invoked);
-            }
-            (None, _) => LifecycleError::Invalid {
-                subject: subject.clone(),
-                message: format!(
-                    "the deployment is ending (the engine sent Cancel), so {tf_name} was closed again as soon as it opened"
-                ),
-            },
-            (Some(id), Err(err)) => {
-                self.close_one_ephemeral(open, id).await;
-                err
-            }
-        };
-        Err(problem)
-    }
-
-    /// The result as Pulumi outputs, every value secret.
-    fn ephemeral_outputs(
-        &self,
-        subject: &Subject,
-        block: &Block,
-        names: &PropertyNames,
-        result: &Value,
-    ) -> Result<PropertyMap, LifecycleError> {
-        let outputs = convert::from_cty(block, names, result, &[])
-            .map_err(|error| LifecycleError::InvalidProperty { subject: subject.clone(), error: Box::new(error) })?;
-        Ok(outputs.into_iter().map(|(key, value)| (key, secret(value))).collect())
-    }
-
-    /// Records an open resource and starts renewing it. `None` when the deployment has
-    /// ended: the resource was closed at once (in the background) and must not be used.
-    fn track_ephemeral(
-        self: &Arc<Self>,
-        open: &OpenEphemerals,
-        subject: &Subject,
-        tf_name: &str,
-        opened: Opened,
-    ) -> Option<u64> {
-        let renew_failure = Arc::new(Mutex::new(None));
-        let mut tracked = open.lock();
-        if tracked.ended {
-            drop(tracked);
-            let (provider, subject, tf_name) = (Arc::clone(self), subject.clone(), tf_name.to_owned());
-            tokio::spawn(async move {
-                let resource = provider.ephemeral_resource(&tf_name, subject);
-                if let Err(err) = resource.close(opened.private.as_deref()).await {
-                    tracing::warn!("{}", err.in_context());
-                }
-            });
-            return None;
+        (None, _) => LifecycleError::Invalid {
+            subject: subject.clone(),
+            message: format!(
+                "the deployment is ending (the engine sent Cancel), so {tf_name} was closed again as soon as it opened"
+            ),
+        },
+        (Some(id), Err(err)) => {
+            close_one_ephemeral(connection, open, id).await;
+            err
         }
-        let id = tracked.next_id;
-        tracked.next_id += 1;
-        let renewal = opened.renew_at.map(|renew_at| {
-            let task = Renewal {
-                provider: Arc::clone(self),
-                subject: subject.clone(),
-                tf_name: tf_name.to_owned(),
-                private: opened.private.clone(),
-                renew_at,
-                failure: renew_failure.clone(),
-            };
-            tokio::spawn(task.run())
+    };
+    Err(problem)
+}
+
+/// The result as Pulumi outputs, every value secret.
+fn ephemeral_outputs(
+    subject: &Subject,
+    block: &Block,
+    names: &PropertyNames,
+    result: &Value,
+) -> Result<PropertyMap, LifecycleError> {
+    let outputs = convert::from_cty(block, names, result, &[])
+        .map_err(|error| LifecycleError::InvalidProperty { subject: subject.clone(), error: Box::new(error) })?;
+    Ok(outputs.into_iter().map(|(key, value)| (key, secret(value))).collect())
+}
+
+/// Records an open resource and starts renewing it. `None` when the deployment has
+/// ended: the resource was closed at once (in the background) and must not be used.
+fn track_ephemeral(
+    connection: &Arc<Connection>,
+    open: &OpenEphemerals,
+    subject: &Subject,
+    tf_name: &str,
+    opened: Opened,
+) -> Option<u64> {
+    let renew_failure = Arc::new(Mutex::new(None));
+    let mut tracked = open.lock();
+    if tracked.ended {
+        drop(tracked);
+        let (provider, subject, tf_name) = (Arc::clone(connection), subject.clone(), tf_name.to_owned());
+        tokio::spawn(async move {
+            let resource = provider.ephemeral_resource(&tf_name, subject);
+            if let Err(err) = resource.close(opened.private.as_deref()).await {
+                tracing::warn!("{}", err.in_context());
+            }
         });
-        let entry = OpenEntry {
+        return None;
+    }
+    let id = tracked.next_id;
+    tracked.next_id += 1;
+    let renewal = opened.renew_at.map(|renew_at| {
+        let task = Renewal {
+            provider: Arc::clone(connection),
             subject: subject.clone(),
             tf_name: tf_name.to_owned(),
-            private: opened.private,
-            renewal,
-            renew_failure,
+            private: opened.private.clone(),
+            renew_at,
+            failure: renew_failure.clone(),
         };
-        tracked.open.insert(id, entry);
-        tracing::debug!(ephemeral = tf_name, n_open = tracked.open.len(), "opened an ephemeral resource");
-        Some(id)
-    }
+        tokio::spawn(task.run())
+    });
+    let entry = OpenEntry {
+        subject: subject.clone(),
+        tf_name: tf_name.to_owned(),
+        private: opened.private,
+        renewal,
+        renew_failure,
+    };
+    tracked.open.insert(id, entry);
+    tracing::debug!(ephemeral = tf_name, n_open = tracked.open.len(), "opened an ephemeral resource");
+    Some(id)
+}
 
-    async fn close_one_ephemeral(&self, open: &OpenEphemerals, id: u64) {
-        let entry = open.lock().open.remove(&id);
-        if let Some(entry) = entry {
-            let closed = self.close_entry(entry).await;
-            for problem in closed.errors.iter().chain(&closed.warnings) {
-                tracing::warn!("{problem}");
-            }
+async fn close_one_ephemeral(connection: &Connection, open: &OpenEphemerals, id: u64) {
+    let entry = open.lock().open.remove(&id);
+    if let Some(entry) = entry {
+        let closed = close_entry(connection, entry).await;
+        for problem in closed.errors.iter().chain(&closed.warnings) {
+            tracing::warn!("{problem}");
         }
     }
+}
 
-    /// Closes every open ephemeral resource, each exactly once, and opens none after: the
-    /// deployment is ending. A second call waits for the first to finish.
-    pub async fn close_ephemerals(&self, open: &OpenEphemerals) -> Closed {
-        let _closing = open.closing.lock().await;
-        let entries = {
-            let mut tracked = open.lock();
-            tracked.ended = true;
-            std::mem::take(&mut tracked.open)
-        };
-        let mut closed = Closed::default();
-        for entry in entries.into_values() {
-            let one = self.close_entry(entry).await;
-            closed.n_closed += one.n_closed;
-            closed.errors.extend(one.errors);
-            closed.warnings.extend(one.warnings);
-        }
-        closed
+/// Closes every open ephemeral resource, each exactly once, and opens none after: the
+/// deployment is ending. A second call waits for the first to finish.
+pub(crate) async fn close_ephemerals(connection: &Connection, open: &OpenEphemerals) -> Closed {
+    let _closing = open.closing.lock().await;
+    let entries = {
+        let mut tracked = open.lock();
+        tracked.ended = true;
+        std::mem::take(&mut tracked.open)
+    };
+    let mut closed = Closed::default();
+    for entry in entries.into_values() {
+        let one = close_entry(connection, entry).await;
+        closed.n_closed += one.n_closed;
+        closed.errors.extend(one.errors);
+        closed.warnings.extend(one.warnings);
     }
+    closed
+}
 
-    async fn close_entry(&self, entry: OpenEntry) -> Closed {
-        if let Some(renewal) = &entry.renewal {
-            renewal.abort();
-        }
-        let mut closed = Closed { n_closed: 1, ..Closed::default() };
-        if let Some(failure) = entry.renew_failure.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take() {
-            closed.errors.push(failure);
-        }
-        let resource = self.ephemeral_resource(&entry.tf_name, entry.subject.clone());
-        match resource.close(entry.private.as_deref()).await {
-            Ok(warned) => closed.warnings.extend(warned.warnings.into_vec()),
-            Err(err) => closed.errors.push(err.in_context()),
-        }
-        closed
+async fn close_entry(connection: &Connection, entry: OpenEntry) -> Closed {
+    if let Some(renewal) = &entry.renewal {
+        renewal.abort();
     }
+    let mut closed = Closed { n_closed: 1, ..Closed::default() };
+    if let Some(failure) = entry.renew_failure.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take() {
+        closed.errors.push(failure);
+    }
+    let resource = connection.ephemeral_resource(&entry.tf_name, entry.subject.clone());
+    match resource.close(entry.private.as_deref()).await {
+        Ok(warned) => closed.warnings.extend(warned.warnings.into_vec()),
+        Err(err) => closed.errors.push(err.in_context()),
+    }
+    closed
 }
 
 /// One open resource's renewals, as a task of its own.
