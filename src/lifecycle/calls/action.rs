@@ -26,7 +26,10 @@ impl Action<'_> {
 
     /// ValidateActionConfig: the provider's diagnostics, errors included (the caller turns
     /// them into failures on the arguments).
-    pub(in crate::lifecycle) async fn validate(&self, config: &Value) -> Result<Diagnostics, LifecycleError> {
+    pub(in crate::lifecycle) async fn validate_action_config(
+        &self,
+        config: &Value,
+    ) -> Result<Diagnostics, LifecycleError> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
         let operation = Operation::ValidateActionConfig;
         let encoded = encode(subject, "the action configuration", config, &block.implied_type())?;
@@ -40,7 +43,7 @@ impl Action<'_> {
 
     /// PlanAction; error diagnostics fail it. The answer is the deferral the provider asked
     /// for, if any.
-    pub(in crate::lifecycle) async fn plan(
+    pub(in crate::lifecycle) async fn plan_action(
         &self,
         config: &Value,
     ) -> Result<Warned<Option<DeferredReason>>, LifecycleError> {
@@ -57,7 +60,7 @@ impl Action<'_> {
 
     /// InvokeAction with a wholly known configuration: every progress message goes to
     /// `progress` as it arrives; the final event's error diagnostics fail the action.
-    pub(in crate::lifecycle) async fn invoke(
+    pub(in crate::lifecycle) async fn invoke_action(
         &self,
         config: &Value,
         progress: &(dyn Fn(&str) + Send + Sync),

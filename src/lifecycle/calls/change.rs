@@ -54,7 +54,7 @@ impl Resource<'_> {
     /// PlanResourceChange for an update or create (`prior` null), checked as Terraform
     /// checks plans. `saved_private` is the saved plan's `planned_private` when this is the
     /// plan made again at apply time (empty otherwise).
-    pub async fn plan(
+    pub async fn plan_resource_change(
         &self,
         prior: &Value,
         prior_private: &[u8],
@@ -201,7 +201,7 @@ impl Resource<'_> {
 
     /// ApplyResourceChange, interruptible, checked as Terraform checks apply results.
     /// A null planned value is a delete.
-    pub async fn apply(&self, change: Apply<'_>) -> Result<Warned<Applied>, LifecycleError> {
+    pub async fn apply_resource_change(&self, change: Apply<'_>) -> Result<Warned<Applied>, LifecycleError> {
         let Apply { prior, planned, config, secrets, limit, cancel } = change;
         let legacy_plan = planned.legacy_type_system;
         let (planned, planned_private, planned_identity) =

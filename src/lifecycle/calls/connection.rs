@@ -48,7 +48,7 @@ pub enum TokenKind {
     Function,
     /// An ephemeral resource, invoked as a function `open<Name>`.
     EphemeralResource,
-    /// A Terraform action, invoked as a function (`lifecycle/action.rs`).
+    /// A Terraform action, invoked as a function (`lifecycle/operations/action.rs`).
     Action,
 }
 

@@ -28,7 +28,10 @@ pub struct Renewed {
 impl EphemeralResource<'_> {
     /// ValidateEphemeralResourceConfig: the provider's diagnostics, errors included (Invoke
     /// turns them into failures).
-    pub(in crate::lifecycle) async fn validate(&self, config: &Value) -> Result<Diagnostics, LifecycleError> {
+    pub(in crate::lifecycle) async fn validate_ephemeral_resource_config(
+        &self,
+        config: &Value,
+    ) -> Result<Diagnostics, LifecycleError> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
         let encoded = encode(subject, "the arguments", config, &block.implied_type())?;
         let diagnostics = self
@@ -45,7 +48,10 @@ impl EphemeralResource<'_> {
     /// OpenEphemeralResource with a wholly known configuration, checked as Terraform checks
     /// it. An open whose answer fails the checks is closed again before the error returns,
     /// so that nothing stays open that nobody tracks.
-    pub(in crate::lifecycle) async fn open(&self, config: &Value) -> Result<Warned<Opened>, LifecycleError> {
+    pub(in crate::lifecycle) async fn open_ephemeral_resource(
+        &self,
+        config: &Value,
+    ) -> Result<Warned<Opened>, LifecycleError> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
         let ty = block.implied_type();
         let operation = Operation::OpenEphemeralResource;
@@ -74,7 +80,7 @@ impl EphemeralResource<'_> {
             }
         };
         if !problems.is_empty() {
-            let closed = self.close(response.private.as_deref()).await;
+            let closed = self.close_ephemeral_resource(response.private.as_deref()).await;
             let mut problems: Vec<String> = problems
                 .into_iter()
                 .map(|problem| {
@@ -97,7 +103,10 @@ impl EphemeralResource<'_> {
     }
 
     /// RenewEphemeralResource; error diagnostics fail it.
-    pub(in crate::lifecycle) async fn renew(&self, private: Option<&[u8]>) -> Result<Warned<Renewed>, LifecycleError> {
+    pub(in crate::lifecycle) async fn renew_ephemeral_resource(
+        &self,
+        private: Option<&[u8]>,
+    ) -> Result<Warned<Renewed>, LifecycleError> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
         let operation = Operation::RenewEphemeralResource;
         let response = self
@@ -109,7 +118,10 @@ impl EphemeralResource<'_> {
     }
 
     /// CloseEphemeralResource; error diagnostics fail it.
-    pub(in crate::lifecycle) async fn close(&self, private: Option<&[u8]>) -> Result<Warned<()>, LifecycleError> {
+    pub(in crate::lifecycle) async fn close_ephemeral_resource(
+        &self,
+        private: Option<&[u8]>,
+    ) -> Result<Warned<()>, LifecycleError> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
         let operation = Operation::CloseEphemeralResource;
         let diagnostics = self

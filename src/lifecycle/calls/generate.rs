@@ -11,7 +11,7 @@ impl Resource<'_> {
     /// `generate_resource_config` capability; `None` otherwise (or when it answers
     /// `Unimplemented` after all: an older provider), and the caller derives the inputs
     /// itself. Error diagnostics fail it, as they fail Terraform's config generation.
-    pub async fn generate_config(&self, state: &Value) -> Result<Warned<Option<Value>>, LifecycleError> {
+    pub async fn generate_resource_config(&self, state: &Value) -> Result<Warned<Option<Value>>, LifecycleError> {
         let none = || Warned { value: None, warnings: super::Warnings::default() };
         if !self.provider.capabilities.generate_resource_config {
             return Ok(none());

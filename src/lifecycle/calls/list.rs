@@ -38,7 +38,10 @@ pub struct Listing {
 impl ListResource<'_> {
     /// ValidateListResourceConfig, with only the type and the configuration, as Terraform
     /// sends it. The diagnostics are the caller's to judge.
-    pub(in crate::lifecycle) async fn validate(&self, config: &Value) -> Result<Diagnostics, LifecycleError> {
+    pub(in crate::lifecycle) async fn validate_list_resource_config(
+        &self,
+        config: &Value,
+    ) -> Result<Diagnostics, LifecycleError> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
         let encoded = encode(subject, "the list query", config, &block.implied_type())?;
         let operation = Operation::ValidateListResourceConfig;
@@ -54,7 +57,7 @@ impl ListResource<'_> {
 
     /// Starts ListResource, asking for the resource objects and at most `limit` results.
     /// `provider` is the connection this handle was made from, which the listing keeps.
-    pub(in crate::lifecycle) async fn list(
+    pub(in crate::lifecycle) async fn list_resource(
         &self,
         provider: &Arc<Connection>,
         config: &Value,

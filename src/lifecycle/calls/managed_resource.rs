@@ -1,15 +1,16 @@
 //! The provider calls of a resource operation, each followed by the checks Terraform core
 //! makes on its answer.
 //!
-//! [`Resource`] is one resource type of the parameterized provider, bound to the URN of the
-//! resource being worked on, so every error can name it. Its methods are the steps
-//! Terraform runs: [`Resource::validate`], [`Resource::upgrade`] (on every load of stored
-//! state), [`Resource::read`] and [`Resource::import`] here; [`Resource::plan`] (with
-//! `AssertPlanValid`, the write-only and `requires_replace` checks),
-//! [`Resource::plan_destroy`] and [`Resource::apply`] (with `AssertObjectCompatible` and
-//! the unknown-after-apply check) in `change.rs`. Checks that Terraform tolerates for
-//! providers on the legacy SDK type system become warnings; everything else fails the
-//! operation.
+//! [`Resource`] is one managed resource type of the parameterized provider, bound to the URN
+//! of the resource being worked on, so every error can name it. Its methods are the calls
+//! Terraform makes, in Terraform's words: [`Resource::validate_resource_config`],
+//! [`Resource::upgrade_resource_state`] (on every load of stored state),
+//! [`Resource::read_resource`] and [`Resource::import_resource_state`] here;
+//! [`Resource::plan_resource_change`] (with `AssertPlanValid`, the write-only and
+//! `requires_replace` checks), [`Resource::plan_destroy`] and
+//! [`Resource::apply_resource_change`] (with `AssertObjectCompatible` and the
+//! unknown-after-apply check) in `change.rs`. Checks that Terraform tolerates for providers
+//! on the legacy SDK type system become warnings; everything else fails the operation.
 
 use std::time::Duration;
 
@@ -267,7 +268,11 @@ impl Resource<'_> {
 
     /// ValidateResourceConfig: the provider's diagnostics, errors included (Check turns them
     /// into failures).
-    pub async fn validate(&self, config: &Value, secrets: &[Path]) -> Result<Diagnostics, LifecycleError> {
+    pub async fn validate_resource_config(
+        &self,
+        config: &Value,
+        secrets: &[Path],
+    ) -> Result<Diagnostics, LifecycleError> {
         let encoded = self.encode("the configuration", config)?;
         let diagnostics = debug_log::logged(
             self.log(Operation::ValidateResourceConfig, secrets),
@@ -283,7 +288,7 @@ impl Resource<'_> {
     /// it through `UpgradeResourceState` with the stored schema version. Returns the
     /// upgraded value and the stored private bytes.
     /// `secrets`: the outputs' secret paths (`Resource::stored_secrets`), for the log.
-    pub async fn upgrade(
+    pub async fn upgrade_resource_state(
         &self,
         id: &str,
         outputs: &crate::property::PropertyMap,
@@ -324,14 +329,14 @@ impl Resource<'_> {
             format!("{path}: the upgraded state holds an unknown value")
         })?;
         let mut warnings = warnings;
-        let meta = warnings.keep(self.upgrade_identity(meta).await?);
+        let meta = warnings.keep(self.upgrade_resource_identity(meta).await?);
         Ok(Warned { value: (value, meta), warnings })
     }
 
     /// The stored identity, at the provider's current identity version: sent through
     /// UpgradeResourceIdentity when it is older, as Terraform does on every load. An
     /// identity the provider no longer declares is dropped.
-    async fn upgrade_identity(&self, mut meta: state::Meta) -> Result<Warned<state::Meta>, LifecycleError> {
+    async fn upgrade_resource_identity(&self, mut meta: state::Meta) -> Result<Warned<state::Meta>, LifecycleError> {
         let no_warnings = |meta| Ok(Warned { value: meta, warnings: super::Warnings::default() });
         let (Some(schema), Some(stored)) = (self.identity_schema, meta.identity.clone()) else {
             meta.identity = None;
@@ -409,7 +414,7 @@ impl Resource<'_> {
     }
 
     /// The identity stored in `meta` (already at the current version, see
-    /// [`Resource::upgrade`]), as a value to send.
+    /// [`Resource::upgrade_resource_state`]), as a value to send.
     pub(in crate::lifecycle) fn stored_identity(&self, meta: &state::Meta) -> Result<Option<Value>, LifecycleError> {
         let (Some(schema), Some(text)) = (self.identity_schema, &meta.identity) else { return Ok(None) };
         cty::json::decode(text.as_bytes(), &schema.implied_type()).map(Some).map_err(|err| LifecycleError::State {
@@ -453,7 +458,11 @@ impl Resource<'_> {
     }
 
     /// ReadResource with the (upgraded) state; `None` when the remote object is gone.
-    pub async fn read(&self, current: Stored<'_>, secrets: &[Path]) -> Result<Warned<Option<Read>>, LifecycleError> {
+    pub async fn read_resource(
+        &self,
+        current: Stored<'_>,
+        secrets: &[Path],
+    ) -> Result<Warned<Option<Read>>, LifecycleError> {
         let operation = Operation::ReadResource;
         let Stored { state: current, private, identity } = current;
         let request = ReadResourceRequest {
@@ -499,7 +508,11 @@ impl Resource<'_> {
 
     /// ImportResourceState of `id`, or of `identity`: the one object it names, with its
     /// private bytes and identity (to be read next, as Terraform does).
-    pub async fn import(&self, id: &str, identity: Option<&Value>) -> Result<Warned<Read>, LifecycleError> {
+    pub async fn import_resource_state(
+        &self,
+        id: &str,
+        identity: Option<&Value>,
+    ) -> Result<Warned<Read>, LifecycleError> {
         let operation = Operation::ImportResourceState;
         let identity_data = self.encode_identity(identity)?;
         let response = debug_log::logged(

@@ -4,14 +4,16 @@
 //! This is the one place that sends requests: [`Client`] holds the provider's connection,
 //! and only this module can reach into it. Each method builds one request, sends it, decodes
 //! the answer, asks a pure function in `checks` what is wrong with it, and words the
-//! problems for the user ([`LifecycleError`], or warnings in a [`Warned`] answer). The
-//! operations (`resource.rs`, `provider_config.rs`, `invoke.rs`) compose these calls and
-//! never see a request.
+//! problems for the user ([`LifecycleError`], or warnings in a [`Warned`] answer). Each
+//! method is one Terraform call, named in Terraform's words (`plan_resource_change`,
+//! `read_data_source`, `configure_provider`); the operations (`lifecycle/operations/`)
+//! compose these calls and never see a request. Every `impl` of a type defined here is in
+//! this folder (the `layering` test keeps it so).
 //!
 //! - `provider`: calls about the provider as a whole and its functions, on
 //!   [`Connection`]: GetProviderSchema, GetResourceIdentitySchemas, ValidateProviderConfig, ConfigureProvider,
 //!   ValidateDataResourceConfig, ReadDataSource, CallFunction.
-//! - `resource`: [`Resource`] and the calls that read or load a resource:
+//! - `managed_resource`: [`Resource`] and the calls that read or load a managed resource:
 //!   ValidateResourceConfig, UpgradeResourceState, ReadResource, ImportResourceState.
 //! - `ephemeral`: an ephemeral resource's calls, on [`Connection`]:
 //!   ValidateEphemeralResourceConfig, OpenEphemeralResource, RenewEphemeralResource,

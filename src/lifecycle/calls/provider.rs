@@ -21,7 +21,7 @@ pub const TERRAFORM_VERSION: &str = "1.0.0+pulumi-terraform-bridge";
 
 impl Client {
     /// GetProviderSchema, once at launch. Error diagnostics fail it.
-    pub(in crate::lifecycle) async fn provider_schema(
+    pub(in crate::lifecycle) async fn get_provider_schema(
         &self,
     ) -> Result<(ProviderSchema, ServerCapabilities), ParameterizeError> {
         let response = debug_log::logged(
@@ -39,7 +39,7 @@ impl Client {
     /// GetResourceIdentitySchemas, once at launch, after GetProviderSchema as Terraform
     /// calls it. A provider older than protocol 5.9/6.9 answers `Unimplemented`: no
     /// identities, as Terraform treats it. Error diagnostics fail it.
-    pub(in crate::lifecycle) async fn identity_schemas(
+    pub(in crate::lifecycle) async fn get_resource_identity_schemas(
         &self,
     ) -> Result<BTreeMap<String, IdentitySchema>, ParameterizeError> {
         let Some(response) = debug_log::not_logged(
@@ -179,7 +179,7 @@ impl Connection {
 impl DataSource<'_> {
     /// ValidateDataResourceConfig: the provider's diagnostics, errors included (Invoke turns
     /// them into failures).
-    pub(in crate::lifecycle) async fn validate(
+    pub(in crate::lifecycle) async fn validate_data_resource_config(
         &self,
         config: &Value,
         secrets: &[cty::Path],
@@ -198,7 +198,7 @@ impl DataSource<'_> {
 
     /// ReadDataSource with a wholly known configuration, checked as Terraform checks it:
     /// the result must be a known, non-null object.
-    pub(in crate::lifecycle) async fn read(
+    pub(in crate::lifecycle) async fn read_data_source(
         &self,
         config: &Value,
         secrets: &[cty::Path],

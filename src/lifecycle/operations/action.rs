@@ -85,7 +85,7 @@ pub(crate) async fn run_action(
         }
         Err(failure) => vec![failure],
     };
-    let validate = async |config: &Value, _: &[crate::cty::Path]| action.validate(config).await;
+    let validate = async |config: &Value, _: &[crate::cty::Path]| action.validate_action_config(config).await;
     let checked = Arguments::check(action.block(), action.names(), &config_args, earlier, validate).await?;
     let (config, mut warnings) = match checked {
         Arguments::Valid { config, warnings, .. } => (config, warnings),
@@ -93,7 +93,7 @@ pub(crate) async fn run_action(
     };
     match mode {
         ActionMode::Plan => {
-            if let Some(reason) = warnings.keep(action.plan(&config).await?) {
+            if let Some(reason) = warnings.keep(action.plan_action(&config).await?) {
                 warnings.note(checks::Message::Deferred, format!(
                     "the action {tf_name} was deferred by the provider ({}); it will be planned again in the next run",
                     crate::lifecycle::support::deferral::reason_text(reason)
@@ -112,7 +112,7 @@ pub(crate) async fn run_action(
             }
             let urn = run.urn.clone();
             let on_progress = |message: &str| progress(urn.as_deref(), message);
-            warnings.keep(action.invoke(&config, &on_progress).await?);
+            warnings.keep(action.invoke_action(&config, &on_progress).await?);
         }
     }
     run.warnings = warnings.into_vec();

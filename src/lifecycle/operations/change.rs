@@ -58,7 +58,9 @@ pub(super) async fn plan_and_apply(
         checks::saved_plan_private(&resource.schema().block, earlier.as_ref(), &prior, &config)
     };
     let planned = warnings.keep(
-        resource.plan(&prior, &meta.private, prior_identity.as_ref(), saved_private, &config, &log_secrets).await?,
+        resource
+            .plan_resource_change(&prior, &meta.private, prior_identity.as_ref(), saved_private, &config, &log_secrets)
+            .await?,
     );
     if write.preview {
         // The planned identity may still be unknown-free but is not the provider's final
@@ -88,7 +90,7 @@ pub(super) async fn plan_and_apply(
         if !write.read {
             let identity = prior_identity.clone();
             let stored = Stored { state: &prior, private: &meta.private, identity: identity.as_ref() };
-            if let Some(read) = warnings.keep(resource.read(stored, &write.stored_secrets).await?)
+            if let Some(read) = warnings.keep(resource.read_resource(stored, &write.stored_secrets).await?)
                 && !read.state.equals_ignoring_refinements(&prior)
             {
                 let prior = after_read(resource, meta, read, identity)?;
@@ -111,7 +113,7 @@ pub(super) async fn plan_and_apply(
         limit: write.deadline.limit(),
         cancel,
     };
-    let applied = warnings.keep(resource.apply(change_request).await?);
+    let applied = warnings.keep(resource.apply_resource_change(change_request).await?);
     finish(resource, applied, write.news, previous_meta, &secrets, warnings.into_vec(), change)
 }
 
@@ -171,13 +173,13 @@ pub(super) async fn prior(
     secrets: &[cty::Path],
     warnings: &mut Warnings,
 ) -> Result<(Value, Meta, Source), LifecycleError> {
-    let (state, meta) = warnings.keep(resource.upgrade(id, olds, secrets).await?);
+    let (state, meta) = warnings.keep(resource.upgrade_resource_state(id, olds, secrets).await?);
     if !meta.apply_failed {
         return Ok((state, meta, Source::Stored));
     }
     let identity = resource.stored_identity(&meta)?;
     let stored = Stored { state: &state, private: &meta.private, identity: identity.as_ref() };
-    let Some(read) = warnings.keep(resource.read(stored, secrets).await?) else {
+    let Some(read) = warnings.keep(resource.read_resource(stored, secrets).await?) else {
         tracing::debug!(urn = %resource.urn(), "the object a failed apply left is gone");
         return Ok((state, meta, Source::Gone));
     };

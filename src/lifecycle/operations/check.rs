@@ -85,7 +85,7 @@ async fn validate_inputs(resource: &Resource<'_>, inputs: &PropertyMap) -> Resul
         }
         Err(other) => return Err(other),
     };
-    let diagnostics = resource.validate(&config, &secrets).await?;
+    let diagnostics = resource.validate_resource_config(&config, &secrets).await?;
     Ok(Checked {
         inputs: PropertyMap::new(),
         failures: checks::check_failures(&diagnostics.errors, &[]),

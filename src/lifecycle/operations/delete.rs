@@ -47,7 +47,7 @@ pub(crate) async fn delete(resource: &Resource<'_>, request: &DeleteRequest) -> 
         limit: deadline.limit(),
         cancel: &deadline.cancel,
     };
-    let applied = warnings.keep(resource.apply(destroy).await?);
+    let applied = warnings.keep(resource.apply_resource_change(destroy).await?);
     if !applied.errors.is_empty() {
         return Err(LifecycleError::ApplyFailed {
             subject: resource.subject().clone(),

@@ -37,8 +37,9 @@ pub(crate) async fn diff(
     let (config, config_secrets) = configuration(resource, news)?;
     secrets.extend(config_secrets);
     let prior_identity = resource.stored_identity(&meta)?;
-    let planned =
-        warnings.keep(resource.plan(&prior, &meta.private, prior_identity.as_ref(), &[], &config, &secrets).await?);
+    let planned = warnings.keep(
+        resource.plan_resource_change(&prior, &meta.private, prior_identity.as_ref(), &[], &config, &secrets).await?,
+    );
     let warnings = warnings.into_vec();
     if planned.deferred.is_some() {
         // A change the provider deferred: shown as an update (its warning says why), never

@@ -115,7 +115,8 @@ pub(crate) async fn open_ephemeral(
     let resource = connection.ephemeral_resource(tf_name, Subject::Token(token.to_owned()));
     let (block, names, subject) = (resource.block(), resource.names(), resource.subject());
     let mut invoked = Invoked::default();
-    let validate = async |config: &Value, _: &[crate::cty::Path]| resource.validate(config).await;
+    let validate =
+        async |config: &Value, _: &[crate::cty::Path]| resource.validate_ephemeral_resource_config(config).await;
     let (config, mut warnings) = match Arguments::check(block, names, args, Vec::new(), validate).await? {
         Arguments::Valid { config, warnings, .. } => (config, warnings),
         Arguments::Invalid { failures, warnings } => return Ok(Invoked { failures, warnings, ..invoked }),
@@ -131,7 +132,7 @@ pub(crate) async fn open_ephemeral(
         invoked.warnings = warnings.into_vec();
         return Ok(invoked);
     }
-    let opened = warnings.keep(resource.open(&config).await?);
+    let opened = warnings.keep(resource.open_ephemeral_resource(&config).await?);
     let outputs = ephemeral_outputs(subject, block, names, &opened.result);
     let id = track_ephemeral(connection, open, subject, tf_name, opened);
     let problem = match (id, outputs) {
@@ -194,7 +195,7 @@ fn track_ephemeral(
         let (provider, subject, tf_name) = (Arc::clone(connection), subject.clone(), tf_name.to_owned());
         tokio::spawn(async move {
             let resource = provider.ephemeral_resource(&tf_name, subject);
-            if let Err(err) = resource.close(opened.private.as_deref()).await {
+            if let Err(err) = resource.close_ephemeral_resource(opened.private.as_deref()).await {
                 tracing::warn!("{}", err.in_context());
             }
         });
@@ -263,7 +264,7 @@ async fn close_entry(connection: &Connection, entry: OpenEntry) -> Closed {
         closed.errors.push(failure);
     }
     let resource = connection.ephemeral_resource(&entry.tf_name, entry.subject.clone());
-    match resource.close(entry.private.as_deref()).await {
+    match resource.close_ephemeral_resource(entry.private.as_deref()).await {
         Ok(warned) => closed.warnings.extend(warned.warnings.into_vec()),
         Err(err) => closed.errors.push(err.in_context()),
     }
@@ -287,7 +288,7 @@ impl Renewal {
             let renewed = self
                 .provider
                 .ephemeral_resource(&self.tf_name, self.subject.clone())
-                .renew(self.private.as_deref())
+                .renew_ephemeral_resource(self.private.as_deref())
                 .await;
             match renewed {
                 Ok(warned) => {

@@ -94,13 +94,15 @@ pub(crate) async fn invoke_data_source(
     let source = connection.data_source(tf_name, Subject::Token(token.to_owned()))?;
     let (block, names, subject) = (source.block(), source.names(), source.subject());
     let mut invoked = Invoked::default();
-    let validate = async |config: &Value, secrets: &[crate::cty::Path]| source.validate(config, secrets).await;
+    let validate = async |config: &Value, secrets: &[crate::cty::Path]| {
+        source.validate_data_resource_config(config, secrets).await
+    };
     let (config, secrets, mut warnings) = match Arguments::check(block, names, args, Vec::new(), validate).await? {
         Arguments::Valid { config, secrets, warnings } => (config, secrets, warnings),
         Arguments::Invalid { failures, warnings } => return Ok(Invoked { failures, warnings, ..invoked }),
     };
     let state = if config.is_wholly_known() {
-        warnings.keep(source.read(&config, &secrets).await?)
+        warnings.keep(source.read_data_source(&config, &secrets).await?)
     } else {
         // A preview with arguments not known yet: what Terraform plans for the read.
         crate::lifecycle::support::proposed_new::planned_data_source_object(block, &config).map_err(|err| {

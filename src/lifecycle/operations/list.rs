@@ -293,7 +293,7 @@ async fn open_listing(
             ),
         });
     }
-    let diagnostics = resource.validate(&config).await?;
+    let diagnostics = resource.validate_list_resource_config(&config).await?;
     let operation = crate::lifecycle::support::error::Operation::ValidateListResourceConfig;
     if !diagnostics.errors.is_empty() {
         return Err(LifecycleError::Diagnostics {
@@ -306,7 +306,7 @@ async fn open_listing(
         tracing::warn!(%subject, "{operation}: {warning}");
     }
     let limit = if query.limit > 0 { query.limit } else { i64::MAX };
-    let listing = resource.list(connection, &config, limit).await?;
+    let listing = resource.list_resource(connection, &config, limit).await?;
     Ok(PendingList {
         token: query.token.clone(),
         fingerprint: fingerprint.to_owned(),

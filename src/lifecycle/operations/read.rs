@@ -36,10 +36,10 @@ async fn refresh(
 ) -> Result<Written, LifecycleError> {
     let mut warnings = Warnings::default();
     let stored_secrets = resource.stored_secrets(olds);
-    let (prior, meta) = warnings.keep(resource.upgrade(id, olds, &stored_secrets).await?);
+    let (prior, meta) = warnings.keep(resource.upgrade_resource_state(id, olds, &stored_secrets).await?);
     let current_identity = resource.stored_identity(&meta)?;
     let stored = Stored { state: &prior, private: &meta.private, identity: current_identity.as_ref() };
-    let read = resource.read(stored, &stored_secrets).await?;
+    let read = resource.read_resource(stored, &stored_secrets).await?;
     let Some(read) = warnings.keep(read) else {
         let warnings = warnings.into_vec();
         return Ok(Written { id: String::new(), outputs: PropertyMap::new(), inputs: None, warnings });

@@ -167,8 +167,8 @@ pub(crate) async fn startup_schema(
         let StartupFacts { capabilities, identity_schemas, .. } = facts;
         return Ok(StartupSchema { schema, capabilities, identity_schemas, write: None });
     }
-    let (schema, capabilities) = client.provider_schema().await?;
-    let identity_schemas = client.identity_schemas().await?;
+    let (schema, capabilities) = client.get_provider_schema().await?;
+    let identity_schemas = client.get_resource_identity_schemas().await?;
     let schema = Arc::new(schema);
     let write = match (decision, lookup.cache) {
         (Decision::Fetch { store: true }, Some((cache, key))) => {

@@ -71,7 +71,7 @@ impl Session {
         }
     }
 
-    /// Closes every open ephemeral resource, each exactly once (see `lifecycle/ephemeral.rs`).
+    /// Closes every open ephemeral resource, each exactly once (see `lifecycle/operations/ephemeral.rs`).
     pub async fn close_ephemerals(&self) -> Closed {
         ephemeral::close_ephemerals(&self.connection, &self.ephemerals).await
     }
