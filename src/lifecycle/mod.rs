@@ -57,5 +57,5 @@ pub use session::{InvokeRequest, Progress, Session, start_provider, start_provid
 pub use support::checks::CheckFailure;
 pub use support::detailed_diff::{DiffKind, PropertyDiff};
 pub use support::error::{
-    Change, Interruption, LifecycleError, MissingKey, Operation, ParameterizeError, PartialFailure, Reported, Subject,
+    Change, Interruption, LifecycleError, MissingKey, ParameterizeError, PartialFailure, Reported, Subject,
 };

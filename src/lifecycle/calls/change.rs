@@ -13,7 +13,7 @@ use super::{Warned, Warnings, call_error, decode};
 use crate::cty::{self, Path, Value};
 use crate::invariants::Violation;
 use crate::lifecycle::support::checks::{self, ApplyOutcome, ApplyProblem, DestroyPlanProblem, Message, PlanProblem};
-use crate::lifecycle::support::error::{Interruption, LifecycleError, Operation, PROVIDER_BUG_SUFFIX};
+use crate::lifecycle::support::error::{Interruption, LifecycleError, PROVIDER_BUG_SUFFIX, Rpc};
 use crate::tfplugin::CallError;
 use crate::tfplugin::types::{
     ApplyResourceChangeRequest, DynamicValue, PlanResourceChangeRequest, PlanResourceChangeResponse,
@@ -37,17 +37,17 @@ impl Resource<'_> {
     async fn send_plan(
         &self,
         request: &PlanResourceChangeRequest,
-        operation: Operation,
+        rpc: Rpc,
         secrets: &[Path],
     ) -> Result<(PlanResourceChangeResponse, Warnings), LifecycleError> {
         let response = debug_log::logged(
-            self.log(operation, secrets),
+            self.log(rpc, secrets),
             Request::Plan(request),
             self.provider.client.0.plan_resource_change(request),
         )
         .await
-        .map_err(call_error(&self.subject, operation))?;
-        let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, operation)?;
+        .map_err(call_error(&self.subject, rpc))?;
+        let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, rpc)?;
         Ok((response, warnings))
     }
 
@@ -79,7 +79,7 @@ impl Resource<'_> {
             planned_private: saved_private.to_vec(),
             prior_identity: self.encode_identity(prior_identity)?,
         };
-        let (response, mut warnings) = self.send_plan(&request, Operation::PlanResourceChange, secrets).await?;
+        let (response, mut warnings) = self.send_plan(&request, Rpc::PlanResourceChange, secrets).await?;
         if let Some(reason) = response.deferred {
             // Terraform shows a deferred change in the plan and applies it in a later run. A
             // Pulumi deployment has no later run to carry it to: a preview shows the resource
@@ -127,7 +127,7 @@ impl Resource<'_> {
             let problems = verdict.problems.iter().map(|problem| self.plan_problem(problem)).collect();
             return Err(self.bug("Provider produced invalid plan", problems));
         }
-        let identity = self.returned_identity(Operation::PlanResourceChange, response.planned_identity.as_ref())?;
+        let identity = self.returned_identity(Rpc::PlanResourceChange, response.planned_identity.as_ref())?;
         let planned = Planned {
             value: planned,
             private: response.planned_private,
@@ -153,7 +153,7 @@ impl Resource<'_> {
             planned_private: Vec::new(),
             prior_identity: self.encode_identity(prior.identity)?,
         };
-        let (response, warnings) = self.send_plan(&request, Operation::PlanDestroy, secrets).await?;
+        let (response, warnings) = self.send_plan(&request, Rpc::PlanDestroy, secrets).await?;
         let provider = self.provider.display_name();
         let planned = decode(&response.planned_state, &self.ty());
         match checks::destroy_plan_problem(planned.as_ref()) {
@@ -215,25 +215,25 @@ impl Resource<'_> {
             provider_meta: self.provider.provider_meta(),
             planned_identity: self.encode_identity(planned_identity)?,
         };
-        let operation = Operation::ApplyResourceChange;
+        let rpc = Rpc::ApplyResourceChange;
         let call = debug_log::logged(
-            self.log(operation, secrets),
+            self.log(rpc, secrets),
             Request::Apply(&request),
             self.provider.client.0.apply_resource_change(&request),
         );
-        let (response, interruption) = self.interruptible(operation, call, limit, cancel).await?;
-        let response = response.map_err(call_error(&self.subject, operation))?;
+        let (response, interruption) = self.interruptible(rpc, call, limit, cancel).await?;
+        let response = response.map_err(call_error(&self.subject, rpc))?;
         let provider = self.provider.display_name();
         let (reported, mut warnings) = self.diagnostics(&response.diagnostics).split();
         let mut errors: Vec<String> = reported.iter().map(ToString::to_string).collect();
         if let Some(interruption) = interruption {
-            errors.push(format!("the operation {interruption}"));
+            errors.push(format!("the rpc {interruption}"));
         }
         let new_state = decode(&response.new_state, &self.ty()).map_err(|err| {
             // Undecodable means unknown: the object may exist, but nothing can be stored.
             LifecycleError::Unreadable {
                 subject: self.subject.clone(),
-                operation,
+                rpc,
                 reason: format!("a new state that is invalid ({err}), a bug in the provider"),
             }
         })?;
@@ -253,7 +253,7 @@ impl Resource<'_> {
         }
         // A broken identity must not lose the object the apply made: it becomes one more
         // error beside the state, which is still recorded.
-        let identity = match self.returned_identity(operation, response.new_identity.as_ref()) {
+        let identity = match self.returned_identity(rpc, response.new_identity.as_ref()) {
             Ok(identity) => identity,
             Err(err) => {
                 errors.push(err.to_string());
@@ -292,7 +292,7 @@ impl Resource<'_> {
                 self.urn
             ),
             ApplyProblem::UnknownAfterApply(path) => format!(
-                "Provider returned invalid result object after apply: after the apply operation, the provider \
+                "Provider returned invalid result object after apply: after the apply rpc, the provider \
                  still indicated an unknown value for {}. All values must be known after apply, so this is \
                  always a bug in the provider and should be reported in the provider's own repository",
                 self.describe(path)
@@ -344,7 +344,7 @@ impl Resource<'_> {
     /// (often an error with a partial state) is still used, so nothing created is lost.
     async fn interruptible<T>(
         &self,
-        operation: Operation,
+        rpc: Rpc,
         call: impl Future<Output = Result<T, CallError>>,
         limit: Option<Duration>,
         cancel: &CancellationToken,
@@ -361,23 +361,20 @@ impl Resource<'_> {
             () = cancel.cancelled() => Interruption::Cancelled,
             () = deadline => Interruption::TimedOut(limit.unwrap_or_default()),
         };
-        tracing::info!(urn = %self.urn, %operation, "{interruption}; asking the provider to stop");
+        tracing::info!(urn = %self.urn, %rpc, "{interruption}; asking the provider to stop");
         let stop = debug_log::logged(
-            Call::provider(Operation::StopProvider),
+            Call::provider(Rpc::StopProvider),
             Request::Empty,
             self.provider.client.0.stop_provider(),
         );
         if let Err(err) = stop.await {
-            tracing::warn!("{} failed: {err}", Operation::StopProvider);
+            tracing::warn!("{} failed: {err}", Rpc::StopProvider);
         }
         match tokio::time::timeout(STOP_GRACE, call).await {
             Ok(result) => Ok((result, Some(interruption))),
-            Err(_) => Err(LifecycleError::Interrupted {
-                subject: self.subject.clone(),
-                operation,
-                interruption,
-                grace: STOP_GRACE,
-            }),
+            Err(_) => {
+                Err(LifecycleError::Interrupted { subject: self.subject.clone(), rpc, interruption, grace: STOP_GRACE })
+            }
         }
     }
 }

@@ -10,7 +10,7 @@ use schema_gen::tf::Block;
 use super::handles::{Bound, EphemeralResource};
 use super::{Diagnostics, Warned, decode, encode};
 use crate::cty::{self, Value};
-use crate::lifecycle::support::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX};
+use crate::lifecycle::support::error::{LifecycleError, PROVIDER_BUG_SUFFIX, Rpc};
 
 /// An open ephemeral resource, as OpenEphemeralResource answered.
 pub struct Opened {
@@ -37,7 +37,7 @@ impl EphemeralResource<'_> {
         let diagnostics = self
             .0
             .unlogged(
-                Operation::ValidateEphemeralResourceConfig,
+                Rpc::ValidateEphemeralResourceConfig,
                 "config",
                 connection.client.0.validate_ephemeral_resource_config(tf_name, &encoded),
             )
@@ -54,14 +54,12 @@ impl EphemeralResource<'_> {
     ) -> Result<Warned<Opened>, LifecycleError> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
         let ty = block.implied_type();
-        let operation = Operation::OpenEphemeralResource;
+        let rpc = Rpc::OpenEphemeralResource;
         let encoded = encode(subject, "the arguments", config, &ty)?;
-        let response = self
-            .0
-            .unlogged(operation, "config", connection.client.0.open_ephemeral_resource(tf_name, &encoded))
-            .await?;
+        let response =
+            self.0.unlogged(rpc, "config", connection.client.0.open_ephemeral_resource(tf_name, &encoded)).await?;
         // Terraform opens nothing when the open failed, so there is nothing to close then.
-        let warnings = Diagnostics::new(block, names, &response.diagnostics).fail_on_errors(subject, operation)?;
+        let warnings = Diagnostics::new(block, names, &response.diagnostics).fail_on_errors(subject, rpc)?;
         let mut problems = Vec::new();
         if response.deferred.is_some() {
             problems.push(format!(
@@ -108,12 +106,10 @@ impl EphemeralResource<'_> {
         private: Option<&[u8]>,
     ) -> Result<Warned<Renewed>, LifecycleError> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
-        let operation = Operation::RenewEphemeralResource;
-        let response = self
-            .0
-            .unlogged(operation, "private", connection.client.0.renew_ephemeral_resource(tf_name, private))
-            .await?;
-        let warnings = Diagnostics::new(block, names, &response.diagnostics).fail_on_errors(subject, operation)?;
+        let rpc = Rpc::RenewEphemeralResource;
+        let response =
+            self.0.unlogged(rpc, "private", connection.client.0.renew_ephemeral_resource(tf_name, private)).await?;
+        let warnings = Diagnostics::new(block, names, &response.diagnostics).fail_on_errors(subject, rpc)?;
         Ok(Warned { value: Renewed { private: response.private, renew_at: response.renew_at }, warnings })
     }
 
@@ -123,12 +119,10 @@ impl EphemeralResource<'_> {
         private: Option<&[u8]>,
     ) -> Result<Warned<()>, LifecycleError> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
-        let operation = Operation::CloseEphemeralResource;
-        let diagnostics = self
-            .0
-            .unlogged(operation, "private", connection.client.0.close_ephemeral_resource(tf_name, private))
-            .await?;
-        let warnings = Diagnostics::new(block, names, &diagnostics).fail_on_errors(subject, operation)?;
+        let rpc = Rpc::CloseEphemeralResource;
+        let diagnostics =
+            self.0.unlogged(rpc, "private", connection.client.0.close_ephemeral_resource(tf_name, private)).await?;
+        let warnings = Diagnostics::new(block, names, &diagnostics).fail_on_errors(subject, rpc)?;
         Ok(Warned { value: (), warnings })
     }
 }

@@ -4,7 +4,7 @@
 use super::managed_resource::Resource;
 use super::{Warned, decode, unlogged};
 use crate::cty::Value;
-use crate::lifecycle::support::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX};
+use crate::lifecycle::support::error::{LifecycleError, PROVIDER_BUG_SUFFIX, Rpc};
 
 impl Resource<'_> {
     /// The provider's configuration for `state`, when it declares the
@@ -16,32 +16,32 @@ impl Resource<'_> {
         if !self.provider.capabilities.generate_resource_config {
             return Ok(none());
         }
-        let operation = Operation::GenerateResourceConfig;
+        let rpc = Rpc::GenerateResourceConfig;
         let encoded = self.encode("the imported state", state)?;
         let response = unlogged(
             &self.subject,
-            operation,
+            rpc,
             self.tf_name,
             "state",
             self.provider.client.0.generate_resource_config(self.tf_name, &encoded),
         )
         .await?;
         let Some(response) = response.supported() else {
-            tracing::debug!(urn = %self.urn, "{operation} is unimplemented; deriving the inputs instead");
+            tracing::debug!(urn = %self.urn, "{rpc} is unimplemented; deriving the inputs instead");
             return Ok(none());
         };
-        let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, operation)?;
+        let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, rpc)?;
         let config = decode(&response.config, &self.ty()).map_err(|err| {
             self.bug(
                 "Provider produced invalid configuration",
-                vec![format!("{operation} returned an invalid value for {}: {err}. {PROVIDER_BUG_SUFFIX}", self.urn)],
+                vec![format!("{rpc} returned an invalid value for {}: {err}. {PROVIDER_BUG_SUFFIX}", self.urn)],
             )
         })?;
         if config.is_null() || !config.is_wholly_known() {
             return Err(self.bug(
                 "Provider produced invalid configuration",
                 vec![format!(
-                    "{operation} returned a null or partly unknown configuration for {}. {PROVIDER_BUG_SUFFIX}",
+                    "{rpc} returned a null or partly unknown configuration for {}. {PROVIDER_BUG_SUFFIX}",
                     self.urn
                 )],
             ));

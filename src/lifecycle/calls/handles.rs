@@ -7,7 +7,7 @@ use schema_gen::tf::Block;
 use schema_gen::translate::PropertyNames;
 
 use super::Connection;
-use crate::lifecycle::support::error::Operation;
+use crate::lifecycle::support::error::Rpc;
 use crate::lifecycle::support::error::{LifecycleError, Subject};
 use crate::tfplugin::CallError;
 
@@ -29,11 +29,11 @@ impl<'a> Bound<'a> {
     /// what is left out), its failure worded for the subject.
     pub(super) async fn unlogged<T>(
         &self,
-        operation: Operation,
+        rpc: Rpc,
         field: &'static str,
         answer: impl std::future::Future<Output = Result<T, CallError>>,
     ) -> Result<T, LifecycleError> {
-        super::unlogged(&self.subject, operation, self.tf_name, field, answer).await
+        super::unlogged(&self.subject, rpc, self.tf_name, field, answer).await
     }
 }
 

@@ -10,7 +10,7 @@ use super::Connection;
 use super::handles::{Bound, ListResource};
 use super::{Diagnostics, call_error, decode, encode};
 use crate::cty::{self, Value};
-use crate::lifecycle::support::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
+use crate::lifecycle::support::error::{LifecycleError, PROVIDER_BUG_SUFFIX, Rpc, Subject};
 use crate::lifecycle::support::identity::{self, IdentityProblem};
 use crate::tfplugin::ListEvents;
 use crate::tfplugin::identity_list::ListResourceRequest;
@@ -44,13 +44,13 @@ impl ListResource<'_> {
     ) -> Result<Diagnostics, LifecycleError> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
         let encoded = encode(subject, "the list query", config, &block.implied_type())?;
-        let operation = Operation::ValidateListResourceConfig;
+        let rpc = Rpc::ValidateListResourceConfig;
         let response = self
             .0
-            .unlogged(operation, "config", connection.client.0.validate_list_resource_config(tf_name, &encoded))
+            .unlogged(rpc, "config", connection.client.0.validate_list_resource_config(tf_name, &encoded))
             .await?;
         let Some(diagnostics) = response.supported() else {
-            return Err(self.unsupported(operation));
+            return Err(self.unsupported(rpc));
         };
         Ok(Diagnostics::new(block, names, &diagnostics))
     }
@@ -64,7 +64,7 @@ impl ListResource<'_> {
         limit: i64,
     ) -> Result<Listing, LifecycleError> {
         let Bound { tf_name, block, subject, .. } = &self.0;
-        let operation = Operation::ListResource;
+        let rpc = Rpc::ListResource;
         let Some(identity_schema) = provider.identity_schemas.get(*tf_name).cloned() else {
             // Terraform core refuses the same: a list result is known by its identity.
             return Err(LifecycleError::ProviderBug {
@@ -82,21 +82,21 @@ impl ListResource<'_> {
             include_resource_object: true,
             limit,
         };
-        let response = self.0.unlogged(operation, "config", provider.client.0.list_resource(&request)).await?;
+        let response = self.0.unlogged(rpc, "config", provider.client.0.list_resource(&request)).await?;
         let Some(events) = response.supported() else {
-            return Err(self.unsupported(operation));
+            return Err(self.unsupported(rpc));
         };
         let provider = Arc::clone(provider);
         Ok(Listing { provider, subject: subject.clone(), tf_name: (*tf_name).to_owned(), identity_schema, events })
     }
 
-    fn unsupported(&self, operation: Operation) -> LifecycleError {
+    fn unsupported(&self, rpc: Rpc) -> LifecycleError {
         let Bound { tf_name, subject, .. } = &self.0;
         LifecycleError::ProviderBug {
             subject: subject.clone(),
             summary: "Provider does not support list resources",
             problems: vec![format!(
-                "its schema declares the list resource {tf_name}, but it answers {operation} as unimplemented"
+                "its schema declares the list resource {tf_name}, but it answers {rpc} as unimplemented"
             )],
         }
     }
@@ -107,13 +107,13 @@ impl Listing {
     /// a broken stream or an invalid event ends the listing with an error.
     pub async fn next(&mut self) -> Option<Result<Listed, LifecycleError>> {
         use tokio_stream::StreamExt as _;
-        let operation = Operation::ListResource;
+        let rpc = Rpc::ListResource;
         loop {
             let event = match self.events.next().await? {
                 Ok(event) => event,
                 Err(status) => {
-                    let error = self.provider.client.0.stream_failed(operation, status).await;
-                    return Some(Err(call_error(&self.subject, operation)(error)));
+                    let error = self.provider.client.0.stream_failed(rpc, status).await;
+                    return Some(Err(call_error(&self.subject, rpc)(error)));
                 }
             };
             let provider = Arc::clone(&self.provider);
@@ -128,7 +128,7 @@ impl Listing {
             if !diagnostics.errors.is_empty() {
                 return Some(Err(LifecycleError::Diagnostics {
                     subject: self.subject.clone(),
-                    operation,
+                    rpc,
                     diagnostics: diagnostics.errors,
                 }));
             }
@@ -136,19 +136,17 @@ impl Listing {
             let Some(identity_data) = event.identity else {
                 if !diagnostics.warnings.is_empty() {
                     for warning in &diagnostics.warnings {
-                        tracing::warn!(subject = %self.subject, "{operation}: {warning}");
+                        tracing::warn!(subject = %self.subject, "{rpc}: {warning}");
                     }
                     continue;
                 }
-                return Some(Err(self.bug(format!("missing identity data in {operation} event for {}", self.tf_name))));
+                return Some(Err(self.bug(format!("missing identity data in {rpc} event for {}", self.tf_name))));
             };
             let ty = self.identity_schema.implied_type();
             let identity = match identity::check_identity(decode(&identity_data, &ty)) {
                 Ok(Some(identity)) => identity,
                 Ok(None) => {
-                    return Some(Err(
-                        self.bug(format!("missing identity data in {operation} event for {}", self.tf_name))
-                    ));
+                    return Some(Err(self.bug(format!("missing identity data in {rpc} event for {}", self.tf_name))));
                 }
                 Err(IdentityProblem::Unknown(_)) => {
                     return Some(Err(self.bug(format!("an identity with unknown values for {}", self.tf_name))));

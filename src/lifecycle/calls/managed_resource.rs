@@ -22,7 +22,7 @@ use super::{Diagnostics, Warned, call_error, decode, encode};
 use crate::convert::paths::pulumi_path;
 use crate::cty::{self, Path, Value};
 use crate::invariants::Violation;
-use crate::lifecycle::support::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
+use crate::lifecycle::support::error::{LifecycleError, PROVIDER_BUG_SUFFIX, Rpc, Subject};
 use crate::lifecycle::support::identity::{self, IdentityProblem, IdentityVersion};
 use crate::lifecycle::support::state;
 use crate::property::PropertyPath;
@@ -177,7 +177,7 @@ impl Resource<'_> {
     }
 
     /// A call about this resource type, for the gRPC debug log, redacting `secrets` too.
-    pub(super) fn log<'a>(&'a self, rpc: Operation, secrets: &'a [Path]) -> Call<'a> {
+    pub(super) fn log<'a>(&'a self, rpc: Rpc, secrets: &'a [Path]) -> Call<'a> {
         Call::of_type(rpc, self.tf_name, &self.schema.block, secrets)
     }
 }
@@ -275,12 +275,12 @@ impl Resource<'_> {
     ) -> Result<Diagnostics, LifecycleError> {
         let encoded = self.encode("the configuration", config)?;
         let diagnostics = debug_log::logged(
-            self.log(Operation::ValidateResourceConfig, secrets),
+            self.log(Rpc::ValidateResourceConfig, secrets),
             Request::Config(config),
             self.provider.client.0.validate_resource_config(self.tf_name, &encoded),
         )
         .await
-        .map_err(call_error(&self.subject, Operation::ValidateResourceConfig))?;
+        .map_err(call_error(&self.subject, Rpc::ValidateResourceConfig))?;
         Ok(self.diagnostics(&diagnostics))
     }
 
@@ -313,15 +313,15 @@ impl Resource<'_> {
             version: meta.schema_version,
             raw_state: RawState::Json(raw),
         };
-        let operation = Operation::UpgradeResourceState;
+        let rpc = Rpc::UpgradeResourceState;
         let response = debug_log::logged(
-            self.log(operation, secrets),
+            self.log(rpc, secrets),
             Request::UpgradeState(&request),
             self.provider.client.0.upgrade_resource_state(&request),
         )
         .await
-        .map_err(call_error(&self.subject, operation))?;
-        let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, operation)?;
+        .map_err(call_error(&self.subject, rpc))?;
+        let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, rpc)?;
         let value = decode(&response.upgraded_state, &self.ty()).map_err(|err| {
             self.bug("Invalid resource state upgrade", vec![format!("the upgraded state is invalid: {err}")])
         })?;
@@ -362,29 +362,29 @@ impl Resource<'_> {
             }
             IdentityVersion::Upgrade => {}
         }
-        let operation = Operation::UpgradeResourceIdentity;
+        let rpc = Rpc::UpgradeResourceIdentity;
         let request = UpgradeResourceIdentityRequest {
             type_name: self.tf_name.to_owned(),
             version: meta.identity_schema_version,
             raw_identity: stored.into_bytes(),
         };
         let response = debug_log::not_logged(
-            self.log(operation, &[]),
+            self.log(rpc, &[]),
             Some("identity"),
             self.provider.client.0.upgrade_resource_identity(&request),
         )
         .await
-        .map_err(call_error(&self.subject, operation))?;
+        .map_err(call_error(&self.subject, rpc))?;
         let Some(response) = response.supported() else {
             return Err(self.bug(
                 "Invalid resource identity upgrade",
                 vec![format!(
-                    "the stored identity has schema version {} and {} declares version {}, but the provider does not implement {operation}",
+                    "the stored identity has schema version {} and {} declares version {}, but the provider does not implement {rpc}",
                     meta.identity_schema_version, self.tf_name, schema.version
                 )],
             ));
         };
-        let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, operation)?;
+        let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, rpc)?;
         let upgraded = response
             .upgraded_identity
             .map(|value| decode(&value, &schema.implied_type()))
@@ -447,7 +447,7 @@ impl Resource<'_> {
     /// decode it with.
     pub(super) fn returned_identity(
         &self,
-        rpc: Operation,
+        rpc: Rpc,
         identity: Option<&DynamicValue>,
     ) -> Result<Option<Value>, LifecycleError> {
         let (Some(schema), Some(identity)) = (self.identity_schema, identity) else { return Ok(None) };
@@ -463,7 +463,7 @@ impl Resource<'_> {
         current: Stored<'_>,
         secrets: &[Path],
     ) -> Result<Warned<Option<Read>>, LifecycleError> {
-        let operation = Operation::ReadResource;
+        let rpc = Rpc::ReadResource;
         let Stored { state: current, private, identity } = current;
         let request = ReadResourceRequest {
             type_name: self.tf_name.to_owned(),
@@ -473,24 +473,21 @@ impl Resource<'_> {
             current_identity: self.encode_identity(identity)?,
         };
         let response = debug_log::logged(
-            self.log(operation, secrets),
+            self.log(rpc, secrets),
             Request::Read { current, private },
             self.provider.client.0.read_resource(&request),
         )
         .await
-        .map_err(call_error(&self.subject, operation))?;
-        let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, operation)?;
+        .map_err(call_error(&self.subject, rpc))?;
+        let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, rpc)?;
         if response.deferred.is_some() {
             return Err(self.deferred(format!(
-                "{operation} of {:?} was deferred; Pulumi reads every resource it refreshes or imports now",
+                "{rpc} of {:?} was deferred; Pulumi reads every resource it refreshes or imports now",
                 self.tf_name
             )));
         }
         let value = decode(&response.new_state, &self.ty()).map_err(|err| {
-            self.bug(
-                "Provider produced invalid object",
-                vec![format!("{operation} returned a state that is invalid: {err}")],
-            )
+            self.bug("Provider produced invalid object", vec![format!("{rpc} returned a state that is invalid: {err}")])
         })?;
         if value.is_null() {
             return Ok(Warned { value: None, warnings });
@@ -502,7 +499,7 @@ impl Resource<'_> {
                 self.provider.display_name()
             )
         })?;
-        let identity = self.returned_identity(operation, response.new_identity.as_ref())?;
+        let identity = self.returned_identity(rpc, response.new_identity.as_ref())?;
         Ok(Warned { value: Some(Read { state: value, private: response.private, identity }), warnings })
     }
 
@@ -513,16 +510,16 @@ impl Resource<'_> {
         id: &str,
         identity: Option<&Value>,
     ) -> Result<Warned<Read>, LifecycleError> {
-        let operation = Operation::ImportResourceState;
+        let rpc = Rpc::ImportResourceState;
         let identity_data = self.encode_identity(identity)?;
         let response = debug_log::logged(
-            self.log(operation, &[]),
+            self.log(rpc, &[]),
             Request::Import { id, by_identity: identity_data.is_some() },
             self.provider.client.0.import_resource_state_by(self.tf_name, id, identity_data.as_ref()),
         )
         .await
-        .map_err(call_error(&self.subject, operation))?;
-        let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, operation)?;
+        .map_err(call_error(&self.subject, rpc))?;
+        let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, rpc)?;
         let invalid = |message: String| LifecycleError::Invalid { subject: self.subject.clone(), message };
         let imported = match response.imported_resources.as_slice() {
             [] => {
@@ -543,7 +540,7 @@ impl Resource<'_> {
             }
         };
         let state = decode(&imported.state, &self.ty()).map_err(|err| {
-            self.bug("Provider produced invalid object", vec![format!("{operation} returned an invalid state: {err}")])
+            self.bug("Provider produced invalid object", vec![format!("{rpc} returned an invalid state: {err}")])
         })?;
         if state.is_null() {
             return Err(self.bug(
@@ -551,7 +548,7 @@ impl Resource<'_> {
                 vec![format!("Import returned null resource for id {id:?}")],
             ));
         }
-        let new_identity = self.returned_identity(operation, imported.identity.as_ref())?;
+        let new_identity = self.returned_identity(rpc, imported.identity.as_ref())?;
         if identity.is_some() && new_identity.is_none() {
             return Err(self.bug(
                 "Provider produced invalid identity",

@@ -24,7 +24,7 @@
 //! - `change`: the calls that change one: PlanResourceChange (and its destroy form), the
 //!   final-plan check, ApplyResourceChange (interruptible).
 //!
-//! A new RPC gets its method here, an [`Operation`] naming it in errors, and its decisions
+//! A new RPC gets its method here, an [`Rpc`] naming it in errors, and its decisions
 //! as pure functions in `checks`.
 //!
 //! Architecture invariant: no Pulumi property values except in error paths; values are cty.
@@ -54,7 +54,7 @@ pub use provider::FunctionResult;
 use crate::convert::paths::pulumi_path;
 use crate::cty::{self, Path, Value};
 use crate::lifecycle::support::checks::{self, Audience, Message};
-use crate::lifecycle::support::error::{LifecycleError, Operation, Reported, Subject};
+use crate::lifecycle::support::error::{LifecycleError, Reported, Rpc, Subject};
 use crate::tfplugin::types::{AttributePath, Diagnostic, DynamicValue, PathStep, Severity};
 use crate::tfplugin::{CallError, ProviderClient};
 
@@ -152,9 +152,9 @@ impl Diagnostics {
     }
 
     /// The warnings as text, and `Err` with the errors, if any.
-    fn fail_on_errors(self, subject: &Subject, operation: Operation) -> Result<Warnings, LifecycleError> {
+    fn fail_on_errors(self, subject: &Subject, rpc: Rpc) -> Result<Warnings, LifecycleError> {
         if !self.errors.is_empty() {
-            return Err(LifecycleError::Diagnostics { subject: subject.clone(), operation, diagnostics: self.errors });
+            return Err(LifecycleError::Diagnostics { subject: subject.clone(), rpc, diagnostics: self.errors });
         }
         let mut warnings = Warnings::default();
         warnings.reported(&self.warnings);
@@ -190,16 +190,16 @@ fn encode(subject: &Subject, what: &str, value: &Value, ty: &cty::Type) -> Resul
 /// its failure worded for `subject`.
 async fn unlogged<T>(
     subject: &Subject,
-    operation: Operation,
+    rpc: Rpc,
     tf_name: &str,
     field: &'static str,
     answer: impl std::future::Future<Output = Result<T, CallError>>,
 ) -> Result<T, LifecycleError> {
-    debug_log::not_logged(debug_log::Call::named(operation, tf_name), Some(field), answer)
+    debug_log::not_logged(debug_log::Call::named(rpc, tf_name), Some(field), answer)
         .await
-        .map_err(call_error(subject, operation))
+        .map_err(call_error(subject, rpc))
 }
 
-fn call_error(subject: &Subject, operation: Operation) -> impl FnOnce(CallError) -> LifecycleError + '_ {
-    move |error| LifecycleError::Call { subject: subject.clone(), operation, error: Box::new(error) }
+fn call_error(subject: &Subject, rpc: Rpc) -> impl FnOnce(CallError) -> LifecycleError + '_ {
+    move |error| LifecycleError::Call { subject: subject.clone(), rpc, error: Box::new(error) }
 }

@@ -10,7 +10,7 @@ use super::handles::{Bound, DataSource};
 use super::{Client, Diagnostics, Warned, call_error, decode, encode};
 use crate::cty::{self, Value};
 use crate::lifecycle::support::error::ParameterizeError;
-use crate::lifecycle::support::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
+use crate::lifecycle::support::error::{LifecycleError, PROVIDER_BUG_SUFFIX, Rpc, Subject};
 
 use super::debug_log::{self, Call, Request};
 use crate::tfplugin::types::{Diagnostic, DynamicValue, ReadDataSourceRequest, ServerCapabilities, Severity};
@@ -24,12 +24,9 @@ impl Client {
     pub(in crate::lifecycle) async fn get_provider_schema(
         &self,
     ) -> Result<(ProviderSchema, ServerCapabilities), ParameterizeError> {
-        let response = debug_log::logged(
-            Call::provider(Operation::GetProviderSchema),
-            Request::Empty,
-            self.0.get_provider_schema(),
-        )
-        .await?;
+        let response =
+            debug_log::logged(Call::provider(Rpc::GetProviderSchema), Request::Empty, self.0.get_provider_schema())
+                .await?;
         if let Some(error) = schema_errors(&response.diagnostics) {
             return Err(error);
         }
@@ -43,7 +40,7 @@ impl Client {
         &self,
     ) -> Result<BTreeMap<String, IdentitySchema>, ParameterizeError> {
         let Some(response) = debug_log::not_logged(
-            Call::provider(Operation::GetResourceIdentitySchemas),
+            Call::provider(Rpc::GetResourceIdentitySchemas),
             None,
             self.0.get_resource_identity_schemas(),
         )
@@ -103,12 +100,12 @@ impl Connection {
         let every_setting: Vec<cty::Path> =
             block.attributes.keys().chain(block.block_types.keys()).map(|name| cty::Path::root().attr(name)).collect();
         let response = debug_log::logged(
-            Call::of_provider(Operation::ValidateProviderConfig, block, &every_setting),
+            Call::of_provider(Rpc::ValidateProviderConfig, block, &every_setting),
             Request::Config(config),
             self.client.0.validate_provider_config(&encoded),
         )
         .await
-        .map_err(call_error(subject, Operation::ValidateProviderConfig))?;
+        .map_err(call_error(subject, Rpc::ValidateProviderConfig))?;
         Ok(Diagnostics::new(block, names, &response.diagnostics))
     }
 
@@ -123,15 +120,15 @@ impl Connection {
     ) -> Result<Warned<()>, LifecycleError> {
         let block = &self.schema.provider().block;
         let encoded = encode(subject, "the configuration", config, &block.implied_type())?;
-        let operation = Operation::ConfigureProvider;
+        let rpc = Rpc::ConfigureProvider;
         let diagnostics = debug_log::logged(
-            Call::of_provider(operation, block, secrets),
+            Call::of_provider(rpc, block, secrets),
             Request::Configure { terraform_version: TERRAFORM_VERSION, config },
             self.client.0.configure_provider(TERRAFORM_VERSION, &encoded),
         )
         .await
-        .map_err(call_error(subject, operation))?;
-        let warnings = Diagnostics::new(block, names, &diagnostics).fail_on_errors(subject, operation)?;
+        .map_err(call_error(subject, rpc))?;
+        let warnings = Diagnostics::new(block, names, &diagnostics).fail_on_errors(subject, rpc)?;
         Ok(Warned { value: (), warnings })
     }
 
@@ -150,12 +147,12 @@ impl Connection {
         // Function parameters carry no sensitivity in the schema, and a program may pass
         // secrets: the log shows how many arguments there were, never their values.
         let response = debug_log::logged(
-            Call::named(Operation::CallFunction, tf_name),
+            Call::named(Rpc::CallFunction, tf_name),
             Request::Arguments(encoded.len()),
             self.client.0.call_function(tf_name, &encoded),
         )
         .await
-        .map_err(call_error(subject, Operation::CallFunction))?;
+        .map_err(call_error(subject, Rpc::CallFunction))?;
         let Some(response) = response.supported() else {
             return Err(LifecycleError::ProviderBug {
                 subject: subject.clone(),
@@ -187,12 +184,12 @@ impl DataSource<'_> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
         let encoded = encode(subject, "the arguments", config, &block.implied_type())?;
         let diagnostics = debug_log::logged(
-            Call::of_type(Operation::ValidateDataResourceConfig, tf_name, block, secrets),
+            Call::of_type(Rpc::ValidateDataResourceConfig, tf_name, block, secrets),
             Request::Config(config),
             connection.client.0.validate_data_resource_config(tf_name, &encoded),
         )
         .await
-        .map_err(call_error(subject, Operation::ValidateDataResourceConfig))?;
+        .map_err(call_error(subject, Rpc::ValidateDataResourceConfig))?;
         Ok(Diagnostics::new(block, names, &diagnostics))
     }
 
@@ -205,27 +202,27 @@ impl DataSource<'_> {
     ) -> Result<Warned<Value>, LifecycleError> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
         let ty = block.implied_type();
-        let operation = Operation::ReadDataSource;
+        let rpc = Rpc::ReadDataSource;
         let request = ReadDataSourceRequest {
             type_name: (*tf_name).to_owned(),
             config: encode(subject, "the arguments", config, &ty)?,
             provider_meta: connection.provider_meta(),
         };
         let response = debug_log::logged(
-            Call::of_type(operation, tf_name, block, secrets),
+            Call::of_type(rpc, tf_name, block, secrets),
             Request::Config(config),
             connection.client.0.read_data_source(&request),
         )
         .await
-        .map_err(call_error(subject, operation))?;
-        let warnings = Diagnostics::new(block, names, &response.diagnostics).fail_on_errors(subject, operation)?;
+        .map_err(call_error(subject, rpc))?;
+        let warnings = Diagnostics::new(block, names, &response.diagnostics).fail_on_errors(subject, rpc)?;
         let bug = |summary: &'static str, problem: String| LifecycleError::ProviderBug {
             subject: subject.clone(),
             summary,
             problems: vec![format!("{problem}. {PROVIDER_BUG_SUFFIX}")],
         };
         let state = decode(&response.state, &ty).map_err(|err| {
-            bug("Provider produced invalid object", format!("{operation} returned an invalid value: {err}"))
+            bug("Provider produced invalid object", format!("{rpc} returned an invalid value: {err}"))
         })?;
         if state.is_null() {
             return Err(bug("Provider produced null object", format!("{tf_name} returned null")));

@@ -294,16 +294,12 @@ async fn open_listing(
         });
     }
     let diagnostics = resource.validate_list_resource_config(&config).await?;
-    let operation = crate::lifecycle::support::error::Operation::ValidateListResourceConfig;
+    let rpc = crate::tfplugin::Rpc::ValidateListResourceConfig;
     if !diagnostics.errors.is_empty() {
-        return Err(LifecycleError::Diagnostics {
-            subject: subject.clone(),
-            operation,
-            diagnostics: diagnostics.errors,
-        });
+        return Err(LifecycleError::Diagnostics { subject: subject.clone(), rpc, diagnostics: diagnostics.errors });
     }
     for warning in &diagnostics.warnings {
-        tracing::warn!(%subject, "{operation}: {warning}");
+        tracing::warn!(%subject, "{rpc}: {warning}");
     }
     let limit = if query.limit > 0 { query.limit } else { i64::MAX };
     let listing = resource.list_resource(connection, &config, limit).await?;
