@@ -35,7 +35,7 @@ use std::collections::BTreeMap;
 
 pub use entry::EntryProblem;
 pub use key::{CacheKey, FileIdentity};
-pub use lazy::LazySchema;
+pub use lazy::{LazySchema, LazySchemaError};
 pub use store::{Miss, SchemaCache, StoreError};
 
 /// The default bound on the cache directory.

@@ -267,13 +267,14 @@ impl Provider {
         // Translating a big provider takes hundreds of milliseconds of CPU; off the runtime's
         // one thread, so Cancel and the other calls are still answered meanwhile.
         let translated = tokio::task::spawn_blocking(move || {
-            let (mut spec, warnings) = session.package_schema(plugin_identity::VERSION);
+            let (mut spec, warnings) = session.package_schema(plugin_identity::VERSION)?;
             spec.version.clone_from(&session.announced_version);
-            (spec.to_json(), warnings)
+            Ok((spec.to_json(), warnings))
         })
         .await;
-        let (schema, warnings) =
-            translated.map_err(|err| Status::internal(format!("the schema translation did not finish: {err}")))?;
+        let (schema, warnings) = translated
+            .map_err(|err| Status::internal(format!("the schema translation did not finish: {err}")))?
+            .map_err(|err: crate::schema_cache::LazySchemaError| Status::internal(err.to_string()))?;
         for warning in &warnings {
             tracing::debug!("schema translation: {warning}");
         }
@@ -352,7 +353,8 @@ impl Provider {
         if !request.provider.is_empty() && request.provider != name {
             return Err(Status::invalid_argument(format!("unknown provider {:?}", request.provider)));
         }
-        let mapping = schema_gen::mapping::provider_mapping(&connection.schema, &connection.names, &package_version);
+        let schema = connection.schema.whole().map_err(|err| Status::internal(err.to_string()))?;
+        let mapping = schema_gen::mapping::provider_mapping(schema, &connection.names, &package_version);
         let data = schema_gen::mapping::to_go_json(&mapping).into_bytes();
         Ok(pulumirpc::GetMappingResponse { provider: name, data })
     }

@@ -83,7 +83,7 @@ async fn a_warm_start_decodes_only_what_the_program_uses() -> anyhow::Result<()>
 
     let cold = start(&root, &cache).await?;
     assert!(cold.connection.schema.is_whole(), "a schema from GetProviderSchema is whole");
-    let (cold_spec, _) = cold.package_schema("100.0.0");
+    let (cold_spec, _) = cold.package_schema("100.0.0")?;
     cold.shutdown().await;
 
     // From now on the provider panics if asked for its schema.
@@ -101,7 +101,7 @@ async fn a_warm_start_decodes_only_what_the_program_uses() -> anyhow::Result<()>
     warm.connection.resource("fixture:index/types:Types", "urn:pulumi:dev::p::fixture:index/types:Types::t")?;
     assert!(!warm.connection.schema.is_whole(), "start-up and one resource type decoded the whole schema");
 
-    let (warm_spec, _) = warm.package_schema("100.0.0");
+    let (warm_spec, _) = warm.package_schema("100.0.0")?;
     assert!(warm.connection.schema.is_whole(), "GetSchema needs everything");
     assert_eq!(warm_spec.to_json(), cold_spec.to_json(), "the cached schema is the provider's");
     warm.shutdown().await;

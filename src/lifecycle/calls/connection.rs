@@ -29,7 +29,8 @@ pub struct Connection {
     /// Used only through `calls`.
     pub(in crate::lifecycle) client: Client,
     /// Decoded per item when it came from the schema cache: prefer its item accessors
-    /// (`resource`, `data_source`, `provider`, ...) to the whole model it derefs to.
+    /// (`resource`, `data_source`, `provider`, ...) to the whole model (`whole`, which reads
+    /// all of it and fails if a cache entry does not decode).
     pub schema: LazySchema,
     /// Resource identity schemas by resource type (GetResourceIdentitySchemas), read at
     /// start-up right after the schema; empty for providers older than protocol 5.9/6.9.

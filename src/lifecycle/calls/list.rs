@@ -117,7 +117,7 @@ impl Listing {
                 }
             };
             let provider = Arc::clone(&self.provider);
-            let resource_block = provider.schema.resources.get(&self.tf_name).map(|s| &s.block);
+            let resource_block = provider.schema.resource(&self.tf_name).map(|(_, s)| &s.block);
             let diagnostics = match resource_block {
                 Some(block) => {
                     let names = self.provider.names.resource_properties(&self.tf_name, block).names;

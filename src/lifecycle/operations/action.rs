@@ -74,7 +74,7 @@ pub(crate) async fn run_action(
             package: connection.package_name.clone(),
         });
     };
-    let action = connection.action(tf_name, Subject::Token(format!("{token} (action {tf_name})")));
+    let action = connection.action(tf_name, Subject::Token(format!("{token} (action {tf_name})")))?;
     let mut run = Invoked::default();
     let mut config_args = args.clone();
     config_args.remove(ACTION_URN_ARGUMENT);

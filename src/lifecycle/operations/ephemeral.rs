@@ -112,7 +112,7 @@ pub(crate) async fn open_ephemeral(
     tf_name: &str,
     args: &PropertyMap,
 ) -> Result<Invoked, LifecycleError> {
-    let resource = connection.ephemeral_resource(tf_name, Subject::Token(token.to_owned()));
+    let resource = connection.ephemeral_resource(tf_name, Subject::Token(token.to_owned()))?;
     let (block, names, subject) = (resource.block(), resource.names(), resource.subject());
     let mut invoked = Invoked::default();
     let validate =
@@ -194,8 +194,11 @@ fn track_ephemeral(
         drop(tracked);
         let (provider, subject, tf_name) = (Arc::clone(connection), subject.clone(), tf_name.to_owned());
         tokio::spawn(async move {
-            let resource = provider.ephemeral_resource(&tf_name, subject);
-            if let Err(err) = resource.close_ephemeral_resource(opened.private.as_deref()).await {
+            let closed = match provider.ephemeral_resource(&tf_name, subject) {
+                Ok(resource) => resource.close_ephemeral_resource(opened.private.as_deref()).await.map(drop),
+                Err(err) => Err(err),
+            };
+            if let Err(err) = closed {
                 tracing::warn!("{}", err.in_context());
             }
         });
@@ -263,8 +266,11 @@ async fn close_entry(connection: &Connection, entry: OpenEntry) -> Closed {
     if let Some(failure) = entry.renew_failure.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take() {
         closed.errors.push(failure);
     }
-    let resource = connection.ephemeral_resource(&entry.tf_name, entry.subject.clone());
-    match resource.close_ephemeral_resource(entry.private.as_deref()).await {
+    let answer = match connection.ephemeral_resource(&entry.tf_name, entry.subject.clone()) {
+        Ok(resource) => resource.close_ephemeral_resource(entry.private.as_deref()).await,
+        Err(err) => Err(err),
+    };
+    match answer {
         Ok(warned) => closed.warnings.extend(warned.warnings.into_vec()),
         Err(err) => closed.errors.push(err.in_context()),
     }
@@ -285,11 +291,10 @@ impl Renewal {
     async fn run(mut self) {
         loop {
             tokio::time::sleep(renew_delay(SystemTime::now(), self.renew_at)).await;
-            let renewed = self
-                .provider
-                .ephemeral_resource(&self.tf_name, self.subject.clone())
-                .renew_ephemeral_resource(self.private.as_deref())
-                .await;
+            let renewed = match self.provider.ephemeral_resource(&self.tf_name, self.subject.clone()) {
+                Ok(resource) => resource.renew_ephemeral_resource(self.private.as_deref()).await,
+                Err(err) => Err(err),
+            };
             match renewed {
                 Ok(warned) => {
                     for warning in warned.warnings.into_vec() {

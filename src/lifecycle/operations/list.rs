@@ -256,7 +256,7 @@ async fn open_listing(
             });
         }
     };
-    let Some(list_schema) = connection.schema.list_resources.get(&tf_name) else {
+    let Some((_, list_schema)) = connection.schema.list_resource(&tf_name) else {
         return Err(LifecycleError::Unsupported {
             subject: subject.clone(),
             message: format!(

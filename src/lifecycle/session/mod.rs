@@ -38,7 +38,7 @@ use super::support::error::ParameterizeError;
 use crate::installer;
 use crate::parameterize::{Args, LocalValue, ParameterValue, RemoteValue, Source};
 use crate::property::PropertyMap;
-use crate::schema_cache::SchemaCache;
+use crate::schema_cache::{LazySchemaError, SchemaCache};
 use crate::tfplugin::reattach::{REATTACH_ENV_VARS, reattach_config_from_env};
 use crate::tfplugin::{LaunchConfig, launch, reattach, resolve_executable};
 
@@ -207,12 +207,13 @@ impl Session {
         &self.connection.package_version
     }
 
-    /// The Pulumi package schema (GetSchema), with the translation's warnings.
-    pub fn package_schema(&self, plugin_version: &str) -> (PackageSpec, Vec<Warning>) {
+    /// The Pulumi package schema (GetSchema), with the translation's warnings. It needs the
+    /// whole provider schema: an error if a schema cache entry does not decode.
+    pub fn package_schema(&self, plugin_version: &str) -> Result<(PackageSpec, Vec<Warning>), LazySchemaError> {
         let parameter = self.parameter.to_json();
         let connection = &self.connection;
-        translate(&TranslateConfig {
-            schema: &connection.schema,
+        Ok(translate(&TranslateConfig {
+            schema: connection.schema.whole()?,
             package_name: &connection.package_name,
             package_version: &connection.package_version,
             terraform_name: &connection.terraform_name,
@@ -220,7 +221,7 @@ impl Session {
             parameter_value: &parameter,
             plugin_version,
             filter: TokenFilter { include: &self.parameter.includes, exclude: &self.parameter.excludes },
-        })
+        }))
     }
 
     /// Stops the provider the polite way (see [`crate::tfplugin::ProviderClient::shutdown`]),
