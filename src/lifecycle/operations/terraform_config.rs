@@ -45,15 +45,30 @@ pub(crate) fn terraform_config(
     Ok(result(json))
 }
 
+/// Why the configuration has no Terraform JSON.
+#[derive(Debug, thiserror::Error)]
+enum ConfigJsonError {
+    /// A setting is unknown (a preview): another tool's configuration cannot hold it.
+    #[error(
+        "all inputs to the provider configuration must be known: the result of this method is meant for use as the \
+         configuration of a required provider of a Pulumi Terraform module"
+    )]
+    Unknown,
+    /// The configuration does not encode as Terraform JSON.
+    #[error("cannot encode the configuration: {0}")]
+    Encode(#[source] cty::Error),
+    /// The encoded configuration is not JSON after all.
+    #[error("cannot read back the encoded configuration: {0}")]
+    ReadBack(#[source] serde_json::Error),
+}
+
 /// The configuration as Terraform JSON, or why it has none.
-fn config_json(value: &cty::Value, ty: &schema_gen::tf::Type) -> Result<serde_json::Value, String> {
+fn config_json(value: &cty::Value, ty: &schema_gen::tf::Type) -> Result<serde_json::Value, ConfigJsonError> {
     if !value.is_wholly_known() {
-        return Err("all inputs to the provider configuration must be known: the result of this method is meant \
-                    for use as the configuration of a required provider of a Pulumi Terraform module"
-            .to_owned());
+        return Err(ConfigJsonError::Unknown);
     }
-    let text = cty::json::encode(value, ty).map_err(|err| format!("cannot encode the configuration: {err}"))?;
-    serde_json::from_str(&text).map_err(|err| format!("cannot read back the encoded configuration: {err}"))
+    let text = cty::json::encode(value, ty).map_err(ConfigJsonError::Encode)?;
+    serde_json::from_str(&text).map_err(ConfigJsonError::ReadBack)
 }
 
 /// The method's result: `{"result": {key: secret(value)}}` for the configuration object
