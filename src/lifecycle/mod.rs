@@ -52,8 +52,9 @@ pub use operations::read::ReadRequest;
 pub use operations::shared::{Checked, Deadline, Diffed, Target, Written};
 pub use operations::terraform_config::TERRAFORM_CONFIG_METHOD;
 pub use operations::update::UpdateRequest;
+pub use session::functions::{InvokeRequest, Progress};
 pub use session::provider::{ConfigureRequest, DiffConfigRequest};
-pub use session::{InvokeRequest, Progress, Session, start_provider, start_provider_with_cache};
+pub use session::{Session, start_provider, start_provider_with_cache};
 pub use support::checks::CheckFailure;
 pub use support::detailed_diff::{DiffKind, PropertyDiff};
 pub use support::error::{

@@ -18,7 +18,7 @@
 //!
 //! Architecture invariant: the top of `lifecycle`; nothing in `lifecycle` imports it.
 
-mod functions;
+pub(super) mod functions;
 pub(super) mod provider;
 mod resources;
 
@@ -41,8 +41,6 @@ use crate::property::PropertyMap;
 use crate::schema_cache::{LazySchemaError, SchemaCache};
 use crate::tfplugin::reattach::{REATTACH_ENV_VARS, reattach_config_from_env};
 use crate::tfplugin::{LaunchConfig, launch, reattach, resolve_executable};
-
-pub use functions::{InvokeRequest, Progress};
 
 /// A launched, described provider, and what the process remembers of the deployment.
 pub struct Session {
