@@ -44,7 +44,7 @@ use schema_gen::tf::Block;
 use schema_gen::translate::PropertyNames;
 
 pub use change::Apply;
-pub(in crate::lifecycle) use connection::TokenIndex;
+pub(in crate::lifecycle) use connection::Described;
 pub use connection::{Connection, TokenKind};
 pub use ephemeral::Opened;
 pub use list::{Listed, Listing};

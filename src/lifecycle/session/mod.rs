@@ -28,7 +28,7 @@ use std::sync::{Arc, Mutex};
 use schema_gen::pulumi::PackageSpec;
 use schema_gen::translate::{ProviderNames, TokenFilter, TranslateConfig, Warning, translate};
 
-use super::calls::{Client, Connection, TokenIndex};
+use super::calls::{Client, Connection, Described};
 use super::operations::ephemeral::OpenEphemerals;
 use super::operations::list::ListSessions;
 use super::operations::schema_source::{self, CacheLookup, CacheWrite, StartupSchema};
@@ -165,8 +165,7 @@ pub async fn start_provider_with_cache(
         excludes: args.excludes.clone(),
         provider_name: args.provider_name.clone().unwrap_or_default(),
     };
-    let connection = Connection {
-        by_token: TokenIndex::of(&names),
+    let connection = Connection::new(Described {
         package_name,
         package_version: package_version.clone(),
         terraform_name,
@@ -176,7 +175,7 @@ pub async fn start_provider_with_cache(
         identity_schemas,
         names,
         capabilities,
-    };
+    });
     Ok(Session {
         connection: Arc::new(connection),
         announced_version: package_version,
