@@ -21,7 +21,7 @@ use std::borrow::Cow;
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use tfbridge::telemetry::{self, EngineContext, Rpc, Subject};
+use tfbridge::telemetry::{self, EngineContext, SpanName, SpanSubject};
 
 const TRACEPARENT: &str = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
 
@@ -36,18 +36,18 @@ async fn engine_call() -> Result<u32, tonic::Status> {
 /// The same calls as the plugin wraps them.
 async fn wrapped() -> Result<u32, tonic::Status> {
     let served = telemetry::served(|| {
-        let rpc = Rpc {
+        let rpc = SpanName {
             service: "pulumirpc.ResourceProvider",
             method: Cow::Owned("Create".to_owned()),
-            subject: Some(Subject::PulumiToken("random:index/pet:Pet")),
+            subject: Some(SpanSubject::PulumiToken("random:index/pet:Pet")),
         };
         (rpc, EngineContext { traceparent: Some(TRACEPARENT), tracestate: None })
     });
     telemetry::traced(served, async {
-        let called = telemetry::called(|| Rpc {
+        let called = telemetry::called(|| SpanName {
             service: "tfplugin6.Provider",
             method: Cow::Borrowed("PlanResourceChange"),
-            subject: Some(Subject::TerraformType("random_pet")),
+            subject: Some(SpanSubject::TerraformType("random_pet")),
         });
         telemetry::traced(called, provider_call()).await
     })

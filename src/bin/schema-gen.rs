@@ -83,12 +83,12 @@ async fn run(options: Options) -> anyhow::Result<String> {
         let key = connection.source_address.clone().unwrap_or_else(|| connection.terraform_name.clone());
         let file = ProvidersSchemaFile {
             format_version: "1.0".to_owned(),
-            provider_schemas: [(key, connection.schema.clone())].into_iter().collect(),
+            provider_schemas: [(key, connection.schema.whole()?.clone())].into_iter().collect(),
         };
         serde_json::to_string_pretty(&file).context("serializing the Terraform schema")?
     } else {
         // These warnings include the naming ones of `parameterized.warnings()`.
-        let (spec, warnings) = parameterized.package_schema(&options.plugin_version);
+        let (spec, warnings) = parameterized.package_schema(&options.plugin_version)?;
         for warning in &warnings {
             eprintln!("warning: {warning}");
         }

@@ -1,76 +1,64 @@
 //! The resource lifecycle over the Terraform plugin protocol, the way Terraform core runs it.
 //!
-//! Four layers; a module imports only from its own layer or the ones below (the
-//! `layering` test keeps this, and that no two modules import each other in a circle):
+//! Four floors, one folder each; a module imports only from its own floor or the ones
+//! below, no two modules import each other in a circle, and the calls types are
+//! implemented only in `calls/` (the `layering` test keeps all three):
 //!
-//! 1. **session** — [`Session`]: [`start_provider`] obtains, launches and describes the
-//!    Terraform provider a process serves; the session owns what the process remembers
-//!    between the engine's calls, and has one method per Pulumi operation, each taking one
-//!    request (see `session/`).
-//! 2. **operations** — each Pulumi operation run the way Terraform core runs the same step,
-//!    on a [`Connection`] or a handle made from it:
-//!    - `resource`: Check, Diff, Create, Update, Delete and Read (on [`Resource`]);
-//!    - `provider_config`: CheckConfig, DiffConfig and Configure;
-//!    - `invoke`: data sources and provider-defined functions;
-//!    - `ephemeral`: ephemeral resources as functions: open, renew, close at the end;
-//!    - `action`: Terraform actions, invoked as functions (planned in a preview, run in an
-//!      update);
-//!    - `list`: the `List` RPC's pages over a Terraform list resource;
-//!    - `terraform_config`: the provider resource's `terraformConfig` method;
-//!    - `write_only`: write-only arguments, held back from the recorded inputs;
-//!    - `schema_source`: the schema at start-up, from the schema cache or the provider.
-//! 3. **calls** — [`Connection`]: every provider call, each followed by Terraform core's
-//!    checks of its answer; the only code that sends requests.
-//! 4. **support** — pure decisions and data: `checks` (the checks' decisions, as pure
-//!    functions with table tests), `error`, `state` (the stored-state layout shared with the
-//!    Go implementation), `identity`, `inputs`, `proposed_new` (the proposed new state sent
-//!    with every `PlanResourceChange`, and the data-source plan Terraform core makes
-//!    itself), `detailed_diff`, `deferral`, `config_encoding`.
+//! 1. **session** (`session/`) — [`Session`], the façade: [`start_provider`] obtains,
+//!    launches and describes the Terraform provider a process serves; the session owns
+//!    what the process remembers between the engine's calls, and has one method per
+//!    Pulumi operation, each taking one request and calling one operation.
+//! 2. **operations** (`operations/`) — each Pulumi operation, run the way Terraform core
+//!    runs the same step, as a function over a calls handle: `check`, `diff`, `create`,
+//!    `update`, `delete`, `read` and `import` over a [`Resource`]; `provider_config`
+//!    (CheckConfig, DiffConfig, Configure), `invoke`, `ephemeral`, `action`, `list`,
+//!    `terraform_config` and `schema_source` over the [`Connection`]; `write_only` (see
+//!    `operations/mod.rs`).
+//! 3. **calls** (`calls/`) — [`Connection`], [`Resource`] and the per-kind handles: only
+//!    Terraform calls, named in Terraform's words (`plan_resource_change`,
+//!    `apply_resource_change`, `configure_provider`, ...), each followed by Terraform
+//!    core's checks of its answer; the only code that sends requests.
+//! 4. **support** (`support/`) — pure decisions and data: `checks`, `error`, `state` (the
+//!    stored-state layout shared with the Go implementation), `identity`, `inputs`,
+//!    `proposed_new`, `detailed_diff`, `deferral`, `config_encoding`.
+//!
+//! Each request type is defined once, beside the operation that takes it (the
+//! configuration and Invoke requests beside the session methods), and re-exported once,
+//! here.
 //!
 //! Architecture invariant: no `pulumirpc`, tonic or prost types; the server translates
 //! Pulumi requests into these terms and [`LifecycleError`]s into statuses.
 
-mod action;
 mod calls;
-mod checks;
-mod config_encoding;
-mod deferral;
-mod detailed_diff;
-mod ephemeral;
-mod error;
-mod identity;
-pub(crate) mod inputs;
-mod invoke;
 #[cfg(test)]
 mod layering;
-mod list;
-mod proposed_new;
-mod provider_config;
-mod resource;
-mod schema_source;
+mod operations;
 mod session;
-mod state;
-mod terraform_config;
+mod support;
 #[cfg(test)]
 mod tests;
-mod write_only;
 
 // What the server and the binaries use; everything else stays inside `lifecycle`.
-pub use action::ActionMode;
 pub use calls::{Connection, Resource, TokenKind};
-pub use checks::CheckFailure;
-pub use detailed_diff::{DiffKind, PropertyDiff};
-pub use ephemeral::Closed;
-pub use error::{
-    Change, Interruption, LifecycleError, MissingKey, Operation, ParameterizeError, PartialFailure, Reported, Subject,
-};
-pub use invoke::Invoked;
-pub use list::{ListPage, ListQuery};
-pub(crate) use proposed_new::proposed_new;
-pub use resource::{Autonaming, Checked, Deadline, Diffed, Target, Written};
+pub use operations::action::ActionMode;
+pub use operations::check::{Autonaming, CheckRequest};
+pub use operations::create::CreateRequest;
+pub use operations::delete::DeleteRequest;
+pub use operations::diff::DiffRequest;
+pub use operations::ephemeral::Closed;
+pub use operations::invoke::Invoked;
+pub use operations::list::{ListPage, ListQuery};
+pub use operations::read::ReadRequest;
+pub use operations::shared::{Checked, Deadline, Diffed, Target, Written};
+pub use operations::terraform_config::TERRAFORM_CONFIG_METHOD;
+pub use operations::update::UpdateRequest;
+pub use session::functions::{InvokeRequest, Progress};
+pub use session::provider::{ConfigureRequest, DiffConfigRequest};
 pub use session::{
-    CheckRequest, ConfigureRequest, CreateRequest, DeleteRequest, DiffConfigRequest, DiffRequest, InvokeRequest,
-    Mapping, MappingError, Progress, ReadRequest, Session, UpdateRequest, mapped_providers, mapping, start_provider,
-    start_provider_with_cache,
+    Mapping, MappingError, Session, mapped_providers, mapping, start_provider, start_provider_with_cache,
 };
-pub use terraform_config::TERRAFORM_CONFIG_METHOD;
+pub use support::checks::CheckFailure;
+pub use support::detailed_diff::{DiffKind, PropertyDiff};
+pub use support::error::{
+    Change, Interruption, LifecycleError, MissingKey, ParameterizeError, PartialFailure, Reported, Subject,
+};

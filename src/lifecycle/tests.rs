@@ -3,7 +3,7 @@
 
 use expect_test::{Expect, expect};
 
-use super::proposed_new::{planned_data_source_object, proposed_new};
+use super::support::proposed_new::{planned_data_source_object, proposed_new};
 use crate::testutil::{schema, show, val};
 
 #[track_caller]
@@ -103,10 +103,10 @@ mod state_and_values {
     use expect_test::expect;
 
     use crate::cty::{path_exists_in_type, unknowns_to_null, value_at};
-    use crate::lifecycle::inputs::{
+    use crate::lifecycle::support::inputs::{
         inputs_from_outputs, refreshed_inputs, strip_computed_only, with_operation_timeout,
     };
-    use crate::lifecycle::state::Meta;
+    use crate::lifecycle::support::state::Meta;
     use crate::property::PropertyValue;
     use crate::testutil::{properties, schema, show, show_properties, val};
     use schema_gen::translate::PropertyNames;
@@ -289,7 +289,7 @@ mod state_and_values {
 }
 
 mod resource_ids {
-    use crate::lifecycle::state::{MISSING_ID, resource_id};
+    use crate::lifecycle::support::state::{MISSING_ID, resource_id};
     use crate::testutil::{schema, val};
     use schema_gen::translate::{PropertyNames, ResourceId, ResourceProperties};
 

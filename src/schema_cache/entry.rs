@@ -165,7 +165,8 @@ pub fn decode<F: DeserializeOwned>(key: &CacheKey, source: impl Into<Source>) ->
         }
         sections.insert(section, ranges);
     }
-    let schema = LazySchema::cached(eager, source, document_start, sections).map_err(EntryProblem::Payload)?;
+    let schema = LazySchema::cached(eager, source, document_start, sections)
+        .map_err(|error| EntryProblem::Payload(error.to_string()))?;
     Ok((facts, schema))
 }
 

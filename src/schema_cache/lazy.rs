@@ -8,12 +8,14 @@
 //! decodes the hundreds of resource types it does not touch; only GetSchema (and anything
 //! else that asks for the whole [`ProviderSchema`]) decodes all of it, once.
 //!
-//! `Deref<Target = ProviderSchema>` gives the whole schema, so code written against the
-//! plain model keeps working; the hot paths use the item accessors instead.
+//! [`LazySchema::whole`] gives the whole schema, and says so when a cache entry does not
+//! decode ([`LazySchemaError`]) rather than panicking: reading it may take megabytes from
+//! disk, so it is a call that can fail, never a deref. The hot paths use the item accessors
+//! instead.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::ops::{Deref, Range};
+use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
 use schema_gen::tf::{Function, ProviderSchema, Schema};
@@ -22,6 +24,22 @@ use schema_gen::tf::{Function, ProviderSchema, Schema};
 /// names. A section not listed here is decoded eagerly, which is always correct.
 pub const LAZY_SECTIONS: &[&str] =
     &["resource_schemas", "data_source_schemas", "ephemeral_resource_schemas", "list_resource_schemas"];
+
+/// Why a cached schema cannot be given whole, or a cache entry's index cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum LazySchemaError {
+    /// The entry file could not be read (removed from under us on a system without open
+    /// file semantics, or an I/O error).
+    #[error("reading the schema cache entry: {0}")]
+    Read(#[source] std::io::Error),
+    /// An entry that passed its checksum does not decode: forged, or written by a build
+    /// whose model differs without the format version saying so.
+    #[error("the schema cache entry passed its checks but does not decode ({0}); delete the schema cache")]
+    Decode(#[source] serde_json::Error),
+    /// The entry's index names a section this build does not decode lazily.
+    #[error("unknown lazy section {0}")]
+    UnknownSection(String),
+}
 
 /// A provider schema, whole or decoded on demand.
 pub struct LazySchema(Inner);
@@ -123,7 +141,7 @@ struct Slot {
 
 impl LazySchema {
     /// A schema that is whole already (from GetProviderSchema).
-    pub fn whole(schema: ProviderSchema) -> LazySchema {
+    pub fn from_provider(schema: ProviderSchema) -> LazySchema {
         LazySchema(Inner::Whole(Arc::new(schema)))
     }
 
@@ -139,10 +157,11 @@ impl LazySchema {
         source: Source,
         document_start: usize,
         ranges: BTreeMap<String, BTreeMap<String, Range<usize>>>,
-    ) -> Result<LazySchema, String> {
+    ) -> Result<LazySchema, LazySchemaError> {
         let mut sections = BTreeMap::new();
         for (section, items) in ranges {
-            let map = section_mut(&mut skeleton, &section).ok_or_else(|| format!("unknown lazy section {section}"))?;
+            let map =
+                section_mut(&mut skeleton, &section).ok_or_else(|| LazySchemaError::UnknownSection(section.clone()))?;
             map.extend(items.keys().map(|name| (name.clone(), Schema::default())));
             let slots =
                 items.into_iter().map(|(name, range)| (name, Slot { range, decoded: OnceLock::new() })).collect();
@@ -174,6 +193,11 @@ impl LazySchema {
         self.eager().provider_meta.as_ref()
     }
 
+    /// An action's schema (actions are always decoded eagerly).
+    pub fn action(&self, name: &str) -> Option<&Schema> {
+        self.eager().actions.get(name)
+    }
+
     pub fn function(&self, name: &str) -> Option<&Function> {
         self.eager().functions.get(name)
     }
@@ -201,9 +225,12 @@ impl LazySchema {
         self.eager()
     }
 
-    /// The whole schema, decoding it on first use; `Err` only if a cache entry that passed
-    /// its checksum still does not decode.
-    pub fn try_whole(&self) -> Result<&ProviderSchema, String> {
+    /// The whole schema, decoding it on first use (megabytes, for a large provider: only
+    /// GetSchema and the mappings need it). `Err` only if the cache entry cannot be read
+    /// again, or passed its checksum and still does not decode; the caller says so, since
+    /// a cache entry is verified (checksum, format, the bridge build that wrote it) before
+    /// it is used, and written only after it decoded back to the schema it holds.
+    pub fn whole(&self) -> Result<&ProviderSchema, LazySchemaError> {
         match &self.0 {
             Inner::Whole(schema) => Ok(schema),
             Inner::Cached(cached) => {
@@ -211,8 +238,8 @@ impl LazySchema {
                     return Ok(whole);
                 }
                 tracing::debug!("schema cache: decoding the whole schema");
-                let document = cached.read(None).map_err(|e| format!("reading the schema cache entry: {e}"))?;
-                let decoded: ProviderSchema = serde_json::from_slice(&document).map_err(|e| e.to_string())?;
+                let document = cached.read(None).map_err(LazySchemaError::Read)?;
+                let decoded: ProviderSchema = serde_json::from_slice(&document).map_err(LazySchemaError::Decode)?;
                 Ok(cached.whole.get_or_init(|| decoded))
             }
         }
@@ -251,20 +278,6 @@ impl LazySchema {
                 .ok()
         });
         decoded.as_ref().map(|schema| (key.as_str(), schema))
-    }
-}
-
-impl Deref for LazySchema {
-    type Target = ProviderSchema;
-
-    /// The whole schema. A cache entry is verified (checksum, format, the bridge build that
-    /// wrote it) before it is used, and written only after it decoded back to the schema it
-    /// holds, so decoding cannot fail short of the file being forged with a valid checksum.
-    fn deref(&self) -> &ProviderSchema {
-        match self.try_whole() {
-            Ok(schema) => schema,
-            Err(err) => panic!("schema cache entry passed its checks but does not decode ({err}); delete the cache"),
-        }
     }
 }
 

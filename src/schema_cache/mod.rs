@@ -38,7 +38,7 @@ use std::collections::BTreeMap;
 
 pub use entry::EntryProblem;
 pub use key::{CacheKey, FileIdentity};
-pub use lazy::LazySchema;
+pub use lazy::{LazySchema, LazySchemaError};
 pub use package::inputs_digest as package_inputs_digest;
 pub use store::{Miss, SchemaCache, StoreError};
 

@@ -85,7 +85,7 @@ impl SchemaCache {
         let bytes = entry::encode(key, facts, schema).map_err(StoreError::Encode)?;
         let (_, reread): (serde_json::Value, LazySchema) = entry::decode(key, bytes.clone())
             .map_err(|problem| StoreError::Encode(format!("the entry does not read back: {problem}")))?;
-        if reread.try_whole().map_err(StoreError::Encode)? != schema {
+        if reread.whole().map_err(|error| StoreError::Encode(error.to_string()))? != schema {
             return Err(StoreError::Encode("the schema does not read back equal".to_owned()));
         }
         drop(reread);

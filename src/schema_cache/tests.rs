@@ -66,7 +66,7 @@ fn an_entry_reads_back_lazily_item_by_item_and_whole() {
     }
     assert_eq!(lazy.resource("fixture_nonexistent"), None);
     assert!(!lazy.is_whole(), "item lookups must not decode the whole schema");
-    assert_eq!(lazy.try_whole().unwrap(), &schema);
+    assert_eq!(lazy.whole().unwrap(), &schema);
     assert!(lazy.is_whole());
     // After the whole decode, items come from it.
     let first = schema.resources.keys().next().unwrap();
@@ -76,11 +76,40 @@ fn an_entry_reads_back_lazily_item_by_item_and_whole() {
 #[test]
 fn a_schema_from_the_provider_is_whole() {
     let schema = fixture_schema();
-    let lazy = LazySchema::whole(schema.clone());
+    let lazy = LazySchema::from_provider(schema.clone());
     assert!(lazy.is_whole());
     let first = schema.resources.keys().next().unwrap();
     assert_eq!(lazy.resource(first).map(|(_, s)| s), schema.resources.get(first));
-    assert_eq!(&*lazy, &schema);
+    assert_eq!(lazy.whole().unwrap(), &schema);
+}
+
+/// An entry whose bytes passed every check but do not decode (forged with a valid checksum,
+/// or a model that changed without a format version) is an error to report, never a panic:
+/// an item is missing, and the whole schema is an error that says what to do.
+#[test]
+fn an_entry_that_does_not_decode_is_an_error_not_a_panic() {
+    use super::LazySchemaError;
+    use super::lazy::Source;
+    let document = br#"{"resource_schemas": {"fixture_thing": not json}}"#.to_vec();
+    let item = document.windows(8).position(|w| w == b"not json").unwrap();
+    let ranges = BTreeMap::from([(
+        "resource_schemas".to_owned(),
+        BTreeMap::from([("fixture_thing".to_owned(), item..item + 8)]),
+    )]);
+    let lazy = LazySchema::cached(ProviderSchema::default(), Source::from(document), 0, ranges).unwrap();
+    assert_eq!(lazy.names().resources.keys().collect::<Vec<_>>(), ["fixture_thing"], "the names are there");
+    assert_eq!(lazy.resource("fixture_thing"), None, "an item that does not decode is missing");
+    let error = lazy.whole().expect_err("the whole schema does not decode");
+    assert!(matches!(error, LazySchemaError::Decode(_)), "{error:?}");
+    assert!(
+        error.to_string().ends_with("does not decode (expected ident at line 1 column 41); delete the schema cache"),
+        "{error}"
+    );
+    assert!(!lazy.is_whole());
+
+    let unknown = BTreeMap::from([("resource_chemas".to_owned(), BTreeMap::new())]);
+    let refused = LazySchema::cached(ProviderSchema::default(), Source::from(Vec::new()), 0, unknown);
+    assert!(matches!(refused, Err(LazySchemaError::UnknownSection(section)) if section == "resource_chemas"));
 }
 
 /// Every way an entry can be damaged is refused with its reason, never decoded.
@@ -204,7 +233,7 @@ fn store_then_load_in_a_directory_and_evict_to_the_bound() {
     cache.store(&a, &facts(), &schema).unwrap();
     let (read, lazy) = cache.load::<Facts>(&a).unwrap();
     assert_eq!(read, facts());
-    assert_eq!(lazy.try_whole().unwrap(), &schema);
+    assert_eq!(lazy.whole().unwrap(), &schema);
     // Closed, so that on Windows too the eviction below removes its name at once.
     drop(lazy);
 
@@ -238,7 +267,7 @@ fn a_loaded_entry_reads_its_items_from_the_file_it_verified_even_once_replaced()
         assert_eq!(lazy.resource(name), Some((name.as_str(), expected)), "{name}");
     }
     assert!(!lazy.is_whole());
-    assert_eq!(lazy.try_whole().unwrap(), &schema);
+    assert_eq!(lazy.whole().unwrap(), &schema);
 }
 
 #[test]
@@ -291,7 +320,7 @@ fn concurrent_writers_and_readers_never_see_a_torn_entry() {
                     match cache.load::<Facts>(&a) {
                         Ok((read, lazy)) => {
                             assert_eq!(read, facts());
-                            assert_eq!(lazy.try_whole().unwrap(), &schema);
+                            assert_eq!(lazy.whole().unwrap(), &schema);
                         }
                         Err(Miss::Absent) => {}
                         Err(other) => panic!("a reader saw a bad entry: {other}"),

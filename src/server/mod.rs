@@ -268,8 +268,9 @@ impl Provider {
         // one thread, so Cancel and the other calls are still answered meanwhile.
         let translated =
             tokio::task::spawn_blocking(move || session.package_schema_json(plugin_identity::VERSION)).await;
-        let schema =
-            translated.map_err(|err| Status::internal(format!("the schema translation did not finish: {err}")))?;
+        let schema = translated
+            .map_err(|err| Status::internal(format!("the schema translation did not finish: {err}")))?
+            .map_err(|err| Status::internal(err.to_string()))?;
         Ok(pulumirpc::GetSchemaResponse { schema })
     }
 
@@ -338,7 +339,7 @@ fn mapping_status(error: lifecycle::MappingError) -> Status {
     let message = error.to_string();
     match error {
         MappingError::UnknownProvider(_) => Status::invalid_argument(message),
-        MappingError::CachedPackage { .. } => Status::internal(message),
+        MappingError::CachedPackage { .. } | MappingError::Schema(_) => Status::internal(message),
         MappingError::Start { .. } => Status::failed_precondition(message),
         MappingError::Cancelled => Status::cancelled(message),
     }

@@ -10,19 +10,19 @@ use tfbridge_proto::pulumirpc;
 use tonic::Request;
 
 use super::resources::urn_type;
-use crate::telemetry::{EngineContext, Rpc, Subject};
+use crate::telemetry::{EngineContext, SpanName, SpanSubject};
 
 /// The service the engine calls.
 const SERVICE: &str = "pulumirpc.ResourceProvider";
 
 /// The span description of the call of `rpc` (the trait method's name, `check_config`) with
 /// `request`.
-pub(super) fn served<'a, R: Token>(rpc: &'static str, request: &'a Request<R>) -> (Rpc<'a>, EngineContext<'a>) {
+pub(super) fn served<'a, R: Token>(rpc: &'static str, request: &'a Request<R>) -> (SpanName<'a>, EngineContext<'a>) {
     let metadata = request.metadata();
     let text = |key: &str| metadata.get(key).and_then(|value| value.to_str().ok());
     let engine = EngineContext { traceparent: text("traceparent"), tracestate: text("tracestate") };
-    let subject = request.get_ref().token().filter(|token| !token.is_empty()).map(Subject::PulumiToken);
-    (Rpc { service: SERVICE, method: Cow::Owned(wire_name(rpc)), subject }, engine)
+    let subject = request.get_ref().token().filter(|token| !token.is_empty()).map(SpanSubject::PulumiToken);
+    (SpanName { service: SERVICE, method: Cow::Owned(wire_name(rpc)), subject }, engine)
 }
 
 /// A trait method's RPC as the wire names it: `get_plugin_info` → `GetPluginInfo`.
@@ -143,7 +143,7 @@ mod tests {
         let (rpc, engine) = served("check", &request);
         assert_eq!(
             format!("{rpc:?}"),
-            r#"Rpc { service: "pulumirpc.ResourceProvider", method: "Check", subject: Some(PulumiToken("random:index/pet:Pet")) }"#
+            r#"SpanName { service: "pulumirpc.ResourceProvider", method: "Check", subject: Some(PulumiToken("random:index/pet:Pet")) }"#
         );
         assert_eq!(engine.traceparent, Some("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"));
         assert_eq!(engine.tracestate, None);

@@ -22,7 +22,7 @@
 //! function name), never a value from a request or an answer, and a failed call's span holds
 //! its gRPC code, never its message: providers' messages quote the configuration they reject.
 //! Knows nothing of `pulumirpc` or `tfplugin` types; `server` and `tfplugin` describe their
-//! calls in [`Rpc`].
+//! calls in [`SpanName`].
 
 mod export;
 #[cfg(test)]
@@ -52,17 +52,17 @@ pub fn enabled() -> bool {
 /// A gRPC call as its span names it: `<service>/<method>`, as the engine names its own span
 /// of the same call.
 #[derive(Clone, Debug)]
-pub struct Rpc<'a> {
+pub struct SpanName<'a> {
     /// The gRPC service: `pulumirpc.ResourceProvider`, `tfplugin6.Provider`.
     pub service: &'a str,
     /// The method as the wire names it: `Create`, `PlanResourceChange`.
     pub method: Cow<'a, str>,
-    pub subject: Option<Subject<'a>>,
+    pub subject: Option<SpanSubject<'a>>,
 }
 
 /// What a call is about, by name. Never a value: a name is all a span may hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Subject<'a> {
+pub enum SpanSubject<'a> {
     /// A Pulumi resource type or function token (`random:index/pet:Pet`).
     PulumiToken(&'a str),
     /// A Terraform resource, data source, ephemeral resource, list resource or action type
@@ -72,12 +72,12 @@ pub enum Subject<'a> {
     TerraformFunction(&'a str),
 }
 
-impl Subject<'_> {
+impl SpanSubject<'_> {
     fn attribute(self) -> KeyValue {
         match self {
-            Subject::PulumiToken(token) => KeyValue::new("pulumi.token", token.to_owned()),
-            Subject::TerraformType(name) => KeyValue::new("terraform.type", name.to_owned()),
-            Subject::TerraformFunction(name) => KeyValue::new("terraform.function", name.to_owned()),
+            SpanSubject::PulumiToken(token) => KeyValue::new("pulumi.token", token.to_owned()),
+            SpanSubject::TerraformType(name) => KeyValue::new("terraform.type", name.to_owned()),
+            SpanSubject::TerraformFunction(name) => KeyValue::new("terraform.function", name.to_owned()),
         }
     }
 }
@@ -124,7 +124,7 @@ impl SpanError for tonic::Status {
 
 /// The span of a call the engine made to us, the child of the engine's span of it. `describe`
 /// runs only when traces are on.
-pub fn served<'a>(describe: impl FnOnce() -> (Rpc<'a>, EngineContext<'a>)) -> Option<Span> {
+pub fn served<'a>(describe: impl FnOnce() -> (SpanName<'a>, EngineContext<'a>)) -> Option<Span> {
     let tracer = TRACER.get()?;
     let (rpc, engine) = describe();
     Some(start_served(tracer, &rpc, engine))
@@ -132,7 +132,7 @@ pub fn served<'a>(describe: impl FnOnce() -> (Rpc<'a>, EngineContext<'a>)) -> Op
 
 /// The span of a call we make to the Terraform provider, the child of the current span (the
 /// engine's call it serves). `describe` runs only when traces are on.
-pub fn called<'a>(describe: impl FnOnce() -> Rpc<'a>) -> Option<Span> {
+pub fn called<'a>(describe: impl FnOnce() -> SpanName<'a>) -> Option<Span> {
     let tracer = TRACER.get()?;
     Some(start_span(tracer, &describe(), SpanKind::Client, &Context::current()))
 }
@@ -148,19 +148,19 @@ pub async fn traced<T, E: SpanError>(span: Option<Span>, call: impl Future<Outpu
     result
 }
 
-fn start_served(tracer: &SdkTracer, rpc: &Rpc<'_>, engine: EngineContext<'_>) -> Span {
+fn start_served(tracer: &SdkTracer, rpc: &SpanName<'_>, engine: EngineContext<'_>) -> Span {
     // A missing or malformed `traceparent` gives a context without a span: a trace of its own.
     let parent = TraceContextPropagator::new().extract(&engine);
     start_span(tracer, rpc, SpanKind::Server, &parent)
 }
 
-fn start_span(tracer: &SdkTracer, rpc: &Rpc<'_>, kind: SpanKind, parent: &Context) -> Span {
+fn start_span(tracer: &SdkTracer, rpc: &SpanName<'_>, kind: SpanKind, parent: &Context) -> Span {
     let mut attributes = vec![
         KeyValue::new("rpc.system", "grpc"),
         KeyValue::new("rpc.service", rpc.service.to_owned()),
         KeyValue::new("rpc.method", rpc.method.clone().into_owned()),
     ];
-    attributes.extend(rpc.subject.map(Subject::attribute));
+    attributes.extend(rpc.subject.map(SpanSubject::attribute));
     let builder =
         tracer.span_builder(format!("{}/{}", rpc.service, rpc.method)).with_kind(kind).with_attributes(attributes);
     let span = tracer.build_with_context(builder, parent);

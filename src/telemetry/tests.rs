@@ -12,7 +12,7 @@ use opentelemetry_sdk::error::OTelSdkResult;
 use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider, SpanData, SpanExporter};
 
 use super::export::endpoint_uri;
-use super::{EngineContext, Rpc, Subject, end, start_served, start_span, traced};
+use super::{EngineContext, SpanName, SpanSubject, end, start_served, start_span, traced};
 
 /// The engine's span of a call: trace 0af7651916cd43dd8448eb211c80319c, span b7ad6b7169203331.
 const ENGINE_TRACEPARENT: &str = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
@@ -33,19 +33,19 @@ fn tracer() -> (SdkTracer, SdkTracerProvider, Kept) {
     (provider.tracer("test"), provider, kept)
 }
 
-fn create(subject: &str) -> Rpc<'_> {
-    Rpc {
+fn create(subject: &str) -> SpanName<'_> {
+    SpanName {
         service: "pulumirpc.ResourceProvider",
         method: Cow::Borrowed("Create"),
-        subject: Some(Subject::PulumiToken(subject)),
+        subject: Some(SpanSubject::PulumiToken(subject)),
     }
 }
 
-fn plan(subject: &str) -> Rpc<'_> {
-    Rpc {
+fn plan(subject: &str) -> SpanName<'_> {
+    SpanName {
         service: "tfplugin6.Provider",
         method: Cow::Borrowed("PlanResourceChange"),
-        subject: Some(Subject::TerraformType(subject)),
+        subject: Some(SpanSubject::TerraformType(subject)),
     }
 }
 

@@ -4,7 +4,7 @@
 //! It is one struct with an enum of the two generated clients inside, not a trait: the
 //! two protocols are two encodings of one interface, chosen at run time by the handshake,
 //! and nothing else implements it. Each method dispatches to `v5` or `v6`, which convert
-//! to and from the domain types, then attaches the RPC's name (from [`Operation`]) and,
+//! to and from the domain types, then attaches the RPC's name (from [`Rpc`]) and,
 //! when the process died, its exit status and panic text to any failure.
 
 use std::borrow::Cow;
@@ -22,10 +22,10 @@ use super::identity_list::{
     IdentitySchemasResponse, ListResourceEvent, ListResourceRequest, UpgradeResourceIdentityRequest,
     UpgradeResourceIdentityResponse,
 };
-use super::operation::Operation;
 use super::output::ProviderOutput;
 use super::process::OwnedProcess;
-use super::resources::{
+use super::rpc::Rpc;
+use super::types::{
     ApplyResourceChangeRequest, ApplyResourceChangeResponse, CallFunctionResponse, Diagnostic, DynamicValue,
     GetFunctionsResponse, ImportResourceStateResponse, PlanResourceChangeRequest, PlanResourceChangeResponse,
     ProviderMetadata, ProviderSchemaResponse, ReadDataSourceRequest, ReadDataSourceResponse, ReadResourceRequest,
@@ -33,7 +33,7 @@ use super::resources::{
     ValidateProviderConfigResponse,
 };
 use super::{v5, v6};
-use crate::telemetry::{self, Rpc, Subject};
+use crate::telemetry::{self, SpanName, SpanSubject};
 
 /// The events of a ListResource stream, each an event or the status the stream broke with.
 pub type ListEvents =
@@ -72,10 +72,10 @@ impl std::fmt::Debug for ProviderClient {
 
 /// Calls the same-named method on whichever protocol client is inside, in a span of the call
 /// about `$subject` when traces are on, and turns a failure into a [`CallError`] naming the
-/// RPC [`Operation`] as that protocol names it. (A stream's span covers its opening call.)
+/// RPC [`Rpc`] as that protocol names it. (A stream's span covers its opening call.)
 macro_rules! dispatch {
-    ($self:ident, $operation:expr, $subject:expr, |$client:ident| $call:expr) => {{
-        let span = telemetry::called(|| $self.rpc($operation, $subject));
+    ($self:ident, $rpc:expr, $subject:expr, |$client:ident| $call:expr) => {{
+        let span = telemetry::called(|| $self.rpc($rpc, $subject));
         let result = telemetry::traced(span, async {
             match &$self.client {
                 ProtocolClient::V5($client) => $call.await,
@@ -85,7 +85,7 @@ macro_rules! dispatch {
         .await;
         match result {
             Ok(response) => Ok(response),
-            Err(failure) => Err($self.call_failed($operation, failure).await),
+            Err(failure) => Err($self.call_failed($rpc, failure).await),
         }
     }};
 }
@@ -143,16 +143,16 @@ impl ProviderClient {
     }
 
     /// A call as its span names it: `tfplugin6.Provider/PlanResourceChange`.
-    fn rpc<'a>(&self, operation: Operation, subject: Option<Subject<'a>>) -> Rpc<'a> {
+    fn rpc<'a>(&self, rpc: Rpc, subject: Option<SpanSubject<'a>>) -> SpanName<'a> {
         let service = match self.protocol {
             ProtocolVersion::V5 => "tfplugin5.Provider",
             ProtocolVersion::V6 => "tfplugin6.Provider",
         };
-        Rpc { service, method: Cow::Borrowed(operation.wire_name(self.protocol)), subject }
+        SpanName { service, method: Cow::Borrowed(rpc.wire_name(self.protocol)), subject }
     }
 
-    async fn call_failed(&self, operation: Operation, failure: RpcFailure) -> CallError {
-        let rpc = operation.wire_name(self.protocol);
+    async fn call_failed(&self, rpc: Rpc, failure: RpcFailure) -> CallError {
+        let rpc = rpc.wire_name(self.protocol);
         let status = match failure {
             RpcFailure::InvalidResponse(source) => {
                 return CallError::InvalidResponse { rpc, provider: self.provider.clone(), source };
@@ -217,14 +217,14 @@ impl ProviderClient {
         id: &str,
         identity: Option<&DynamicValue>,
     ) -> Result<ImportResourceStateResponse, CallError> {
-        let subject = Some(Subject::TerraformType(type_name));
-        dispatch!(self, Operation::ImportResourceState, subject, |client| client
+        let subject = Some(SpanSubject::TerraformType(type_name));
+        dispatch!(self, Rpc::ImportResourceState, subject, |client| client
             .import_resource_state(type_name, id, identity))
     }
 
     /// A status a stream broke with, with the process's exit when it died.
-    pub async fn stream_failed(&self, operation: Operation, status: tonic::Status) -> CallError {
-        self.call_failed(operation, RpcFailure::Status(status)).await
+    pub async fn stream_failed(&self, rpc: Rpc, status: tonic::Status) -> CallError {
+        self.call_failed(rpc, RpcFailure::Status(status)).await
     }
 
     /// Starts an action: its events arrive on the returned stream. Protocol 5.10/6.10
@@ -234,16 +234,15 @@ impl ProviderClient {
         action_type: &str,
         config: &DynamicValue,
     ) -> Result<Support<ActionEvents>, CallError> {
-        let subject = Some(Subject::TerraformType(action_type));
-        let stream =
-            dispatch!(self, Operation::InvokeAction, subject, |client| client.invoke_action(action_type, config));
+        let subject = Some(SpanSubject::TerraformType(action_type));
+        let stream = dispatch!(self, Rpc::InvokeAction, subject, |client| client.invoke_action(action_type, config));
         Self::optional(stream.map(|stream| ActionEvents::new(self.provider.clone(), stream)))
     }
 
     /// Asks the provider to cancel in-flight work (Terraform's Ctrl-C). `Ok(Some(text))` is
     /// the provider's own error text.
     pub async fn stop_provider(&self) -> Result<Option<String>, CallError> {
-        let error = dispatch!(self, Operation::StopProvider, None, |client| client.stop_provider())?;
+        let error = dispatch!(self, Rpc::StopProvider, None, |client| client.stop_provider())?;
         Ok(if error.is_empty() { None } else { Some(error) })
     }
 }
@@ -251,7 +250,7 @@ impl ProviderClient {
 /// The calls that only dispatch, one line each: `required` ones return the response,
 /// `optional` ones (RPCs older providers lack) turn `Unimplemented` into
 /// [`Support::Unsupported`]. Each method has the name of the protocol clients' method it
-/// calls; after its [`Operation`], what its span says the call is about: `(type: name)` a
+/// calls; after its [`Rpc`], what its span says the call is about: `(type: name)` a
 /// Terraform type, `(function: name)` a provider function, nothing the provider as a whole.
 macro_rules! calls {
     (
@@ -265,30 +264,30 @@ macro_rules! calls {
                 $(#[$rdoc])*
                 pub async fn $rname(&self, $($rarg: $rty),*) -> Result<$rret, CallError> {
                     let subject = subject!($($($rsubject)*)?);
-                    dispatch!(self, Operation::$rop, subject, |client| client.$rname($($rarg),*))
+                    dispatch!(self, Rpc::$rop, subject, |client| client.$rname($($rarg),*))
                 }
             )*
             $(
                 $(#[$odoc])*
                 pub async fn $oname(&self, $($oarg: $oty),*) -> Result<Support<$oret>, CallError> {
                     let subject = subject!($($($osubject)*)?);
-                    Self::optional(dispatch!(self, Operation::$oop, subject, |client| client.$oname($($oarg),*)))
+                    Self::optional(dispatch!(self, Rpc::$oop, subject, |client| client.$oname($($oarg),*)))
                 }
             )*
         }
     };
 }
 
-/// A `calls!` line's subject as a span's [`Subject`].
+/// A `calls!` line's subject as a span's [`SpanSubject`].
 macro_rules! subject {
     () => {
         None
     };
     (type: $name:expr) => {
-        Some(Subject::TerraformType($name))
+        Some(SpanSubject::TerraformType($name))
     };
     (function: $name:expr) => {
-        Some(Subject::TerraformFunction($name))
+        Some(SpanSubject::TerraformFunction($name))
     };
 }
 

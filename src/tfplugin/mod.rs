@@ -8,13 +8,13 @@
 //!   [`reattach()`] connects to a provider started elsewhere (`TF_REATTACH_PROVIDERS`, see
 //!   [`mod@reattach`]).
 //! - [`ProviderClient`] is the protocol-neutral interface the rest of the bridge calls,
-//!   one method per RPC; [`Operation`] names every RPC, once.
+//!   one method per RPC; [`Rpc`] names every RPC, once.
 //! - One layout per RPC family: a folder whose `mod.rs` holds the family's
 //!   protocol-neutral requests and answers, and whose `wire.rs` holds one macro, the wire
 //!   conversions and client methods of the family, expanded inside `v5` and `v6` (where
-//!   `pb` names that protocol's generated messages). The families: [`resources`] (the
-//!   provider, resources, data sources, functions; also the types every family shares,
-//!   re-exported as [`types`]), [`ephemeral`], [`identity_list`] and [`actions`] (actions
+//!   `pb` names that protocol's generated messages). The families: [`types`] (the
+//!   core RPCs: the provider, resources, data sources, functions; and the types every
+//!   family shares), [`ephemeral`], [`identity_list`] and [`actions`] (actions
 //!   and GenerateResourceConfig). `v5.rs` and `v6.rs` hold only what differs between the
 //!   protocols. Values cross as encoded [`DynamicValue`] bytes; schemas arrive as
 //!   `schema_gen::tf::ProviderSchema`.
@@ -35,13 +35,13 @@ mod error;
 pub mod handshake;
 pub mod identity_list;
 mod launch;
-mod operation;
 mod output;
 mod process;
 pub mod reattach;
-pub mod resources;
+mod rpc;
 pub mod tls;
 mod transport;
+pub mod types;
 mod v5;
 mod v6;
 mod wire_method;
@@ -51,6 +51,5 @@ pub use client::{ListEvents, ProviderClient};
 pub use error::{CallError, LaunchError, ProcessExit, SchemaError};
 pub use handshake::{PluginAddress, ProtocolVersion};
 pub use launch::{LaunchConfig, MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, launch, reattach, resolve_executable};
-pub use operation::Operation;
-pub use resources as types;
-pub use resources::{DynamicValue, Support};
+pub use rpc::Rpc;
+pub use types::{DynamicValue, Support};

@@ -31,7 +31,7 @@ pub async fn check(
         cache_dir.display().to_string(),
     )]));
     let parameterized = tfbridge::lifecycle::start_provider_with_cache(&args, dir, &NoProgress, cache).await?;
-    let (spec, warnings) = parameterized.package_schema(PLUGIN_VERSION);
+    let (spec, warnings) = parameterized.package_schema(PLUGIN_VERSION)?;
     parameterized.shutdown().await;
     let _ = std::fs::remove_dir_all(&cache_dir);
     schema_golden.assert_eq(&(spec.to_json_pretty() + "\n"));

@@ -83,7 +83,7 @@ async fn a_warm_start_decodes_only_what_the_program_uses() -> anyhow::Result<()>
 
     let cold = start(&root, &cache).await?;
     assert!(cold.connection().schema.is_whole(), "a schema from GetProviderSchema is whole");
-    let (cold_spec, _) = cold.package_schema("100.0.0");
+    let (cold_spec, _) = cold.package_schema("100.0.0")?;
     cold.shutdown().await;
 
     // From now on the provider panics if asked for its schema.
@@ -101,7 +101,7 @@ async fn a_warm_start_decodes_only_what_the_program_uses() -> anyhow::Result<()>
     warm.connection().resource("fixture:index/types:Types", "urn:pulumi:dev::p::fixture:index/types:Types::t")?;
     assert!(!warm.connection().schema.is_whole(), "start-up and one resource type decoded the whole schema");
 
-    let (warm_spec, _) = warm.package_schema("100.0.0");
+    let (warm_spec, _) = warm.package_schema("100.0.0")?;
     assert!(warm.connection().schema.is_whole(), "GetSchema needs everything");
     assert_eq!(warm_spec.to_json(), cold_spec.to_json(), "the cached schema is the provider's");
     warm.shutdown().await;
@@ -122,17 +122,17 @@ async fn a_warm_get_schema_answers_the_cached_package_without_translating() -> a
     switchable_fixture(&root, &root.join("panic-on"))?;
 
     let cold = start(&root, &cache).await?;
-    let cold_json = cold.package_schema_json("100.0.0");
+    let cold_json = cold.package_schema_json("100.0.0")?;
     cold.shutdown().await; // joins the package write
     let written = package_entries(&cache);
     assert_eq!(written.len(), 1, "one translated package: {written:?}");
 
     let warm = start(&root, &cache).await?;
-    assert_eq!(warm.package_schema_json("100.0.0"), cold_json);
+    assert_eq!(warm.package_schema_json("100.0.0")?, cold_json);
     // Translating would have decoded every resource type.
     assert!(!warm.connection().schema.is_whole(), "a warm GetSchema translated again");
     // Another plugin version translates anew, into an entry of its own.
-    let other: serde_json::Value = serde_json::from_str(&warm.package_schema_json("100.0.1"))?;
+    let other: serde_json::Value = serde_json::from_str(&warm.package_schema_json("100.0.1")?)?;
     assert!(warm.connection().schema.is_whole(), "another plugin version is translated");
     assert_eq!(other["version"], serde_json::from_str::<serde_json::Value>(&cold_json)?["version"]);
     warm.shutdown().await;
@@ -144,11 +144,11 @@ async fn a_warm_get_schema_answers_the_cached_package_without_translating() -> a
     bytes[last] ^= 0x01;
     std::fs::write(&written[0], &bytes)?;
     let again = start(&root, &cache).await?;
-    assert_eq!(again.package_schema_json("100.0.0"), cold_json);
+    assert_eq!(again.package_schema_json("100.0.0")?, cold_json);
     assert!(again.connection().schema.is_whole(), "the corrupt entry was believed");
     again.shutdown().await;
     let third = start(&root, &cache).await?;
-    assert_eq!(third.package_schema_json("100.0.0"), cold_json);
+    assert_eq!(third.package_schema_json("100.0.0")?, cold_json);
     assert!(!third.connection().schema.is_whole(), "the corrupt entry was not replaced");
     third.shutdown().await;
     let _ = std::fs::remove_dir_all(&root);
@@ -187,7 +187,7 @@ async fn a_warm_start_answers_before_the_provider_is_up_and_the_first_call_waits
     let (gate, _) = gated_fixture(&root)?;
     std::fs::write(&gate, b"")?;
     let cold = start(&root, &cache).await?;
-    let cold_json = cold.package_schema_json("100.0.0");
+    let cold_json = cold.package_schema_json("100.0.0")?;
     cold.shutdown().await;
 
     // The gate is shut: the provider cannot come up until the test opens it.
@@ -195,7 +195,7 @@ async fn a_warm_start_answers_before_the_provider_is_up_and_the_first_call_waits
     let warm = tokio::time::timeout(std::time::Duration::from_secs(60), start(&root, &cache))
         .await
         .map_err(|_| anyhow::anyhow!("a warm start waited for the provider"))??;
-    assert_eq!(warm.package_schema_json("100.0.0"), cold_json, "GetSchema without the provider");
+    assert_eq!(warm.package_schema_json("100.0.0")?, cold_json, "GetSchema without the provider");
     let urn = "urn:pulumi:dev::p::pulumi:providers:fixture::default";
     let request = || ConfigureRequest { urn: urn.to_owned(), config: provider_config() };
     let check = tokio::spawn({

@@ -4,20 +4,20 @@
 use super::handles::{Action, Bound};
 use super::{Diagnostics, Warned, call_error, encode};
 use crate::cty::Value;
-use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX};
+use crate::lifecycle::support::error::{LifecycleError, PROVIDER_BUG_SUFFIX, Rpc};
 use crate::tfplugin::actions::ActionEvent;
 use crate::tfplugin::types::{DeferredReason, Support};
 
 impl Action<'_> {
     /// The error for an action RPC the provider answered `Unimplemented`: it predates
     /// Terraform 1.14's actions, although its schema declares one.
-    fn unsupported(&self, operation: Operation) -> LifecycleError {
+    fn unsupported(&self, rpc: Rpc) -> LifecycleError {
         let Bound { connection, tf_name, subject, .. } = &self.0;
         LifecycleError::ProviderBug {
             subject: subject.clone(),
             summary: "Provider does not support actions",
             problems: vec![format!(
-                "provider {:?} answered {operation} with Unimplemented (it is older than Terraform 1.14's \
+                "provider {:?} answered {rpc} with Unimplemented (it is older than Terraform 1.14's \
                  actions), although its schema declares the action {tf_name}",
                 connection.display_name()
             )],
@@ -26,72 +26,71 @@ impl Action<'_> {
 
     /// ValidateActionConfig: the provider's diagnostics, errors included (the caller turns
     /// them into failures on the arguments).
-    pub(in crate::lifecycle) async fn validate(&self, config: &Value) -> Result<Diagnostics, LifecycleError> {
+    pub(in crate::lifecycle) async fn validate_action_config(
+        &self,
+        config: &Value,
+    ) -> Result<Diagnostics, LifecycleError> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
-        let operation = Operation::ValidateActionConfig;
+        let rpc = Rpc::ValidateActionConfig;
         let encoded = encode(subject, "the action configuration", config, &block.implied_type())?;
         let response = self
             .0
-            .unlogged(operation, "config", async {
+            .unlogged(rpc, "config", async {
                 connection.client.ready().await?.validate_action_config(tf_name, &encoded).await
             })
             .await?;
         match response {
             Support::Supported(diagnostics) => Ok(Diagnostics::new(block, names, &diagnostics)),
-            Support::Unsupported => Err(self.unsupported(operation)),
+            Support::Unsupported => Err(self.unsupported(rpc)),
         }
     }
 
     /// PlanAction; error diagnostics fail it. The answer is the deferral the provider asked
     /// for, if any.
-    pub(in crate::lifecycle) async fn plan(
+    pub(in crate::lifecycle) async fn plan_action(
         &self,
         config: &Value,
     ) -> Result<Warned<Option<DeferredReason>>, LifecycleError> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
-        let operation = Operation::PlanAction;
+        let rpc = Rpc::PlanAction;
         let encoded = encode(subject, "the action configuration", config, &block.implied_type())?;
         let response = self
             .0
-            .unlogged(operation, "config", async {
-                connection.client.ready().await?.plan_action(tf_name, &encoded).await
-            })
+            .unlogged(rpc, "config", async { connection.client.ready().await?.plan_action(tf_name, &encoded).await })
             .await?;
         let Some(response) = response.supported() else {
-            return Err(self.unsupported(operation));
+            return Err(self.unsupported(rpc));
         };
-        let warnings = Diagnostics::new(block, names, &response.diagnostics).fail_on_errors(subject, operation)?;
+        let warnings = Diagnostics::new(block, names, &response.diagnostics).fail_on_errors(subject, rpc)?;
         Ok(Warned { value: response.deferred, warnings })
     }
 
     /// InvokeAction with a wholly known configuration: every progress message goes to
     /// `progress` as it arrives; the final event's error diagnostics fail the action.
-    pub(in crate::lifecycle) async fn invoke(
+    pub(in crate::lifecycle) async fn invoke_action(
         &self,
         config: &Value,
         progress: &(dyn Fn(&str) + Send + Sync),
     ) -> Result<Warned<()>, LifecycleError> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
-        let operation = Operation::InvokeAction;
+        let rpc = Rpc::InvokeAction;
         let encoded = encode(subject, "the action configuration", config, &block.implied_type())?;
         let events = self
             .0
-            .unlogged(operation, "config", async {
-                connection.client.ready().await?.invoke_action(tf_name, &encoded).await
-            })
+            .unlogged(rpc, "config", async { connection.client.ready().await?.invoke_action(tf_name, &encoded).await })
             .await?;
         let Some(mut events) = events.supported() else {
-            return Err(self.unsupported(operation));
+            return Err(self.unsupported(rpc));
         };
         let mut n_events = 0usize;
         loop {
-            match events.next().await.map_err(call_error(subject, operation))? {
+            match events.next().await.map_err(call_error(subject, rpc))? {
                 Some(ActionEvent::Progress(message)) => {
                     n_events += 1;
                     progress(&message);
                 }
                 Some(ActionEvent::Completed(diagnostics)) => {
-                    let warnings = Diagnostics::new(block, names, &diagnostics).fail_on_errors(subject, operation)?;
+                    let warnings = Diagnostics::new(block, names, &diagnostics).fail_on_errors(subject, rpc)?;
                     return Ok(Warned { value: (), warnings });
                 }
                 None => {
@@ -101,7 +100,7 @@ impl Action<'_> {
                         "Provider response did not include any events".to_owned()
                     } else {
                         format!(
-                            "the {operation} stream of {tf_name} ended after {n_events} progress events without a Completed event"
+                            "the {rpc} stream of {tf_name} ended after {n_events} progress events without a Completed event"
                         )
                     };
                     return Err(LifecycleError::ProviderBug {

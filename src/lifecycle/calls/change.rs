@@ -8,12 +8,12 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::debug_log::{self, Call, Request};
-use super::resource::{Applied, Planned, Resource, STOP_GRACE, Stored};
+use super::managed_resource::{Applied, Planned, Resource, STOP_GRACE, Stored};
 use super::{Warned, Warnings, call_error, decode};
 use crate::cty::{self, Path, Value};
 use crate::invariants::Violation;
-use crate::lifecycle::checks::{self, ApplyOutcome, ApplyProblem, DestroyPlanProblem, Message, PlanProblem};
-use crate::lifecycle::error::{Interruption, LifecycleError, Operation, PROVIDER_BUG_SUFFIX};
+use crate::lifecycle::support::checks::{self, ApplyOutcome, ApplyProblem, DestroyPlanProblem, Message, PlanProblem};
+use crate::lifecycle::support::error::{Interruption, LifecycleError, PROVIDER_BUG_SUFFIX, Rpc};
 use crate::tfplugin::CallError;
 use crate::tfplugin::types::{
     ApplyResourceChangeRequest, DynamicValue, PlanResourceChangeRequest, PlanResourceChangeResponse,
@@ -37,22 +37,22 @@ impl Resource<'_> {
     async fn send_plan(
         &self,
         request: &PlanResourceChangeRequest,
-        operation: Operation,
+        rpc: Rpc,
         secrets: &[Path],
     ) -> Result<(PlanResourceChangeResponse, Warnings), LifecycleError> {
-        let response = debug_log::logged(self.log(operation, secrets), Request::Plan(request), async {
+        let response = debug_log::logged(self.log(rpc, secrets), Request::Plan(request), async {
             self.provider.client.ready().await?.plan_resource_change(request).await
         })
         .await
-        .map_err(call_error(&self.subject, operation))?;
-        let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, operation)?;
+        .map_err(call_error(&self.subject, rpc))?;
+        let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, rpc)?;
         Ok((response, warnings))
     }
 
     /// PlanResourceChange for an update or create (`prior` null), checked as Terraform
     /// checks plans. `saved_private` is the saved plan's `planned_private` when this is the
     /// plan made again at apply time (empty otherwise).
-    pub async fn plan(
+    pub async fn plan_resource_change(
         &self,
         prior: &Value,
         prior_private: &[u8],
@@ -62,12 +62,11 @@ impl Resource<'_> {
         secrets: &[Path],
     ) -> Result<Warned<Planned>, LifecycleError> {
         let ty = self.ty();
-        let proposed = crate::lifecycle::proposed_new(&self.schema.block, prior, config).map_err(|err| {
-            LifecycleError::Internal {
+        let proposed = crate::lifecycle::support::proposed_new::proposed_new(&self.schema.block, prior, config)
+            .map_err(|err| LifecycleError::Internal {
                 subject: self.subject.clone(),
                 message: format!("cannot propose a new state: {err}"),
-            }
-        })?;
+            })?;
         let request = PlanResourceChangeRequest {
             type_name: self.tf_name.to_owned(),
             prior_state: self.encode("the prior state", prior)?,
@@ -78,7 +77,7 @@ impl Resource<'_> {
             planned_private: saved_private.to_vec(),
             prior_identity: self.encode_identity(prior_identity)?,
         };
-        let (response, mut warnings) = self.send_plan(&request, Operation::PlanResourceChange, secrets).await?;
+        let (response, mut warnings) = self.send_plan(&request, Rpc::PlanResourceChange, secrets).await?;
         if let Some(reason) = response.deferred {
             // Terraform shows a deferred change in the plan and applies it in a later run. A
             // Pulumi deployment has no later run to carry it to: a preview shows the resource
@@ -86,7 +85,7 @@ impl Resource<'_> {
             warnings.note(Message::Deferred, format!(
                 "{}: the provider deferred this change ({}); `pulumi up` will not apply it until the provider can plan it",
                 self.urn,
-                crate::lifecycle::deferral::reason_text(reason)
+                crate::lifecycle::support::deferral::reason_text(reason)
             ));
             // Every attribute unknown, as Terraform shows a deferred resource's plan.
             let value = match &ty {
@@ -126,7 +125,7 @@ impl Resource<'_> {
             let problems = verdict.problems.iter().map(|problem| self.plan_problem(problem)).collect();
             return Err(self.bug("Provider produced invalid plan", problems));
         }
-        let identity = self.returned_identity(Operation::PlanResourceChange, response.planned_identity.as_ref())?;
+        let identity = self.returned_identity(Rpc::PlanResourceChange, response.planned_identity.as_ref())?;
         let planned = Planned {
             value: planned,
             private: response.planned_private,
@@ -152,7 +151,7 @@ impl Resource<'_> {
             planned_private: Vec::new(),
             prior_identity: self.encode_identity(prior.identity)?,
         };
-        let (response, warnings) = self.send_plan(&request, Operation::PlanDestroy, secrets).await?;
+        let (response, warnings) = self.send_plan(&request, Rpc::PlanDestroy, secrets).await?;
         let provider = self.provider.display_name();
         let planned = decode(&response.planned_state, &self.ty());
         match checks::destroy_plan_problem(planned.as_ref()) {
@@ -200,7 +199,7 @@ impl Resource<'_> {
 
     /// ApplyResourceChange, interruptible, checked as Terraform checks apply results.
     /// A null planned value is a delete.
-    pub async fn apply(&self, change: Apply<'_>) -> Result<Warned<Applied>, LifecycleError> {
+    pub async fn apply_resource_change(&self, change: Apply<'_>) -> Result<Warned<Applied>, LifecycleError> {
         let Apply { prior, planned, config, secrets, limit, cancel } = change;
         let legacy_plan = planned.legacy_type_system;
         let (planned, planned_private, planned_identity) =
@@ -214,23 +213,23 @@ impl Resource<'_> {
             provider_meta: self.provider.provider_meta(),
             planned_identity: self.encode_identity(planned_identity)?,
         };
-        let operation = Operation::ApplyResourceChange;
-        let call = debug_log::logged(self.log(operation, secrets), Request::Apply(&request), async {
+        let rpc = Rpc::ApplyResourceChange;
+        let call = debug_log::logged(self.log(rpc, secrets), Request::Apply(&request), async {
             self.provider.client.ready().await?.apply_resource_change(&request).await
         });
-        let (response, interruption) = self.interruptible(operation, call, limit, cancel).await?;
-        let response = response.map_err(call_error(&self.subject, operation))?;
+        let (response, interruption) = self.interruptible(rpc, call, limit, cancel).await?;
+        let response = response.map_err(call_error(&self.subject, rpc))?;
         let provider = self.provider.display_name();
         let (reported, mut warnings) = self.diagnostics(&response.diagnostics).split();
         let mut errors: Vec<String> = reported.iter().map(ToString::to_string).collect();
         if let Some(interruption) = interruption {
-            errors.push(format!("the operation {interruption}"));
+            errors.push(format!("the rpc {interruption}"));
         }
         let new_state = decode(&response.new_state, &self.ty()).map_err(|err| {
             // Undecodable means unknown: the object may exist, but nothing can be stored.
             LifecycleError::Unreadable {
                 subject: self.subject.clone(),
-                operation,
+                rpc,
                 reason: format!("a new state that is invalid ({err}), a bug in the provider"),
             }
         })?;
@@ -250,7 +249,7 @@ impl Resource<'_> {
         }
         // A broken identity must not lose the object the apply made: it becomes one more
         // error beside the state, which is still recorded.
-        let identity = match self.returned_identity(operation, response.new_identity.as_ref()) {
+        let identity = match self.returned_identity(rpc, response.new_identity.as_ref()) {
             Ok(identity) => identity,
             Err(err) => {
                 errors.push(err.to_string());
@@ -289,7 +288,7 @@ impl Resource<'_> {
                 self.urn
             ),
             ApplyProblem::UnknownAfterApply(path) => format!(
-                "Provider returned invalid result object after apply: after the apply operation, the provider \
+                "Provider returned invalid result object after apply: after the apply rpc, the provider \
                  still indicated an unknown value for {}. All values must be known after apply, so this is \
                  always a bug in the provider and should be reported in the provider's own repository",
                 self.describe(path)
@@ -341,7 +340,7 @@ impl Resource<'_> {
     /// (often an error with a partial state) is still used, so nothing created is lost.
     async fn interruptible<T>(
         &self,
-        operation: Operation,
+        rpc: Rpc,
         call: impl Future<Output = Result<T, CallError>>,
         limit: Option<Duration>,
         cancel: &CancellationToken,
@@ -358,21 +357,18 @@ impl Resource<'_> {
             () = cancel.cancelled() => Interruption::Cancelled,
             () = deadline => Interruption::TimedOut(limit.unwrap_or_default()),
         };
-        tracing::info!(urn = %self.urn, %operation, "{interruption}; asking the provider to stop");
-        let stop = debug_log::logged(Call::provider(Operation::StopProvider), Request::Empty, async {
+        tracing::info!(urn = %self.urn, %rpc, "{interruption}; asking the provider to stop");
+        let stop = debug_log::logged(Call::provider(Rpc::StopProvider), Request::Empty, async {
             self.provider.client.ready().await?.stop_provider().await
         });
         if let Err(err) = stop.await {
-            tracing::warn!("{} failed: {err}", Operation::StopProvider);
+            tracing::warn!("{} failed: {err}", Rpc::StopProvider);
         }
         match tokio::time::timeout(STOP_GRACE, call).await {
             Ok(result) => Ok((result, Some(interruption))),
-            Err(_) => Err(LifecycleError::Interrupted {
-                subject: self.subject.clone(),
-                operation,
-                interruption,
-                grace: STOP_GRACE,
-            }),
+            Err(_) => {
+                Err(LifecycleError::Interrupted { subject: self.subject.clone(), rpc, interruption, grace: STOP_GRACE })
+            }
         }
     }
 }

@@ -12,7 +12,7 @@ use schema_gen::tf::{IdentitySchema, Schema};
 use schema_gen::translate::ProviderNames;
 
 use super::{Client, Resource};
-use crate::lifecycle::error::LifecycleError;
+use crate::lifecycle::support::error::LifecycleError;
 use crate::schema_cache::LazySchema;
 use crate::tfplugin::types::ServerCapabilities;
 
@@ -27,17 +27,31 @@ pub struct Connection {
     /// The canonical source address, for registry providers.
     pub source_address: Option<String>,
     /// Used only through `calls`.
-    pub(in crate::lifecycle) client: Client,
+    pub(super) client: Client,
     /// Decoded per item when it came from the schema cache: prefer its item accessors
-    /// (`resource`, `data_source`, `provider`, ...) to the whole model it derefs to.
+    /// (`resource`, `data_source`, `provider`, ...) to the whole model (`whole`, which reads
+    /// all of it and fails if a cache entry does not decode).
     pub schema: LazySchema,
     /// Resource identity schemas by resource type (GetResourceIdentitySchemas), read at
     /// start-up right after the schema; empty for providers older than protocol 5.9/6.9.
     pub identity_schemas: BTreeMap<String, IdentitySchema>,
     pub names: ProviderNames,
     /// Optional protocol features the provider declared (e.g. `plan_destroy`).
-    pub(in crate::lifecycle) capabilities: ServerCapabilities,
-    pub(in crate::lifecycle) by_token: TokenIndex,
+    pub(super) capabilities: ServerCapabilities,
+    by_token: TokenIndex,
+}
+
+/// What start-up learned of the provider, to make a [`Connection`] of.
+pub(in crate::lifecycle) struct Described {
+    pub package_name: String,
+    pub package_version: String,
+    pub terraform_name: String,
+    pub source_address: Option<String>,
+    pub client: Client,
+    pub schema: LazySchema,
+    pub identity_schemas: BTreeMap<String, IdentitySchema>,
+    pub names: ProviderNames,
+    pub capabilities: ServerCapabilities,
 }
 
 /// What a Pulumi token names.
@@ -48,17 +62,17 @@ pub enum TokenKind {
     Function,
     /// An ephemeral resource, invoked as a function `open<Name>`.
     EphemeralResource,
-    /// A Terraform action, invoked as a function (`lifecycle/action.rs`).
+    /// A Terraform action, invoked as a function (`lifecycle/operations/action.rs`).
     Action,
 }
 
 /// Pulumi token → what it names and the Terraform name behind it, for resources, data
 /// sources, functions, ephemeral resources and actions: every token is looked up once, when
 /// the connection is made.
-pub(in crate::lifecycle) struct TokenIndex(BTreeMap<String, (TokenKind, String)>);
+struct TokenIndex(BTreeMap<String, (TokenKind, String)>);
 
 impl TokenIndex {
-    pub(in crate::lifecycle) fn of(names: &ProviderNames) -> TokenIndex {
+    fn of(names: &ProviderNames) -> TokenIndex {
         let of_kind = |kind| move |(tf, token): (&str, &str)| (token.to_owned(), (kind, tf.to_owned()));
         TokenIndex(
             names
@@ -74,6 +88,33 @@ impl TokenIndex {
 }
 
 impl Connection {
+    /// The connection to a described provider; every token is looked up here, once.
+    pub(in crate::lifecycle) fn new(described: Described) -> Connection {
+        let Described {
+            package_name,
+            package_version,
+            terraform_name,
+            source_address,
+            client,
+            schema,
+            identity_schemas,
+            names,
+            capabilities,
+        } = described;
+        Connection {
+            by_token: TokenIndex::of(&names),
+            package_name,
+            package_version,
+            terraform_name,
+            source_address,
+            client,
+            schema,
+            identity_schemas,
+            names,
+            capabilities,
+        }
+    }
+
     /// What a Pulumi token names, and the Terraform name behind it.
     pub fn lookup_token(&self, token: &str) -> Option<(TokenKind, &str)> {
         self.by_token.0.get(token).map(|(kind, tf_name)| (*kind, tf_name.as_str()))
@@ -106,6 +147,11 @@ impl Connection {
     /// How messages name the provider: its source address, else its name.
     pub(in crate::lifecycle) fn display_name(&self) -> &str {
         self.source_address.as_deref().unwrap_or(&self.terraform_name)
+    }
+
+    /// Optional protocol features the provider declared (e.g. `plan_destroy`).
+    pub(in crate::lifecycle) fn capabilities(&self) -> &ServerCapabilities {
+        &self.capabilities
     }
 
     /// Stops the provider the polite way (see [`crate::tfplugin::ProviderClient::shutdown`]).

@@ -24,7 +24,7 @@ use schema_gen::tf::{AttributeType, Block, BlockNesting, ObjectNesting};
 use serde_json::{Map, Value as Json, json};
 
 use crate::cty::{Path, PathStep, Value, View};
-use crate::tfplugin::Operation;
+use crate::tfplugin::Rpc;
 use crate::tfplugin::types::ApplyResourceChangeRequest;
 use crate::tfplugin::types::{
     ApplyResourceChangeResponse, CallFunctionResponse, Diagnostic, DynamicValue, ImportResourceStateResponse,
@@ -79,7 +79,7 @@ fn open_private(path: &std::path::Path) -> std::io::Result<File> {
 /// One call as the log names it: the RPC, the type it is about, and how to show its
 /// values (the type's schema and the secret paths the caller passed).
 pub struct Call<'a> {
-    rpc: Operation,
+    rpc: Rpc,
     type_name: Option<&'a str>,
     block: Option<&'a Block>,
     secrets: Vec<Path>,
@@ -87,26 +87,26 @@ pub struct Call<'a> {
 
 impl<'a> Call<'a> {
     /// A call about the provider as a whole: nothing in it is shown by schema.
-    pub fn provider(rpc: Operation) -> Call<'a> {
+    pub fn provider(rpc: Rpc) -> Call<'a> {
         Call { rpc, type_name: None, block: None, secrets: Vec::new() }
     }
 
     /// A call about the provider's configuration, whose values are of `block`'s type;
     /// `secrets` are the paths its values hold Pulumi secrets at.
-    pub fn of_provider(rpc: Operation, block: &'a Block, secrets: &[Path]) -> Call<'a> {
+    pub fn of_provider(rpc: Rpc, block: &'a Block, secrets: &[Path]) -> Call<'a> {
         let secrets = if enabled() { secrets.to_vec() } else { Vec::new() };
         Call { rpc, type_name: None, block: Some(block), secrets }
     }
 
     /// A call about `type_name` whose values are not shown by schema (they are counted, or
     /// not logged at all).
-    pub fn named(rpc: Operation, type_name: &'a str) -> Call<'a> {
+    pub fn named(rpc: Rpc, type_name: &'a str) -> Call<'a> {
         Call { rpc, type_name: Some(type_name), block: None, secrets: Vec::new() }
     }
 
     /// A call about `type_name`, whose values are of `block`'s type; `secrets` are the paths
     /// the operation's values hold Pulumi secrets at.
-    pub fn of_type(rpc: Operation, type_name: &'a str, block: &'a Block, secrets: &[Path]) -> Call<'a> {
+    pub fn of_type(rpc: Rpc, type_name: &'a str, block: &'a Block, secrets: &[Path]) -> Call<'a> {
         let secrets = if enabled() { secrets.to_vec() } else { Vec::new() };
         Call { rpc, type_name: Some(type_name), block: Some(block), secrets }
     }

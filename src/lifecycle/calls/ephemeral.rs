@@ -10,7 +10,7 @@ use schema_gen::tf::Block;
 use super::handles::{Bound, EphemeralResource};
 use super::{Diagnostics, Warned, decode, encode};
 use crate::cty::{self, Value};
-use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX};
+use crate::lifecycle::support::error::{LifecycleError, PROVIDER_BUG_SUFFIX, Rpc};
 
 /// An open ephemeral resource, as OpenEphemeralResource answered.
 pub struct Opened {
@@ -28,12 +28,15 @@ pub struct Renewed {
 impl EphemeralResource<'_> {
     /// ValidateEphemeralResourceConfig: the provider's diagnostics, errors included (Invoke
     /// turns them into failures).
-    pub(in crate::lifecycle) async fn validate(&self, config: &Value) -> Result<Diagnostics, LifecycleError> {
+    pub(in crate::lifecycle) async fn validate_ephemeral_resource_config(
+        &self,
+        config: &Value,
+    ) -> Result<Diagnostics, LifecycleError> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
         let encoded = encode(subject, "the arguments", config, &block.implied_type())?;
         let diagnostics = self
             .0
-            .unlogged(Operation::ValidateEphemeralResourceConfig, "config", async {
+            .unlogged(Rpc::ValidateEphemeralResourceConfig, "config", async {
                 connection.client.ready().await?.validate_ephemeral_resource_config(tf_name, &encoded).await
             })
             .await?;
@@ -43,19 +46,22 @@ impl EphemeralResource<'_> {
     /// OpenEphemeralResource with a wholly known configuration, checked as Terraform checks
     /// it. An open whose answer fails the checks is closed again before the error returns,
     /// so that nothing stays open that nobody tracks.
-    pub(in crate::lifecycle) async fn open(&self, config: &Value) -> Result<Warned<Opened>, LifecycleError> {
+    pub(in crate::lifecycle) async fn open_ephemeral_resource(
+        &self,
+        config: &Value,
+    ) -> Result<Warned<Opened>, LifecycleError> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
         let ty = block.implied_type();
-        let operation = Operation::OpenEphemeralResource;
+        let rpc = Rpc::OpenEphemeralResource;
         let encoded = encode(subject, "the arguments", config, &ty)?;
         let response = self
             .0
-            .unlogged(operation, "config", async {
+            .unlogged(rpc, "config", async {
                 connection.client.ready().await?.open_ephemeral_resource(tf_name, &encoded).await
             })
             .await?;
         // Terraform opens nothing when the open failed, so there is nothing to close then.
-        let warnings = Diagnostics::new(block, names, &response.diagnostics).fail_on_errors(subject, operation)?;
+        let warnings = Diagnostics::new(block, names, &response.diagnostics).fail_on_errors(subject, rpc)?;
         let mut problems = Vec::new();
         if response.deferred.is_some() {
             problems.push(format!(
@@ -74,7 +80,7 @@ impl EphemeralResource<'_> {
             }
         };
         if !problems.is_empty() {
-            let closed = self.close(response.private.as_deref()).await;
+            let closed = self.close_ephemeral_resource(response.private.as_deref()).await;
             let mut problems: Vec<String> = problems
                 .into_iter()
                 .map(|problem| {
@@ -97,30 +103,36 @@ impl EphemeralResource<'_> {
     }
 
     /// RenewEphemeralResource; error diagnostics fail it.
-    pub(in crate::lifecycle) async fn renew(&self, private: Option<&[u8]>) -> Result<Warned<Renewed>, LifecycleError> {
+    pub(in crate::lifecycle) async fn renew_ephemeral_resource(
+        &self,
+        private: Option<&[u8]>,
+    ) -> Result<Warned<Renewed>, LifecycleError> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
-        let operation = Operation::RenewEphemeralResource;
+        let rpc = Rpc::RenewEphemeralResource;
         let response = self
             .0
-            .unlogged(operation, "private", async {
+            .unlogged(rpc, "private", async {
                 connection.client.ready().await?.renew_ephemeral_resource(tf_name, private).await
             })
             .await?;
-        let warnings = Diagnostics::new(block, names, &response.diagnostics).fail_on_errors(subject, operation)?;
+        let warnings = Diagnostics::new(block, names, &response.diagnostics).fail_on_errors(subject, rpc)?;
         Ok(Warned { value: Renewed { private: response.private, renew_at: response.renew_at }, warnings })
     }
 
     /// CloseEphemeralResource; error diagnostics fail it.
-    pub(in crate::lifecycle) async fn close(&self, private: Option<&[u8]>) -> Result<Warned<()>, LifecycleError> {
+    pub(in crate::lifecycle) async fn close_ephemeral_resource(
+        &self,
+        private: Option<&[u8]>,
+    ) -> Result<Warned<()>, LifecycleError> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
-        let operation = Operation::CloseEphemeralResource;
+        let rpc = Rpc::CloseEphemeralResource;
         let diagnostics = self
             .0
-            .unlogged(operation, "private", async {
+            .unlogged(rpc, "private", async {
                 connection.client.ready().await?.close_ephemeral_resource(tf_name, private).await
             })
             .await?;
-        let warnings = Diagnostics::new(block, names, &diagnostics).fail_on_errors(subject, operation)?;
+        let warnings = Diagnostics::new(block, names, &diagnostics).fail_on_errors(subject, rpc)?;
         Ok(Warned { value: (), warnings })
     }
 }

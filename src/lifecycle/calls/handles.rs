@@ -7,8 +7,8 @@ use schema_gen::tf::Block;
 use schema_gen::translate::PropertyNames;
 
 use super::Connection;
-use crate::lifecycle::error::Operation;
-use crate::lifecycle::error::{LifecycleError, Subject};
+use crate::lifecycle::support::error::Rpc;
+use crate::lifecycle::support::error::{LifecycleError, Subject};
 use crate::tfplugin::CallError;
 
 /// What every handle binds.
@@ -29,11 +29,11 @@ impl<'a> Bound<'a> {
     /// what is left out), its failure worded for the subject.
     pub(super) async fn unlogged<T>(
         &self,
-        operation: Operation,
+        rpc: Rpc,
         field: &'static str,
         answer: impl std::future::Future<Output = Result<T, CallError>>,
     ) -> Result<T, LifecycleError> {
-        super::unlogged(&self.subject, operation, self.tf_name, field, answer).await
+        super::unlogged(&self.subject, rpc, self.tf_name, field, answer).await
     }
 }
 
@@ -92,18 +92,29 @@ impl Connection {
         Ok(DataSource(Bound::new(self, tf_name, block, subject)))
     }
 
-    /// The ephemeral resource `tf_name` (a name the schema declares), about `subject`.
+    /// The ephemeral resource `tf_name` (a name the schema declares), about `subject`; an
+    /// error only if its schema, read from the schema cache, does not decode.
     pub(in crate::lifecycle) fn ephemeral_resource<'a>(
         &'a self,
         tf_name: &'a str,
         subject: Subject,
-    ) -> EphemeralResource<'a> {
-        EphemeralResource(Bound::new(self, tf_name, &self.schema.ephemeral_resources[tf_name].block, subject))
+    ) -> Result<EphemeralResource<'a>, LifecycleError> {
+        let Some((_, schema)) = self.schema.ephemeral_resource(tf_name) else {
+            return Err(self.unknown_token("ephemeral resource", tf_name));
+        };
+        Ok(EphemeralResource(Bound::new(self, tf_name, &schema.block, subject)))
     }
 
     /// The action `tf_name` (a name the schema declares), about `subject`.
-    pub(in crate::lifecycle) fn action<'a>(&'a self, tf_name: &'a str, subject: Subject) -> Action<'a> {
-        Action(Bound::new(self, tf_name, &self.schema.actions[tf_name].block, subject))
+    pub(in crate::lifecycle) fn action<'a>(
+        &'a self,
+        tf_name: &'a str,
+        subject: Subject,
+    ) -> Result<Action<'a>, LifecycleError> {
+        let Some(schema) = self.schema.action(tf_name) else {
+            return Err(self.unknown_token("action", tf_name));
+        };
+        Ok(Action(Bound::new(self, tf_name, &schema.block, subject)))
     }
 
     /// The list resource `tf_name`, whose configuration is `block`, about `subject`.

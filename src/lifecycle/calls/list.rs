@@ -10,8 +10,8 @@ use super::Connection;
 use super::handles::{Bound, ListResource};
 use super::{Diagnostics, call_error, decode, encode};
 use crate::cty::{self, Value};
-use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
-use crate::lifecycle::identity::{self, IdentityProblem};
+use crate::lifecycle::support::error::{LifecycleError, PROVIDER_BUG_SUFFIX, Rpc, Subject};
+use crate::lifecycle::support::identity::{self, IdentityProblem};
 use crate::tfplugin::ListEvents;
 use crate::tfplugin::identity_list::ListResourceRequest;
 
@@ -38,32 +38,35 @@ pub struct Listing {
 impl ListResource<'_> {
     /// ValidateListResourceConfig, with only the type and the configuration, as Terraform
     /// sends it. The diagnostics are the caller's to judge.
-    pub(in crate::lifecycle) async fn validate(&self, config: &Value) -> Result<Diagnostics, LifecycleError> {
+    pub(in crate::lifecycle) async fn validate_list_resource_config(
+        &self,
+        config: &Value,
+    ) -> Result<Diagnostics, LifecycleError> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
         let encoded = encode(subject, "the list query", config, &block.implied_type())?;
-        let operation = Operation::ValidateListResourceConfig;
+        let rpc = Rpc::ValidateListResourceConfig;
         let response = self
             .0
-            .unlogged(operation, "config", async {
+            .unlogged(rpc, "config", async {
                 connection.client.ready().await?.validate_list_resource_config(tf_name, &encoded).await
             })
             .await?;
         let Some(diagnostics) = response.supported() else {
-            return Err(self.unsupported(operation));
+            return Err(self.unsupported(rpc));
         };
         Ok(Diagnostics::new(block, names, &diagnostics))
     }
 
     /// Starts ListResource, asking for the resource objects and at most `limit` results.
     /// `provider` is the connection this handle was made from, which the listing keeps.
-    pub(in crate::lifecycle) async fn list(
+    pub(in crate::lifecycle) async fn list_resource(
         &self,
         provider: &Arc<Connection>,
         config: &Value,
         limit: i64,
     ) -> Result<Listing, LifecycleError> {
         let Bound { tf_name, block, subject, .. } = &self.0;
-        let operation = Operation::ListResource;
+        let rpc = Rpc::ListResource;
         let Some(identity_schema) = provider.identity_schemas.get(*tf_name).cloned() else {
             // Terraform core refuses the same: a list result is known by its identity.
             return Err(LifecycleError::ProviderBug {
@@ -83,22 +86,22 @@ impl ListResource<'_> {
         };
         let response = self
             .0
-            .unlogged(operation, "config", async { provider.client.ready().await?.list_resource(&request).await })
+            .unlogged(rpc, "config", async { provider.client.ready().await?.list_resource(&request).await })
             .await?;
         let Some(events) = response.supported() else {
-            return Err(self.unsupported(operation));
+            return Err(self.unsupported(rpc));
         };
         let provider = Arc::clone(provider);
         Ok(Listing { provider, subject: subject.clone(), tf_name: (*tf_name).to_owned(), identity_schema, events })
     }
 
-    fn unsupported(&self, operation: Operation) -> LifecycleError {
+    fn unsupported(&self, rpc: Rpc) -> LifecycleError {
         let Bound { tf_name, subject, .. } = &self.0;
         LifecycleError::ProviderBug {
             subject: subject.clone(),
             summary: "Provider does not support list resources",
             problems: vec![format!(
-                "its schema declares the list resource {tf_name}, but it answers {operation} as unimplemented"
+                "its schema declares the list resource {tf_name}, but it answers {rpc} as unimplemented"
             )],
         }
     }
@@ -109,17 +112,17 @@ impl Listing {
     /// a broken stream or an invalid event ends the listing with an error.
     pub async fn next(&mut self) -> Option<Result<Listed, LifecycleError>> {
         use tokio_stream::StreamExt as _;
-        let operation = Operation::ListResource;
+        let rpc = Rpc::ListResource;
         loop {
             let event = match self.events.next().await? {
                 Ok(event) => event,
                 Err(status) => {
-                    let error = self.provider.client.stream_failed(operation, status).await;
-                    return Some(Err(call_error(&self.subject, operation)(error)));
+                    let error = self.provider.client.stream_failed(rpc, status).await;
+                    return Some(Err(call_error(&self.subject, rpc)(error)));
                 }
             };
             let provider = Arc::clone(&self.provider);
-            let resource_block = provider.schema.resources.get(&self.tf_name).map(|s| &s.block);
+            let resource_block = provider.schema.resource(&self.tf_name).map(|(_, s)| &s.block);
             let diagnostics = match resource_block {
                 Some(block) => {
                     let names = self.provider.names.resource_properties(&self.tf_name, block).names;
@@ -130,7 +133,7 @@ impl Listing {
             if !diagnostics.errors.is_empty() {
                 return Some(Err(LifecycleError::Diagnostics {
                     subject: self.subject.clone(),
-                    operation,
+                    rpc,
                     diagnostics: diagnostics.errors,
                 }));
             }
@@ -138,19 +141,17 @@ impl Listing {
             let Some(identity_data) = event.identity else {
                 if !diagnostics.warnings.is_empty() {
                     for warning in &diagnostics.warnings {
-                        tracing::warn!(subject = %self.subject, "{operation}: {warning}");
+                        tracing::warn!(subject = %self.subject, "{rpc}: {warning}");
                     }
                     continue;
                 }
-                return Some(Err(self.bug(format!("missing identity data in {operation} event for {}", self.tf_name))));
+                return Some(Err(self.bug(format!("missing identity data in {rpc} event for {}", self.tf_name))));
             };
             let ty = self.identity_schema.implied_type();
             let identity = match identity::check_identity(decode(&identity_data, &ty)) {
                 Ok(Some(identity)) => identity,
                 Ok(None) => {
-                    return Some(Err(
-                        self.bug(format!("missing identity data in {operation} event for {}", self.tf_name))
-                    ));
+                    return Some(Err(self.bug(format!("missing identity data in {rpc} event for {}", self.tf_name))));
                 }
                 Err(IdentityProblem::Unknown(_)) => {
                     return Some(Err(self.bug(format!("an identity with unknown values for {}", self.tf_name))));

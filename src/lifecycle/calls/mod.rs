@@ -4,14 +4,16 @@
 //! This is the one place that sends requests: [`Client`] holds the provider's connection,
 //! and only this module can reach into it. Each method builds one request, sends it, decodes
 //! the answer, asks a pure function in `checks` what is wrong with it, and words the
-//! problems for the user ([`LifecycleError`], or warnings in a [`Warned`] answer). The
-//! operations (`resource.rs`, `provider_config.rs`, `invoke.rs`) compose these calls and
-//! never see a request.
+//! problems for the user ([`LifecycleError`], or warnings in a [`Warned`] answer). Each
+//! method is one Terraform call, named in Terraform's words (`plan_resource_change`,
+//! `read_data_source`, `configure_provider`); the operations (`lifecycle/operations/`)
+//! compose these calls and never see a request. Every `impl` of a type defined here is in
+//! this folder (the `layering` test keeps it so).
 //!
 //! - `provider`: calls about the provider as a whole and its functions, on
 //!   [`Connection`]: GetProviderSchema, GetResourceIdentitySchemas, ValidateProviderConfig, ConfigureProvider,
 //!   ValidateDataResourceConfig, ReadDataSource, CallFunction.
-//! - `resource`: [`Resource`] and the calls that read or load a resource:
+//! - `managed_resource`: [`Resource`] and the calls that read or load a managed resource:
 //!   ValidateResourceConfig, UpgradeResourceState, ReadResource, ImportResourceState.
 //! - `ephemeral`: an ephemeral resource's calls, on [`Connection`]:
 //!   ValidateEphemeralResourceConfig, OpenEphemeralResource, RenewEphemeralResource,
@@ -22,7 +24,7 @@
 //! - `change`: the calls that change one: PlanResourceChange (and its destroy form), the
 //!   final-plan check, ApplyResourceChange (interruptible).
 //!
-//! A new RPC gets its method here, an [`Operation`] naming it in errors, and its decisions
+//! A new RPC gets its method here, an [`Rpc`] naming it in errors, and its decisions
 //! as pure functions in `checks`.
 //!
 //! Architecture invariant: no Pulumi property values except in error paths; values are cty.
@@ -35,24 +37,24 @@ mod ephemeral;
 mod generate;
 mod handles;
 mod list;
+mod managed_resource;
 mod provider;
-mod resource;
 
 use schema_gen::tf::Block;
 use schema_gen::translate::PropertyNames;
 
 pub use change::Apply;
-pub(in crate::lifecycle) use connection::TokenIndex;
+pub(in crate::lifecycle) use connection::Described;
 pub use connection::{Connection, TokenKind};
 pub use ephemeral::Opened;
 pub use list::{Listed, Listing};
+pub use managed_resource::{Applied, Planned, Read, Resource, Stored};
 pub use provider::FunctionResult;
-pub use resource::{Applied, Planned, Read, Resource, Stored};
 
-use super::checks::{self, Audience, Message};
-use super::error::{LifecycleError, Operation, Reported, Subject};
 use crate::convert::paths::pulumi_path;
 use crate::cty::{self, Path, Value};
+use crate::lifecycle::support::checks::{self, Audience, Message};
+use crate::lifecycle::support::error::{LifecycleError, Reported, Rpc, Subject};
 use crate::tfplugin::types::{AttributePath, Diagnostic, DynamicValue, PathStep, Severity};
 use crate::tfplugin::{CallError, ProviderClient};
 
@@ -122,9 +124,9 @@ impl Client {
 
     /// A stream's failure status, with the process's exit when it died. The stream was
     /// opened, so the provider is launched.
-    async fn stream_failed(&self, operation: crate::tfplugin::Operation, status: tonic::Status) -> CallError {
+    async fn stream_failed(&self, rpc: crate::tfplugin::Rpc, status: tonic::Status) -> CallError {
         match self.ready().await {
-            Ok(client) => client.stream_failed(operation, status).await,
+            Ok(client) => client.stream_failed(rpc, status).await,
             Err(error) => error,
         }
     }
@@ -225,9 +227,9 @@ impl Diagnostics {
     }
 
     /// The warnings as text, and `Err` with the errors, if any.
-    fn fail_on_errors(self, subject: &Subject, operation: Operation) -> Result<Warnings, LifecycleError> {
+    fn fail_on_errors(self, subject: &Subject, rpc: Rpc) -> Result<Warnings, LifecycleError> {
         if !self.errors.is_empty() {
-            return Err(LifecycleError::Diagnostics { subject: subject.clone(), operation, diagnostics: self.errors });
+            return Err(LifecycleError::Diagnostics { subject: subject.clone(), rpc, diagnostics: self.errors });
         }
         let mut warnings = Warnings::default();
         warnings.reported(&self.warnings);
@@ -263,16 +265,16 @@ fn encode(subject: &Subject, what: &str, value: &Value, ty: &cty::Type) -> Resul
 /// its failure worded for `subject`.
 async fn unlogged<T>(
     subject: &Subject,
-    operation: Operation,
+    rpc: Rpc,
     tf_name: &str,
     field: &'static str,
     answer: impl std::future::Future<Output = Result<T, CallError>>,
 ) -> Result<T, LifecycleError> {
-    debug_log::not_logged(debug_log::Call::named(operation, tf_name), Some(field), answer)
+    debug_log::not_logged(debug_log::Call::named(rpc, tf_name), Some(field), answer)
         .await
-        .map_err(call_error(subject, operation))
+        .map_err(call_error(subject, rpc))
 }
 
-fn call_error(subject: &Subject, operation: Operation) -> impl FnOnce(CallError) -> LifecycleError + '_ {
-    move |error| LifecycleError::Call { subject: subject.clone(), operation, error: Box::new(error) }
+fn call_error(subject: &Subject, rpc: Rpc) -> impl FnOnce(CallError) -> LifecycleError + '_ {
+    move |error| LifecycleError::Call { subject: subject.clone(), rpc, error: Box::new(error) }
 }

@@ -9,8 +9,8 @@ use super::Connection;
 use super::handles::{Bound, DataSource};
 use super::{Client, Diagnostics, Warned, call_error, decode, encode};
 use crate::cty::{self, Value};
-use crate::lifecycle::error::ParameterizeError;
-use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
+use crate::lifecycle::support::error::ParameterizeError;
+use crate::lifecycle::support::error::{LifecycleError, PROVIDER_BUG_SUFFIX, Rpc, Subject};
 
 use super::debug_log::{self, Call, Request};
 use crate::tfplugin::types::{Diagnostic, DynamicValue, ReadDataSourceRequest, ServerCapabilities, Severity};
@@ -21,10 +21,10 @@ pub const TERRAFORM_VERSION: &str = "1.0.0+pulumi-terraform-bridge";
 
 impl Client {
     /// GetProviderSchema, once at launch. Error diagnostics fail it.
-    pub(in crate::lifecycle) async fn provider_schema(
+    pub(in crate::lifecycle) async fn get_provider_schema(
         &self,
     ) -> Result<(ProviderSchema, ServerCapabilities), ParameterizeError> {
-        let response = debug_log::logged(Call::provider(Operation::GetProviderSchema), Request::Empty, async {
+        let response = debug_log::logged(Call::provider(Rpc::GetProviderSchema), Request::Empty, async {
             self.ready().await?.get_provider_schema().await
         })
         .await?;
@@ -37,16 +37,14 @@ impl Client {
     /// GetResourceIdentitySchemas, once at launch, after GetProviderSchema as Terraform
     /// calls it. A provider older than protocol 5.9/6.9 answers `Unimplemented`: no
     /// identities, as Terraform treats it. Error diagnostics fail it.
-    pub(in crate::lifecycle) async fn identity_schemas(
+    pub(in crate::lifecycle) async fn get_resource_identity_schemas(
         &self,
     ) -> Result<BTreeMap<String, IdentitySchema>, ParameterizeError> {
-        let Some(response) =
-            debug_log::not_logged(Call::provider(Operation::GetResourceIdentitySchemas), None, async {
-                self.ready().await?.get_resource_identity_schemas().await
-            })
-            .await?
-            .supported()
-        else {
+        let Some(response) = debug_log::not_logged(Call::provider(Rpc::GetResourceIdentitySchemas), None, async {
+            self.ready().await?.get_resource_identity_schemas().await
+        })
+        .await?
+        .supported() else {
             return Ok(BTreeMap::new());
         };
         if let Some(error) = schema_errors(&response.diagnostics) {
@@ -101,12 +99,12 @@ impl Connection {
         let every_setting: Vec<cty::Path> =
             block.attributes.keys().chain(block.block_types.keys()).map(|name| cty::Path::root().attr(name)).collect();
         let response = debug_log::logged(
-            Call::of_provider(Operation::ValidateProviderConfig, block, &every_setting),
+            Call::of_provider(Rpc::ValidateProviderConfig, block, &every_setting),
             Request::Config(config),
             async { self.client.ready().await?.validate_provider_config(&encoded).await },
         )
         .await
-        .map_err(call_error(subject, Operation::ValidateProviderConfig))?;
+        .map_err(call_error(subject, Rpc::ValidateProviderConfig))?;
         Ok(Diagnostics::new(block, names, &response.diagnostics))
     }
 
@@ -121,15 +119,15 @@ impl Connection {
     ) -> Result<Warned<()>, LifecycleError> {
         let block = &self.schema.provider().block;
         let encoded = encode(subject, "the configuration", config, &block.implied_type())?;
-        let operation = Operation::ConfigureProvider;
+        let rpc = Rpc::ConfigureProvider;
         let diagnostics = debug_log::logged(
-            Call::of_provider(operation, block, secrets),
+            Call::of_provider(rpc, block, secrets),
             Request::Configure { terraform_version: TERRAFORM_VERSION, config },
             async { self.client.ready().await?.configure_provider(TERRAFORM_VERSION, &encoded).await },
         )
         .await
-        .map_err(call_error(subject, operation))?;
-        let warnings = Diagnostics::new(block, names, &diagnostics).fail_on_errors(subject, operation)?;
+        .map_err(call_error(subject, rpc))?;
+        let warnings = Diagnostics::new(block, names, &diagnostics).fail_on_errors(subject, rpc)?;
         Ok(Warned { value: (), warnings })
     }
 
@@ -147,13 +145,12 @@ impl Connection {
             .collect::<Result<Vec<_>, _>>()?;
         // Function parameters carry no sensitivity in the schema, and a program may pass
         // secrets: the log shows how many arguments there were, never their values.
-        let response = debug_log::logged(
-            Call::named(Operation::CallFunction, tf_name),
-            Request::Arguments(encoded.len()),
-            async { self.client.ready().await?.call_function(tf_name, &encoded).await },
-        )
-        .await
-        .map_err(call_error(subject, Operation::CallFunction))?;
+        let response =
+            debug_log::logged(Call::named(Rpc::CallFunction, tf_name), Request::Arguments(encoded.len()), async {
+                self.client.ready().await?.call_function(tf_name, &encoded).await
+            })
+            .await
+            .map_err(call_error(subject, Rpc::CallFunction))?;
         let Some(response) = response.supported() else {
             return Err(LifecycleError::ProviderBug {
                 subject: subject.clone(),
@@ -177,7 +174,7 @@ impl Connection {
 impl DataSource<'_> {
     /// ValidateDataResourceConfig: the provider's diagnostics, errors included (Invoke turns
     /// them into failures).
-    pub(in crate::lifecycle) async fn validate(
+    pub(in crate::lifecycle) async fn validate_data_resource_config(
         &self,
         config: &Value,
         secrets: &[cty::Path],
@@ -185,44 +182,43 @@ impl DataSource<'_> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
         let encoded = encode(subject, "the arguments", config, &block.implied_type())?;
         let diagnostics = debug_log::logged(
-            Call::of_type(Operation::ValidateDataResourceConfig, tf_name, block, secrets),
+            Call::of_type(Rpc::ValidateDataResourceConfig, tf_name, block, secrets),
             Request::Config(config),
             async { connection.client.ready().await?.validate_data_resource_config(tf_name, &encoded).await },
         )
         .await
-        .map_err(call_error(subject, Operation::ValidateDataResourceConfig))?;
+        .map_err(call_error(subject, Rpc::ValidateDataResourceConfig))?;
         Ok(Diagnostics::new(block, names, &diagnostics))
     }
 
     /// ReadDataSource with a wholly known configuration, checked as Terraform checks it:
     /// the result must be a known, non-null object.
-    pub(in crate::lifecycle) async fn read(
+    pub(in crate::lifecycle) async fn read_data_source(
         &self,
         config: &Value,
         secrets: &[cty::Path],
     ) -> Result<Warned<Value>, LifecycleError> {
         let Bound { connection, tf_name, block, names, subject } = &self.0;
         let ty = block.implied_type();
-        let operation = Operation::ReadDataSource;
+        let rpc = Rpc::ReadDataSource;
         let request = ReadDataSourceRequest {
             type_name: (*tf_name).to_owned(),
             config: encode(subject, "the arguments", config, &ty)?,
             provider_meta: connection.provider_meta(),
         };
-        let response =
-            debug_log::logged(Call::of_type(operation, tf_name, block, secrets), Request::Config(config), async {
-                connection.client.ready().await?.read_data_source(&request).await
-            })
-            .await
-            .map_err(call_error(subject, operation))?;
-        let warnings = Diagnostics::new(block, names, &response.diagnostics).fail_on_errors(subject, operation)?;
+        let response = debug_log::logged(Call::of_type(rpc, tf_name, block, secrets), Request::Config(config), async {
+            connection.client.ready().await?.read_data_source(&request).await
+        })
+        .await
+        .map_err(call_error(subject, rpc))?;
+        let warnings = Diagnostics::new(block, names, &response.diagnostics).fail_on_errors(subject, rpc)?;
         let bug = |summary: &'static str, problem: String| LifecycleError::ProviderBug {
             subject: subject.clone(),
             summary,
             problems: vec![format!("{problem}. {PROVIDER_BUG_SUFFIX}")],
         };
         let state = decode(&response.state, &ty).map_err(|err| {
-            bug("Provider produced invalid object", format!("{operation} returned an invalid value: {err}"))
+            bug("Provider produced invalid object", format!("{rpc} returned an invalid value: {err}"))
         })?;
         if state.is_null() {
             return Err(bug("Provider produced null object", format!("{tf_name} returned null")));

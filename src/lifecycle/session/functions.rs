@@ -6,12 +6,12 @@
 use tokio_util::sync::CancellationToken;
 
 use super::Session;
-use crate::lifecycle::action::ActionMode;
 use crate::lifecycle::calls::TokenKind;
-use crate::lifecycle::ephemeral::Closed;
-use crate::lifecycle::error::LifecycleError;
-use crate::lifecycle::invoke::Invoked;
-use crate::lifecycle::list::{ListPage, ListQuery};
+use crate::lifecycle::operations::action::{self, ActionMode};
+use crate::lifecycle::operations::ephemeral::{self, Closed};
+use crate::lifecycle::operations::invoke::{self, Invoked};
+use crate::lifecycle::operations::list::{self, ListPage, ListQuery};
+use crate::lifecycle::support::error::LifecycleError;
 use crate::property::PropertyMap;
 
 /// Where a running action's progress goes: `(urn, message)` for every event, in order.
@@ -47,17 +47,21 @@ impl Session {
                 };
                 let mode = if preview { ActionMode::Plan } else { ActionMode::Invoke };
                 tokio::select! {
-                    run = connection.run_action(&token, &args, mode, &*progress) => run,
+                    run = action::run_action(connection, &token, &args, mode, &*progress) => run,
                     () = cancel.cancelled() => Err(LifecycleError::Cancelled(format!(
                         "the action {tf_name:?} ({token}) was cancelled by the Pulumi engine; it may have run in part"
                     ))),
                 }
             }
-            Some((TokenKind::DataSource, tf_name)) => connection.invoke_data_source(&token, tf_name, &args).await,
-            Some((TokenKind::Function, tf_name)) => connection.call_provider_function(&token, tf_name, &args).await,
+            Some((TokenKind::DataSource, tf_name)) => {
+                invoke::invoke_data_source(connection, &token, tf_name, &args).await
+            }
+            Some((TokenKind::Function, tf_name)) => {
+                invoke::call_provider_function(connection, &token, tf_name, &args).await
+            }
             Some((TokenKind::EphemeralResource, tf_name)) => {
                 let tf_name = tf_name.to_owned();
-                connection.open_ephemeral(&self.ephemerals, &token, &tf_name, &args).await
+                ephemeral::open_ephemeral(connection, &self.ephemerals, &token, &tf_name, &args).await
             }
             _ => Err(LifecycleError::UnknownToken {
                 kind: "data source, function or ephemeral resource",
@@ -67,13 +71,13 @@ impl Session {
         }
     }
 
-    /// Closes every open ephemeral resource, each exactly once (see `lifecycle/ephemeral.rs`).
+    /// Closes every open ephemeral resource, each exactly once (see `lifecycle/operations/ephemeral.rs`).
     pub async fn close_ephemerals(&self) -> Closed {
-        self.connection.close_ephemerals(&self.ephemerals).await
+        ephemeral::close_ephemerals(&self.connection, &self.ephemerals).await
     }
 
     /// List: one page of the resources a Terraform list resource finds.
     pub async fn list(&self, query: ListQuery) -> ListPage {
-        self.connection.list(&self.lists, &query).await
+        list::list(&self.connection, &self.lists, &query).await
     }
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use tokio_util::sync::CancellationToken;
 
-use super::super::error::ParameterizeError;
+use super::super::support::error::ParameterizeError;
 use super::{Session, start_provider};
 use crate::installer::{self, CachedPackage};
 use crate::parameterize::{self, ArgsError};
@@ -36,6 +36,9 @@ pub enum MappingError {
     /// The engine cancelled while the cached package was starting.
     #[error("GetMapping was cancelled by the Pulumi engine")]
     Cancelled,
+    /// The mapping needs the whole provider schema, and its cache entry does not decode.
+    #[error(transparent)]
+    Schema(#[from] crate::schema_cache::LazySchemaError),
 }
 
 /// The mapping GetMapping asks for, by converter `key` and provider type (`provider`; empty:
@@ -105,8 +108,11 @@ impl Session {
         if !provider.is_empty() && provider != name {
             return Err(MappingError::UnknownProvider(provider.to_owned()));
         }
-        let mapping =
-            schema_gen::mapping::provider_mapping(&connection.schema, &connection.names, self.package_version());
+        let mapping = schema_gen::mapping::provider_mapping(
+            connection.schema.whole()?,
+            &connection.names,
+            self.package_version(),
+        );
         let data = schema_gen::mapping::to_go_json(&mapping).into_bytes();
         Ok(Mapping { provider: name, data })
     }

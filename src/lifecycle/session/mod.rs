@@ -20,9 +20,9 @@
 //!
 //! Architecture invariant: the top of `lifecycle`; nothing in `lifecycle` imports it.
 
-mod functions;
+pub(super) mod functions;
 mod mapping;
-mod provider;
+pub(super) mod provider;
 mod resources;
 
 use std::path::Path;
@@ -31,24 +31,21 @@ use std::sync::{Arc, Mutex};
 use schema_gen::pulumi::PackageSpec;
 use schema_gen::translate::{ProviderNames, TokenFilter, TranslateConfig, Warning, translate};
 
-use super::calls::{Client, Connection, TokenIndex};
-use super::ephemeral::OpenEphemerals;
-use super::error::ParameterizeError;
-use super::list::ListSessions;
-use super::resource::{GeneratedNames, PlanCache};
-use super::schema_source::{CacheLookup, CacheWrite, StartupFacts, StartupSchema, warm_start};
-use super::write_only::WriteOnlyInputs;
+use super::calls::{Client, Connection, Described};
+use super::operations::ephemeral::OpenEphemerals;
+use super::operations::list::ListSessions;
+use super::operations::schema_source::{self, CacheLookup, CacheWrite, StartupFacts, StartupSchema, warm_start};
+use super::operations::shared::{GeneratedNames, PlanCache};
+use super::operations::write_only::WriteOnlyInputs;
+use super::support::error::ParameterizeError;
 use crate::installer;
 use crate::parameterize::{Args, LocalValue, ParameterValue, RemoteValue, Source};
 use crate::property::PropertyMap;
-use crate::schema_cache::{CacheKey, Miss, SchemaCache, package_inputs_digest};
+use crate::schema_cache::{CacheKey, LazySchemaError, Miss, SchemaCache, package_inputs_digest};
 use crate::tfplugin::reattach::{REATTACH_ENV_VARS, reattach_config_from_env};
 use crate::tfplugin::{LaunchConfig, ProviderClient, launch, reattach, resolve_executable};
 
-pub use functions::{InvokeRequest, Progress};
 pub use mapping::{Mapping, MappingError, mapped_providers, mapping};
-pub use provider::{ConfigureRequest, DiffConfigRequest};
-pub use resources::{CheckRequest, CreateRequest, DeleteRequest, DiffRequest, ReadRequest, UpdateRequest};
 
 /// A launched, described provider, and what the process remembers of the deployment.
 pub struct Session {
@@ -130,7 +127,7 @@ pub async fn start_provider_with_cache(
             }
             (launching, found) => {
                 let client = Client::new(launching.wait().await?);
-                let startup = client.startup_schema(found, package_cache.clone()).await?;
+                let startup = schema_source::startup_schema(&client, found, package_cache.clone()).await?;
                 (client, startup)
             }
         };
@@ -145,8 +142,7 @@ pub async fn start_provider_with_cache(
         started.elapsed()
     );
     let parameter = parameter_value(args, source_address.as_deref(), &package_version);
-    let connection = Connection {
-        by_token: TokenIndex::of(&names),
+    let connection = Connection::new(Described {
         package_name,
         package_version: package_version.clone(),
         terraform_name,
@@ -156,7 +152,7 @@ pub async fn start_provider_with_cache(
         identity_schemas,
         names,
         capabilities,
-    };
+    });
     Ok(Session {
         connection: Arc::new(connection),
         announced_version: package_version,
@@ -350,12 +346,13 @@ impl Session {
     }
 
     /// The Pulumi package schema (GetSchema), at the announced version, with the
-    /// translation's warnings.
-    pub fn package_schema(&self, plugin_version: &str) -> (PackageSpec, Vec<Warning>) {
+    /// translation's warnings. It needs the whole provider schema: an error if a schema cache
+    /// entry does not decode.
+    pub fn package_schema(&self, plugin_version: &str) -> Result<(PackageSpec, Vec<Warning>), LazySchemaError> {
         let parameter = self.parameter.to_json();
         let connection = &self.connection;
         let (mut spec, warnings) = translate(&TranslateConfig {
-            schema: &connection.schema,
+            schema: connection.schema.whole()?,
             package_name: &connection.package_name,
             package_version: &connection.package_version,
             terraform_name: &connection.terraform_name,
@@ -365,22 +362,22 @@ impl Session {
             filter: TokenFilter { include: &self.parameter.includes, exclude: &self.parameter.excludes },
         });
         spec.version.clone_from(&self.announced_version);
-        (spec, warnings)
+        Ok((spec, warnings))
     }
 
     /// GetSchema's answer: the package schema as JSON, its version the announced one. A
     /// warm start reads it from the schema cache; otherwise it is translated (hundreds of
     /// milliseconds on a big provider) and written to the cache in the background.
-    pub fn package_schema_json(&self, plugin_version: &str) -> String {
+    pub fn package_schema_json(&self, plugin_version: &str) -> Result<String, LazySchemaError> {
         let inputs = self.package_inputs(plugin_version);
         if let Some((cache, key)) = &self.package_cache {
             match cache.load_package(key, &inputs) {
-                Ok(json) => return json,
+                Ok(json) => return Ok(json),
                 Err(Miss::Absent) => tracing::debug!("schema cache: no translated package yet"),
                 Err(miss) => tracing::debug!("schema cache: {miss}; translating again"),
             }
         }
-        let (spec, warnings) = self.package_schema(plugin_version);
+        let (spec, warnings) = self.package_schema(plugin_version)?;
         for warning in &warnings {
             tracing::debug!("schema translation: {warning}");
         }
@@ -398,7 +395,7 @@ impl Session {
                 Err(err) => tracing::debug!("schema cache: cannot start the package write: {err}"),
             }
         }
-        json
+        Ok(json)
     }
 
     /// What the translated package depends on besides the binary (which the cache key

@@ -3,9 +3,10 @@
 //! configuration last given to CheckConfig or Configure (remembered here).
 
 use super::Session;
-use crate::lifecycle::error::LifecycleError;
-use crate::lifecycle::resource::Checked;
-use crate::lifecycle::resource::Diffed;
+use crate::lifecycle::operations::provider_config;
+use crate::lifecycle::operations::shared::{Checked, Diffed};
+use crate::lifecycle::operations::terraform_config;
+use crate::lifecycle::support::error::LifecycleError;
 use crate::property::PropertyMap;
 
 /// CheckConfig or Configure of the provider resource `urn`.
@@ -27,27 +28,27 @@ pub struct DiffConfigRequest {
 impl Session {
     /// CheckConfig; its inputs are remembered for `terraformConfig`.
     pub async fn check_config(&self, request: ConfigureRequest) -> Result<Checked, LifecycleError> {
-        let checked = self.connection.check_config(&request.urn, &request.config).await?;
+        let checked = provider_config::check_config(&self.connection, &request.urn, &request.config).await?;
         self.remember_config(&checked.inputs);
         Ok(checked)
     }
 
     /// DiffConfig: which settings changed.
     pub fn diff_config(&self, request: DiffConfigRequest) -> Diffed {
-        self.connection.diff_config(&request.olds, &request.news)
+        provider_config::diff_config(&self.connection, &request.olds, &request.news)
     }
 
     /// Configure; its settings are remembered for `terraformConfig`. Returns the
     /// provider's warnings.
     pub async fn configure(&self, request: ConfigureRequest) -> Result<Vec<String>, LifecycleError> {
         self.remember_config(&request.config);
-        self.connection.configure(&request.urn, &request.config).await
+        provider_config::configure(&self.connection, &request.urn, &request.config).await
     }
 
     /// The `terraformConfig` method of the provider resource `urn`.
     pub fn terraform_config(&self, urn: &str) -> Result<PropertyMap, LifecycleError> {
         let config = self.last_config.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone();
-        self.connection.terraform_config(urn, &config)
+        terraform_config::terraform_config(&self.connection, urn, &config)
     }
 
     fn remember_config(&self, config: &PropertyMap) {

@@ -5,9 +5,9 @@
 
 use tokio_stream::StreamExt as _;
 
-use super::Operation;
+use super::Rpc;
 use super::error::CallError;
-use super::resources::{DeferredReason, Diagnostic, DynamicValue};
+use super::types::{DeferredReason, Diagnostic, DynamicValue};
 
 pub(super) mod wire;
 
@@ -59,11 +59,11 @@ impl ActionEvents {
                 Ok(None) => return Ok(None),
                 Ok(Some(Some(event))) => return Ok(Some(event)),
                 Ok(Some(None)) => {
-                    tracing::debug!(provider = %self.provider, "skipping an {} event of unknown type", Operation::InvokeAction)
+                    tracing::debug!(provider = %self.provider, "skipping an {} event of unknown type", Rpc::InvokeAction)
                 }
                 Err(status) => {
                     return Err(CallError::Rpc {
-                        rpc: Operation::InvokeAction.v6_name(),
+                        rpc: Rpc::InvokeAction.v6_name(),
                         provider: self.provider.clone(),
                         code: status.code(),
                         message: status.message().to_owned(),

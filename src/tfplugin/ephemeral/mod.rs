@@ -4,7 +4,7 @@
 
 use std::time::SystemTime;
 
-use super::resources::{DeferredReason, Diagnostic, DynamicValue};
+use super::types::{DeferredReason, Diagnostic, DynamicValue};
 
 pub(super) mod wire;
 

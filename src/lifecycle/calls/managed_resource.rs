@@ -1,15 +1,16 @@
 //! The provider calls of a resource operation, each followed by the checks Terraform core
 //! makes on its answer.
 //!
-//! [`Resource`] is one resource type of the parameterized provider, bound to the URN of the
-//! resource being worked on, so every error can name it. Its methods are the steps
-//! Terraform runs: [`Resource::validate`], [`Resource::upgrade`] (on every load of stored
-//! state), [`Resource::read`] and [`Resource::import`] here; [`Resource::plan`] (with
-//! `AssertPlanValid`, the write-only and `requires_replace` checks),
-//! [`Resource::plan_destroy`] and [`Resource::apply`] (with `AssertObjectCompatible` and
-//! the unknown-after-apply check) in `change.rs`. Checks that Terraform tolerates for
-//! providers on the legacy SDK type system become warnings; everything else fails the
-//! operation.
+//! [`Resource`] is one managed resource type of the parameterized provider, bound to the URN
+//! of the resource being worked on, so every error can name it. Its methods are the calls
+//! Terraform makes, in Terraform's words: [`Resource::validate_resource_config`],
+//! [`Resource::upgrade_resource_state`] (on every load of stored state),
+//! [`Resource::read_resource`] and [`Resource::import_resource_state`] here;
+//! [`Resource::plan_resource_change`] (with `AssertPlanValid`, the write-only and
+//! `requires_replace` checks), [`Resource::plan_destroy`] and
+//! [`Resource::apply_resource_change`] (with `AssertObjectCompatible` and the
+//! unknown-after-apply check) in `change.rs`. Checks that Terraform tolerates for providers
+//! on the legacy SDK type system become warnings; everything else fails the operation.
 
 use std::time::Duration;
 
@@ -21,9 +22,9 @@ use super::{Diagnostics, Warned, call_error, decode, encode};
 use crate::convert::paths::pulumi_path;
 use crate::cty::{self, Path, Value};
 use crate::invariants::Violation;
-use crate::lifecycle::error::{LifecycleError, Operation, PROVIDER_BUG_SUFFIX, Subject};
-use crate::lifecycle::identity::{self, IdentityProblem, IdentityVersion};
-use crate::lifecycle::state;
+use crate::lifecycle::support::error::{LifecycleError, PROVIDER_BUG_SUFFIX, Rpc, Subject};
+use crate::lifecycle::support::identity::{self, IdentityProblem, IdentityVersion};
+use crate::lifecycle::support::state;
 use crate::property::PropertyPath;
 use crate::tfplugin::identity_list::UpgradeResourceIdentityRequest;
 use crate::tfplugin::types::{
@@ -38,13 +39,13 @@ pub const STOP_GRACE: Duration = Duration::from_secs(15);
 
 /// One resource type, bound to the resource an operation works on.
 pub struct Resource<'p> {
-    pub(in crate::lifecycle) provider: &'p Connection,
-    pub(in crate::lifecycle) tf_name: &'p str,
-    pub(in crate::lifecycle) schema: &'p Schema,
+    pub(super) provider: &'p Connection,
+    pub(super) tf_name: &'p str,
+    pub(super) schema: &'p Schema,
     /// The resource type's identity schema, when the provider declares one.
-    pub(in crate::lifecycle) identity_schema: Option<&'p IdentitySchema>,
-    pub(in crate::lifecycle) props: ResourceProperties,
-    pub(in crate::lifecycle) urn: String,
+    pub(super) identity_schema: Option<&'p IdentitySchema>,
+    pub(super) props: ResourceProperties,
+    pub(super) urn: String,
     pub(super) subject: Subject,
 }
 
@@ -130,6 +131,39 @@ impl<'p> Resource<'p> {
     }
 }
 
+/// What the operations read of the handle; the calls read the fields.
+impl<'p> Resource<'p> {
+    /// The connection the handle was made from.
+    pub(in crate::lifecycle) fn connection(&self) -> &'p Connection {
+        self.provider
+    }
+
+    /// The resource type's Terraform name.
+    pub(in crate::lifecycle) fn tf_name(&self) -> &'p str {
+        self.tf_name
+    }
+
+    /// The resource type's schema.
+    pub(in crate::lifecycle) fn schema(&self) -> &'p Schema {
+        self.schema
+    }
+
+    /// The resource type's identity schema, when the provider declares one.
+    pub(in crate::lifecycle) fn identity_schema(&self) -> Option<&'p IdentitySchema> {
+        self.identity_schema
+    }
+
+    /// The Pulumi names of the type's properties, and whether it is auto-named.
+    pub(in crate::lifecycle) fn props(&self) -> &ResourceProperties {
+        &self.props
+    }
+
+    /// The URN of the resource the operation works on.
+    pub(in crate::lifecycle) fn urn(&self) -> &str {
+        &self.urn
+    }
+}
+
 impl Resource<'_> {
     /// The paths at which stored outputs hold Pulumi secrets, for the gRPC debug log to
     /// redact in the state built from them; nothing when the log is off. An operation passes
@@ -143,7 +177,7 @@ impl Resource<'_> {
     }
 
     /// A call about this resource type, for the gRPC debug log, redacting `secrets` too.
-    pub(super) fn log<'a>(&'a self, rpc: Operation, secrets: &'a [Path]) -> Call<'a> {
+    pub(super) fn log<'a>(&'a self, rpc: Rpc, secrets: &'a [Path]) -> Call<'a> {
         Call::of_type(rpc, self.tf_name, &self.schema.block, secrets)
     }
 }
@@ -234,14 +268,18 @@ impl Resource<'_> {
 
     /// ValidateResourceConfig: the provider's diagnostics, errors included (Check turns them
     /// into failures).
-    pub async fn validate(&self, config: &Value, secrets: &[Path]) -> Result<Diagnostics, LifecycleError> {
+    pub async fn validate_resource_config(
+        &self,
+        config: &Value,
+        secrets: &[Path],
+    ) -> Result<Diagnostics, LifecycleError> {
         let encoded = self.encode("the configuration", config)?;
         let diagnostics =
-            debug_log::logged(self.log(Operation::ValidateResourceConfig, secrets), Request::Config(config), async {
+            debug_log::logged(self.log(Rpc::ValidateResourceConfig, secrets), Request::Config(config), async {
                 self.provider.client.ready().await?.validate_resource_config(self.tf_name, &encoded).await
             })
             .await
-            .map_err(call_error(&self.subject, Operation::ValidateResourceConfig))?;
+            .map_err(call_error(&self.subject, Rpc::ValidateResourceConfig))?;
         Ok(self.diagnostics(&diagnostics))
     }
 
@@ -249,7 +287,7 @@ impl Resource<'_> {
     /// it through `UpgradeResourceState` with the stored schema version. Returns the
     /// upgraded value and the stored private bytes.
     /// `secrets`: the outputs' secret paths (`Resource::stored_secrets`), for the log.
-    pub async fn upgrade(
+    pub async fn upgrade_resource_state(
         &self,
         id: &str,
         outputs: &crate::property::PropertyMap,
@@ -274,13 +312,13 @@ impl Resource<'_> {
             version: meta.schema_version,
             raw_state: RawState::Json(raw),
         };
-        let operation = Operation::UpgradeResourceState;
-        let response = debug_log::logged(self.log(operation, secrets), Request::UpgradeState(&request), async {
+        let rpc = Rpc::UpgradeResourceState;
+        let response = debug_log::logged(self.log(rpc, secrets), Request::UpgradeState(&request), async {
             self.provider.client.ready().await?.upgrade_resource_state(&request).await
         })
         .await
-        .map_err(call_error(&self.subject, operation))?;
-        let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, operation)?;
+        .map_err(call_error(&self.subject, rpc))?;
+        let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, rpc)?;
         let value = decode(&response.upgraded_state, &self.ty()).map_err(|err| {
             self.bug("Invalid resource state upgrade", vec![format!("the upgraded state is invalid: {err}")])
         })?;
@@ -288,14 +326,14 @@ impl Resource<'_> {
             format!("{path}: the upgraded state holds an unknown value")
         })?;
         let mut warnings = warnings;
-        let meta = warnings.keep(self.upgrade_identity(meta).await?);
+        let meta = warnings.keep(self.upgrade_resource_identity(meta).await?);
         Ok(Warned { value: (value, meta), warnings })
     }
 
     /// The stored identity, at the provider's current identity version: sent through
     /// UpgradeResourceIdentity when it is older, as Terraform does on every load. An
     /// identity the provider no longer declares is dropped.
-    async fn upgrade_identity(&self, mut meta: state::Meta) -> Result<Warned<state::Meta>, LifecycleError> {
+    async fn upgrade_resource_identity(&self, mut meta: state::Meta) -> Result<Warned<state::Meta>, LifecycleError> {
         let no_warnings = |meta| Ok(Warned { value: meta, warnings: super::Warnings::default() });
         let (Some(schema), Some(stored)) = (self.identity_schema, meta.identity.clone()) else {
             meta.identity = None;
@@ -321,27 +359,27 @@ impl Resource<'_> {
             }
             IdentityVersion::Upgrade => {}
         }
-        let operation = Operation::UpgradeResourceIdentity;
+        let rpc = Rpc::UpgradeResourceIdentity;
         let request = UpgradeResourceIdentityRequest {
             type_name: self.tf_name.to_owned(),
             version: meta.identity_schema_version,
             raw_identity: stored.into_bytes(),
         };
-        let response = debug_log::not_logged(self.log(operation, &[]), Some("identity"), async {
+        let response = debug_log::not_logged(self.log(rpc, &[]), Some("identity"), async {
             self.provider.client.ready().await?.upgrade_resource_identity(&request).await
         })
         .await
-        .map_err(call_error(&self.subject, operation))?;
+        .map_err(call_error(&self.subject, rpc))?;
         let Some(response) = response.supported() else {
             return Err(self.bug(
                 "Invalid resource identity upgrade",
                 vec![format!(
-                    "the stored identity has schema version {} and {} declares version {}, but the provider does not implement {operation}",
+                    "the stored identity has schema version {} and {} declares version {}, but the provider does not implement {rpc}",
                     meta.identity_schema_version, self.tf_name, schema.version
                 )],
             ));
         };
-        let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, operation)?;
+        let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, rpc)?;
         let upgraded = response
             .upgraded_identity
             .map(|value| decode(&value, &schema.implied_type()))
@@ -371,7 +409,7 @@ impl Resource<'_> {
     }
 
     /// The identity stored in `meta` (already at the current version, see
-    /// [`Resource::upgrade`]), as a value to send.
+    /// [`Resource::upgrade_resource_state`]), as a value to send.
     pub(in crate::lifecycle) fn stored_identity(&self, meta: &state::Meta) -> Result<Option<Value>, LifecycleError> {
         let (Some(schema), Some(text)) = (self.identity_schema, &meta.identity) else { return Ok(None) };
         cty::json::decode(text.as_bytes(), &schema.implied_type()).map(Some).map_err(|err| LifecycleError::State {
@@ -404,7 +442,7 @@ impl Resource<'_> {
     /// decode it with.
     pub(super) fn returned_identity(
         &self,
-        rpc: Operation,
+        rpc: Rpc,
         identity: Option<&DynamicValue>,
     ) -> Result<Option<Value>, LifecycleError> {
         let (Some(schema), Some(identity)) = (self.identity_schema, identity) else { return Ok(None) };
@@ -415,8 +453,12 @@ impl Resource<'_> {
     }
 
     /// ReadResource with the (upgraded) state; `None` when the remote object is gone.
-    pub async fn read(&self, current: Stored<'_>, secrets: &[Path]) -> Result<Warned<Option<Read>>, LifecycleError> {
-        let operation = Operation::ReadResource;
+    pub async fn read_resource(
+        &self,
+        current: Stored<'_>,
+        secrets: &[Path],
+    ) -> Result<Warned<Option<Read>>, LifecycleError> {
+        let rpc = Rpc::ReadResource;
         let Stored { state: current, private, identity } = current;
         let request = ReadResourceRequest {
             type_name: self.tf_name.to_owned(),
@@ -425,23 +467,20 @@ impl Resource<'_> {
             provider_meta: self.provider.provider_meta(),
             current_identity: self.encode_identity(identity)?,
         };
-        let response = debug_log::logged(self.log(operation, secrets), Request::Read { current, private }, async {
+        let response = debug_log::logged(self.log(rpc, secrets), Request::Read { current, private }, async {
             self.provider.client.ready().await?.read_resource(&request).await
         })
         .await
-        .map_err(call_error(&self.subject, operation))?;
-        let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, operation)?;
+        .map_err(call_error(&self.subject, rpc))?;
+        let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, rpc)?;
         if response.deferred.is_some() {
             return Err(self.deferred(format!(
-                "{operation} of {:?} was deferred; Pulumi reads every resource it refreshes or imports now",
+                "{rpc} of {:?} was deferred; Pulumi reads every resource it refreshes or imports now",
                 self.tf_name
             )));
         }
         let value = decode(&response.new_state, &self.ty()).map_err(|err| {
-            self.bug(
-                "Provider produced invalid object",
-                vec![format!("{operation} returned a state that is invalid: {err}")],
-            )
+            self.bug("Provider produced invalid object", vec![format!("{rpc} returned a state that is invalid: {err}")])
         })?;
         if value.is_null() {
             return Ok(Warned { value: None, warnings });
@@ -453,17 +492,21 @@ impl Resource<'_> {
                 self.provider.display_name()
             )
         })?;
-        let identity = self.returned_identity(operation, response.new_identity.as_ref())?;
+        let identity = self.returned_identity(rpc, response.new_identity.as_ref())?;
         Ok(Warned { value: Some(Read { state: value, private: response.private, identity }), warnings })
     }
 
     /// ImportResourceState of `id`, or of `identity`: the one object it names, with its
     /// private bytes and identity (to be read next, as Terraform does).
-    pub async fn import(&self, id: &str, identity: Option<&Value>) -> Result<Warned<Read>, LifecycleError> {
-        let operation = Operation::ImportResourceState;
+    pub async fn import_resource_state(
+        &self,
+        id: &str,
+        identity: Option<&Value>,
+    ) -> Result<Warned<Read>, LifecycleError> {
+        let rpc = Rpc::ImportResourceState;
         let identity_data = self.encode_identity(identity)?;
         let response = debug_log::logged(
-            self.log(operation, &[]),
+            self.log(rpc, &[]),
             Request::Import { id, by_identity: identity_data.is_some() },
             async {
                 self.provider
@@ -475,8 +518,8 @@ impl Resource<'_> {
             },
         )
         .await
-        .map_err(call_error(&self.subject, operation))?;
-        let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, operation)?;
+        .map_err(call_error(&self.subject, rpc))?;
+        let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, rpc)?;
         let invalid = |message: String| LifecycleError::Invalid { subject: self.subject.clone(), message };
         let imported = match response.imported_resources.as_slice() {
             [] => {
@@ -497,7 +540,7 @@ impl Resource<'_> {
             }
         };
         let state = decode(&imported.state, &self.ty()).map_err(|err| {
-            self.bug("Provider produced invalid object", vec![format!("{operation} returned an invalid state: {err}")])
+            self.bug("Provider produced invalid object", vec![format!("{rpc} returned an invalid state: {err}")])
         })?;
         if state.is_null() {
             return Err(self.bug(
@@ -505,7 +548,7 @@ impl Resource<'_> {
                 vec![format!("Import returned null resource for id {id:?}")],
             ));
         }
-        let new_identity = self.returned_identity(operation, imported.identity.as_ref())?;
+        let new_identity = self.returned_identity(rpc, imported.identity.as_ref())?;
         if identity.is_some() && new_identity.is_none() {
             return Err(self.bug(
                 "Provider produced invalid identity",

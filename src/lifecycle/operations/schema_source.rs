@@ -21,8 +21,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::calls::{Client, Launch};
-use super::error::ParameterizeError;
+use crate::lifecycle::calls::{Client, Launch};
+use crate::lifecycle::support::error::ParameterizeError;
 use crate::schema_cache::{CacheKey, LazySchema, Miss, SchemaCache};
 use crate::tfplugin::ProviderClient;
 use crate::tfplugin::types::ServerCapabilities;
@@ -30,7 +30,7 @@ use schema_gen::tf::IdentitySchema;
 
 /// What start-up learns besides the schema, cached with it.
 #[derive(Debug, Serialize, Deserialize)]
-pub(super) struct StartupFacts {
+pub(in crate::lifecycle) struct StartupFacts {
     /// The protocol the provider was launched with; an entry for another is not used.
     pub protocol: u32,
     /// GetProviderSchema's capabilities.
@@ -41,7 +41,7 @@ pub(super) struct StartupFacts {
 }
 
 /// What start-up learns about the schema, from the cache or the provider.
-pub(super) struct StartupSchema {
+pub(in crate::lifecycle) struct StartupSchema {
     pub schema: LazySchema,
     pub capabilities: ServerCapabilities,
     pub identity_schemas: BTreeMap<String, IdentitySchema>,
@@ -52,13 +52,13 @@ pub(super) struct StartupSchema {
 type Loaded = Result<(StartupFacts, LazySchema), Miss>;
 
 /// A cache read begun before the provider is launched, so the two overlap.
-pub(super) struct CacheLookup {
+pub(in crate::lifecycle) struct CacheLookup {
     cache: Option<(SchemaCache, CacheKey)>,
     read: Option<tokio::task::JoinHandle<Loaded>>,
 }
 
 /// A cache write running in the background, joined at shutdown.
-pub(super) type CacheWrite = std::thread::JoinHandle<()>;
+pub(in crate::lifecycle) type CacheWrite = std::thread::JoinHandle<()>;
 
 impl CacheLookup {
     /// Starts reading the entry for `executable` from `cache`, unless the cache is off or
@@ -118,7 +118,7 @@ impl CacheLookup {
 
 /// What start-up does about the schema.
 #[derive(Debug, PartialEq, Eq)]
-pub(super) enum Decision {
+pub(in crate::lifecycle) enum Decision {
     /// Use the cached entry; no GetProviderSchema.
     UseCache,
     /// Call GetProviderSchema; write the answer to the cache when `store`.
@@ -127,7 +127,7 @@ pub(super) enum Decision {
 
 /// How a cached entry compares with the provider just launched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Cached {
+pub(in crate::lifecycle) enum Cached {
     Absent,
     /// An entry, written for this protocol or not; `schema_optional` is the
     /// `get_provider_schema_optional` the provider declared in the GetProviderSchema answer
@@ -144,7 +144,7 @@ pub(super) enum Cached {
 /// marking its discovery done, so after a GetMetadata its first call for a type discovers
 /// them again and fails with "Duplicate resource type" (issue 28). The entry's key is the
 /// binary's file identity, so the types it lists are the running binary's.
-pub(super) fn decide(cached: &Cached) -> Decision {
+pub(in crate::lifecycle) fn decide(cached: &Cached) -> Decision {
     match *cached {
         Cached::Absent | Cached::Present { same_protocol: false, .. } => Decision::Fetch { store: true },
         // The entry is right already; do not rewrite it on every start.
@@ -153,47 +153,45 @@ pub(super) fn decide(cached: &Cached) -> Decision {
     }
 }
 
-impl Client {
-    /// The schema, capabilities and identity schemas for start-up, from the cache entry
-    /// `found` or the provider, and the background write of a fresh answer to `cache`.
-    pub(super) async fn startup_schema(
-        &self,
-        found: Option<(StartupFacts, LazySchema)>,
-        cache: Option<(SchemaCache, CacheKey)>,
-    ) -> Result<StartupSchema, ParameterizeError> {
-        let protocol = self.protocol_number().unwrap_or_default();
-        let cached = match &found {
-            None => Cached::Absent,
-            Some((facts, _)) => Cached::Present {
-                same_protocol: facts.protocol == protocol,
-                schema_optional: facts.capabilities.get_provider_schema_optional,
-            },
-        };
-        let decision = decide(&cached);
-        tracing::debug!("schema cache: {decision:?}");
-        if let (Decision::UseCache, Some((facts, schema))) = (&decision, found) {
-            let StartupFacts { capabilities, identity_schemas, .. } = facts;
-            return Ok(StartupSchema { schema, capabilities, identity_schemas, write: None });
-        }
-        let (schema, capabilities) = self.provider_schema().await?;
-        let identity_schemas = self.identity_schemas().await?;
-        let schema = Arc::new(schema);
-        let write = match (decision, cache) {
-            (Decision::Fetch { store: true }, Some((cache, key))) => {
-                let schema = Arc::clone(&schema);
-                let facts = StartupFacts { protocol, capabilities, identity_schemas: identity_schemas.clone() };
-                let spawned = std::thread::Builder::new().name("schema-cache-write".to_owned()).spawn(move || {
-                    match cache.store(&key, &facts, &schema) {
-                        Ok(()) => tracing::debug!("schema cache: wrote {}", cache.dir.join(key.file_name()).display()),
-                        Err(err) => tracing::debug!("schema cache: {err}"),
-                    }
-                });
-                spawned.inspect_err(|err| tracing::debug!("schema cache: cannot start the write: {err}")).ok()
-            }
-            _ => None,
-        };
-        Ok(StartupSchema { schema: LazySchema::shared(schema), capabilities, identity_schemas, write })
+/// The schema, capabilities and identity schemas for start-up, from the cache entry
+/// `found` or the provider, and the background write of a fresh answer to `cache`.
+pub(crate) async fn startup_schema(
+    client: &Client,
+    found: Option<(StartupFacts, LazySchema)>,
+    cache: Option<(SchemaCache, CacheKey)>,
+) -> Result<StartupSchema, ParameterizeError> {
+    let protocol = client.protocol_number().unwrap_or_default();
+    let cached = match &found {
+        None => Cached::Absent,
+        Some((facts, _)) => Cached::Present {
+            same_protocol: facts.protocol == protocol,
+            schema_optional: facts.capabilities.get_provider_schema_optional,
+        },
+    };
+    let decision = decide(&cached);
+    tracing::debug!("schema cache: {decision:?}");
+    if let (Decision::UseCache, Some((facts, schema))) = (&decision, found) {
+        let StartupFacts { capabilities, identity_schemas, .. } = facts;
+        return Ok(StartupSchema { schema, capabilities, identity_schemas, write: None });
     }
+    let (schema, capabilities) = client.get_provider_schema().await?;
+    let identity_schemas = client.get_resource_identity_schemas().await?;
+    let schema = Arc::new(schema);
+    let write = match (decision, cache) {
+        (Decision::Fetch { store: true }, Some((cache, key))) => {
+            let schema = Arc::clone(&schema);
+            let facts = StartupFacts { protocol, capabilities, identity_schemas: identity_schemas.clone() };
+            let spawned = std::thread::Builder::new().name("schema-cache-write".to_owned()).spawn(move || match cache
+                .store(&key, &facts, &schema)
+            {
+                Ok(()) => tracing::debug!("schema cache: wrote {}", cache.dir.join(key.file_name()).display()),
+                Err(err) => tracing::debug!("schema cache: {err}"),
+            });
+            spawned.inspect_err(|err| tracing::debug!("schema cache: cannot start the write: {err}")).ok()
+        }
+        _ => None,
+    };
+    Ok(StartupSchema { schema: LazySchema::shared(schema), capabilities, identity_schemas, write })
 }
 
 /// A warm start: the cache entry answers start-up, so Parameterize and GetSchema need not
@@ -205,7 +203,7 @@ impl Client {
 /// The entry's key is the binary's identity, so the launched provider is the one the
 /// entry describes; it is still checked to speak the entry's protocol. If it does not,
 /// the entry is removed and the calls fail with an error saying to run again.
-pub(super) fn warm_start(
+pub(crate) fn warm_start(
     launching: tokio::task::JoinHandle<Result<ProviderClient, ParameterizeError>>,
     facts: &StartupFacts,
     cache: Option<(SchemaCache, CacheKey)>,
@@ -236,8 +234,8 @@ pub(super) fn warm_start(
             return Ok(client);
         }
         let client = Client::new(client);
-        client.provider_schema().await.map_err(|error| error.to_string())?;
-        client.identity_schemas().await.map_err(|error| error.to_string())?;
+        client.get_provider_schema().await.map_err(|error| error.to_string())?;
+        client.get_resource_identity_schemas().await.map_err(|error| error.to_string())?;
         client.into_launched().ok_or_else(|| "the provider was lost after its schema call".to_owned())
     })
 }

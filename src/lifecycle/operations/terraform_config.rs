@@ -11,46 +11,64 @@
 //!
 //! Architecture invariant: no gRPC types; pure apart from reading the schema.
 
-use super::calls::Connection;
-use super::error::{LifecycleError, Subject};
+use super::provider_config::{config_names, terraform_settings};
 use crate::convert::values::{self as convert, UnknownKeys};
 use crate::cty;
+use crate::lifecycle::calls::Connection;
+use crate::lifecycle::support::error::{LifecycleError, Subject};
 use crate::property::{PropertyMap, PropertyValue, structpb};
 
 /// The method's name, the part after `/` in its token `pulumi:providers:<pkg>/terraformConfig`.
 pub const TERRAFORM_CONFIG_METHOD: &str = "terraformConfig";
 
-impl Connection {
-    /// `terraformConfig` for the provider configured with `config` (its last CheckConfig or
-    /// Configure inputs, Pulumi names). `urn` names the provider resource in errors.
-    ///
-    /// All settings must be known: the result is meant for another tool's configuration,
-    /// which cannot hold an unknown. A preview with unknown settings therefore fails, with
-    /// the Go implementation's explanation.
-    pub fn terraform_config(&self, urn: &str, config: &PropertyMap) -> Result<PropertyMap, LifecycleError> {
-        let names = self.config_names();
-        let block = &self.schema.provider().block;
-        let settings = self.terraform_settings(&names, config);
-        let (value, _) = convert::to_cty(block, &names, &settings, UnknownKeys::Ignore).map_err(|error| {
-            LifecycleError::InvalidProperty { subject: Subject::Urn(urn.to_owned()), error: Box::new(error) }
-        })?;
-        let json = config_json(&value, &block.implied_type()).map_err(|message| LifecycleError::Invalid {
-            subject: Subject::Urn(urn.to_owned()),
-            message: format!("{TERRAFORM_CONFIG_METHOD}: {message}"),
-        })?;
-        Ok(result(json))
-    }
+/// `terraformConfig` for the provider configured with `config` (its last CheckConfig or
+/// Configure inputs, Pulumi names). `urn` names the provider resource in errors.
+///
+/// All settings must be known: the result is meant for another tool's configuration,
+/// which cannot hold an unknown. A preview with unknown settings therefore fails, with
+/// the Go implementation's explanation.
+pub(crate) fn terraform_config(
+    connection: &Connection,
+    urn: &str,
+    config: &PropertyMap,
+) -> Result<PropertyMap, LifecycleError> {
+    let names = config_names(connection);
+    let block = &connection.schema.provider().block;
+    let settings = terraform_settings(connection, &names, config);
+    let (value, _) = convert::to_cty(block, &names, &settings, UnknownKeys::Ignore).map_err(|error| {
+        LifecycleError::InvalidProperty { subject: Subject::Urn(urn.to_owned()), error: Box::new(error) }
+    })?;
+    let json = config_json(&value, &block.implied_type()).map_err(|message| LifecycleError::Invalid {
+        subject: Subject::Urn(urn.to_owned()),
+        message: format!("{TERRAFORM_CONFIG_METHOD}: {message}"),
+    })?;
+    Ok(result(json))
+}
+
+/// Why the configuration has no Terraform JSON.
+#[derive(Debug, thiserror::Error)]
+enum ConfigJsonError {
+    /// A setting is unknown (a preview): another tool's configuration cannot hold it.
+    #[error(
+        "all inputs to the provider configuration must be known: the result of this method is meant for use as the \
+         configuration of a required provider of a Pulumi Terraform module"
+    )]
+    Unknown,
+    /// The configuration does not encode as Terraform JSON.
+    #[error("cannot encode the configuration: {0}")]
+    Encode(#[source] cty::Error),
+    /// The encoded configuration is not JSON after all.
+    #[error("cannot read back the encoded configuration: {0}")]
+    ReadBack(#[source] serde_json::Error),
 }
 
 /// The configuration as Terraform JSON, or why it has none.
-fn config_json(value: &cty::Value, ty: &schema_gen::tf::Type) -> Result<serde_json::Value, String> {
+fn config_json(value: &cty::Value, ty: &schema_gen::tf::Type) -> Result<serde_json::Value, ConfigJsonError> {
     if !value.is_wholly_known() {
-        return Err("all inputs to the provider configuration must be known: the result of this method is meant \
-                    for use as the configuration of a required provider of a Pulumi Terraform module"
-            .to_owned());
+        return Err(ConfigJsonError::Unknown);
     }
-    let text = cty::json::encode(value, ty).map_err(|err| format!("cannot encode the configuration: {err}"))?;
-    serde_json::from_str(&text).map_err(|err| format!("cannot read back the encoded configuration: {err}"))
+    let text = cty::json::encode(value, ty).map_err(ConfigJsonError::Encode)?;
+    serde_json::from_str(&text).map_err(ConfigJsonError::ReadBack)
 }
 
 /// The method's result: `{"result": {key: secret(value)}}` for the configuration object

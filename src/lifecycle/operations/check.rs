@@ -1,65 +1,96 @@
 //! Check: auto-naming `name`, `ValidateResourceConfig`, and the sensitive inputs marked
 //! secret.
 
-use super::{Autonaming, CheckRequest, Checked, GeneratedNames};
+use super::shared::{Checked, GeneratedNames, Target, configuration, name_property};
 use crate::lifecycle::calls::Resource;
-use crate::lifecycle::checks;
-use crate::lifecycle::error::LifecycleError;
-use crate::lifecycle::inputs::mark_sensitive;
+use crate::lifecycle::support::checks;
+use crate::lifecycle::support::error::LifecycleError;
+use crate::lifecycle::support::inputs::mark_sensitive;
 use crate::property::{PropertyMap, PropertyValue};
 
-impl Resource<'_> {
-    /// Check: auto-names `name`, validates the configuration, and marks sensitive inputs
-    /// secret. The inputs otherwise stay exactly as the program wrote them.
-    ///
-    /// `old_outputs` are the stored outputs an engine of 3.261 or later sends on an update's
-    /// Check (`None` from older engines, and on a create or replace). Terraform validates a
-    /// configuration without any prior state, and so does this Check; the outputs only keep
-    /// an existing object's name (`auto_name`).
-    /// Which names it generated goes to `generated`, for the Diff that follows.
-    pub async fn check(&self, request: &CheckRequest, generated: &GeneratedNames) -> Result<Checked, LifecycleError> {
-        let CheckRequest { name: resource_name, olds, news, old_outputs, random_seed, autonaming, .. } = request;
-        let mut inputs = news.clone();
-        let mut autonamed = None;
-        if let Some(key) = self.name_property()
-            && !inputs.contains_key(&key)
-        {
-            let old_output = old_outputs.as_ref().and_then(|outputs| outputs.get(&key));
-            if let Some(name) = auto_name(autonaming, olds.get(&key), old_output, resource_name, random_seed) {
-                inputs.insert(key.clone(), PropertyValue::String(name));
-                autonamed = Some(key);
-            }
-        }
-        let mut checked = self.validate_inputs(&inputs).await?;
-        // Terraform's ConflictsWith is invisible in the schema: when the auto-name is what
-        // conflicts (e.g. with `name_prefix`), drop it and validate again.
-        if let Some(key) = &autonamed
-            && checked.failures.iter().any(|f| conflicts_with(f, key))
-        {
-            inputs.remove(key);
-            checked = self.validate_inputs(&inputs).await?;
-        }
-        generated.note(&self.urn, autonamed.as_ref().is_some_and(|key| inputs.contains_key(key)));
-        mark_sensitive(&self.schema.block, &self.props.names, &mut inputs);
-        checked.inputs = inputs;
-        Ok(checked)
-    }
+/// Check of one resource.
+#[derive(Clone, Debug, Default)]
+pub struct CheckRequest {
+    pub target: Target,
+    /// The resource's name, for auto-naming.
+    pub name: String,
+    pub olds: PropertyMap,
+    pub news: PropertyMap,
+    /// The stored outputs an engine of 3.261 or later sends on an update's Check (`None`
+    /// from older engines, and on a create or replace).
+    pub old_outputs: Option<PropertyMap>,
+    pub random_seed: Vec<u8>,
+    pub autonaming: Autonaming,
+}
 
-    async fn validate_inputs(&self, inputs: &PropertyMap) -> Result<Checked, LifecycleError> {
-        let (config, secrets) = match self.config(inputs) {
-            Ok(converted) => converted,
-            Err(LifecycleError::InvalidProperty { error, .. }) => {
-                return Ok(Checked { failures: vec![checks::convert_failure(&error)], ..Checked::default() });
-            }
-            Err(other) => return Err(other),
-        };
-        let diagnostics = self.validate(&config, &secrets).await?;
-        Ok(Checked {
-            inputs: PropertyMap::new(),
-            failures: checks::check_failures(&diagnostics.errors, &[]),
-            warnings: diagnostics.warnings.iter().map(ToString::to_string).collect(),
-        })
+/// How the engine wants `name` auto-named (the program's or stack's autonaming config).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Autonaming {
+    /// The provider's default: `<resource name>-<7 random hex digits>`.
+    #[default]
+    Default,
+    /// Use this name (the engine computed it from the configured pattern).
+    Propose(String),
+    /// Use exactly this name.
+    Enforce(String),
+    /// Never auto-name.
+    Disable,
+}
+
+/// Check: auto-names `name`, validates the configuration, and marks sensitive inputs
+/// secret. The inputs otherwise stay exactly as the program wrote them.
+///
+/// `old_outputs` are the stored outputs an engine of 3.261 or later sends on an update's
+/// Check (`None` from older engines, and on a create or replace). Terraform validates a
+/// configuration without any prior state, and so does this Check; the outputs only keep
+/// an existing object's name (`auto_name`).
+/// Which names it generated goes to `generated`, for the Diff that follows.
+pub(crate) async fn check(
+    resource: &Resource<'_>,
+    request: &CheckRequest,
+    generated: &GeneratedNames,
+) -> Result<Checked, LifecycleError> {
+    let CheckRequest { name: resource_name, olds, news, old_outputs, random_seed, autonaming, .. } = request;
+    let mut inputs = news.clone();
+    let mut autonamed = None;
+    if let Some(key) = name_property(resource)
+        && !inputs.contains_key(&key)
+    {
+        let old_output = old_outputs.as_ref().and_then(|outputs| outputs.get(&key));
+        if let Some(name) = auto_name(autonaming, olds.get(&key), old_output, resource_name, random_seed) {
+            inputs.insert(key.clone(), PropertyValue::String(name));
+            autonamed = Some(key);
+        }
     }
+    let mut checked = validate_inputs(resource, &inputs).await?;
+    // Terraform's ConflictsWith is invisible in the schema: when the auto-name is what
+    // conflicts (e.g. with `name_prefix`), drop it and validate again.
+    if let Some(key) = &autonamed
+        && checked.failures.iter().any(|f| conflicts_with(f, key))
+    {
+        inputs.remove(key);
+        checked = validate_inputs(resource, &inputs).await?;
+    }
+    generated.note(resource.urn(), autonamed.as_ref().is_some_and(|key| inputs.contains_key(key)));
+    mark_sensitive(&resource.schema().block, &resource.props().names, &mut inputs);
+    checked.inputs = inputs;
+    Ok(checked)
+}
+
+async fn validate_inputs(resource: &Resource<'_>, inputs: &PropertyMap) -> Result<Checked, LifecycleError> {
+    let (config, secrets) = match configuration(resource, inputs) {
+        Ok(converted) => converted,
+        Err(LifecycleError::InvalidProperty { error, .. }) => {
+            return Ok(Checked { failures: vec![checks::convert_failure(&error)], ..Checked::default() });
+        }
+        Err(other) => return Err(other),
+    };
+    let diagnostics = resource.validate_resource_config(&config, &secrets).await?;
+    Ok(Checked {
+        inputs: PropertyMap::new(),
+        failures: checks::check_failures(&diagnostics.errors, &[]),
+        warnings: diagnostics.warnings.iter().map(ToString::to_string).collect(),
+    })
 }
 
 /// Whether a Check failure is a conflict between the auto-named `key` (the Pulumi name of
@@ -67,7 +98,7 @@ impl Resource<'_> {
 /// configuration arguments", on the attribute) or the framework validators' ("Invalid
 /// Attribute Combination: Attribute "name_prefix" cannot be specified when "name" is
 /// specified", on either attribute).
-fn conflicts_with(failure: &crate::lifecycle::checks::CheckFailure, key: &str) -> bool {
+fn conflicts_with(failure: &crate::lifecycle::support::checks::CheckFailure, key: &str) -> bool {
     let sdkv2 = failure.reason.contains("Conflicting configuration arguments");
     let framework = failure.reason.contains("Invalid Attribute Combination");
     (sdkv2 || framework) && (failure.property == key || (framework && failure.reason.contains("\"name\"")))
@@ -169,7 +200,7 @@ mod auto_name_tests {
 #[cfg(test)]
 mod conflict_tests {
     use super::conflicts_with;
-    use crate::lifecycle::checks::CheckFailure;
+    use crate::lifecycle::support::checks::CheckFailure;
 
     #[test]
     fn conflicts_with_the_auto_name() {

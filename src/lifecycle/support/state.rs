@@ -23,10 +23,9 @@ pub const MISSING_ID: &str = "missing ID";
 /// Why stored outputs cannot be turned back into Terraform state.
 #[derive(Debug, thiserror::Error)]
 pub enum StateError {
-    /// `__meta` is not the JSON object the Go implementation writes; the text says which
-    /// part of it is wrong.
+    /// `__meta` is not the JSON object the Go implementation writes.
     #[error("__meta{0}")]
-    Meta(String),
+    Meta(#[from] MetaError),
     /// The Go implementation's raw-state delta cannot be read or applied.
     #[error(transparent)]
     Delta(#[from] delta::DeltaError),
@@ -36,6 +35,31 @@ pub enum StateError {
     /// The outputs fit the schema but cannot be written as Terraform's JSON state.
     #[error("the outputs cannot be written as Terraform state: {0}")]
     Encode(cty::Error),
+}
+
+/// Which part of `__meta` is wrong; each message is what follows `__meta` in
+/// [`StateError::Meta`]'s.
+#[derive(Debug, thiserror::Error)]
+pub enum MetaError {
+    /// `__meta` itself is not a string.
+    #[error(" is not a string")]
+    NotAString,
+    /// `__meta` is not a JSON object.
+    #[error(" is not a JSON object: {0}")]
+    NotAnObject(#[source] serde_json::Error),
+    /// A schema version is neither an integer nor its decimal string.
+    #[error(".{key} {shown} is not an integer")]
+    NotAnInteger { key: String, shown: String },
+    /// `private_state` is not base64.
+    #[error(".private_state is not base64: {0}")]
+    PrivateNotBase64(#[source] base64::DecodeError),
+    /// `identity` is a string, but not of a JSON object.
+    #[error(".identity is not a JSON object: {0}")]
+    IdentityNotAnObject(#[source] serde_json::Error),
+    /// A key that holds a string (`private_state`, `identity`, `apply_failed`) holds
+    /// something else.
+    #[error(".{0} is not a string")]
+    KeyNotAString(&'static str),
 }
 
 /// The `__meta` key of [`Meta::apply_failed`]. The Go implementation reads `__meta` into a
@@ -62,9 +86,10 @@ pub struct Meta {
 }
 
 /// Takes the schema version `key` out of `__meta`: an integer, or the decimal string the Go
-/// implementation writes; absent or null is 0. `Err` is as in [`Meta::read`].
-fn version(meta: &mut serde_json::Map<String, serde_json::Value>, key: &str) -> Result<i64, String> {
-    let not_an_integer = |shown: &dyn std::fmt::Display| format!(".{key} {shown} is not an integer");
+/// implementation writes; absent or null is 0.
+fn version(meta: &mut serde_json::Map<String, serde_json::Value>, key: &str) -> Result<i64, MetaError> {
+    let not_an_integer =
+        |shown: &dyn std::fmt::Display| MetaError::NotAnInteger { key: key.to_owned(), shown: shown.to_string() };
     match meta.remove(key) {
         None | Some(serde_json::Value::Null) => Ok(0),
         Some(serde_json::Value::String(text)) => text.parse().map_err(|_| not_an_integer(&format!("{text:?}"))),
@@ -76,42 +101,41 @@ fn version(meta: &mut serde_json::Map<String, serde_json::Value>, key: &str) -> 
 impl Meta {
     /// Reads `__meta` from outputs; absent means version 0 and no private state.
     pub fn from_outputs(outputs: &PropertyMap) -> Result<Meta, StateError> {
-        Meta::read(outputs).map_err(StateError::Meta)
+        Ok(Meta::read(outputs)?)
     }
 
-    /// `Err` holds what follows `__meta` in the message.
-    fn read(outputs: &PropertyMap) -> Result<Meta, String> {
+    fn read(outputs: &PropertyMap) -> Result<Meta, MetaError> {
         let Some(value) = outputs.get(META_KEY) else { return Ok(Meta::default()) };
         let text = match unwrap_secret(value) {
             PropertyValue::String(text) => text,
             PropertyValue::Null => return Ok(Meta::default()),
-            _ => return Err(" is not a string".to_owned()),
+            _ => return Err(MetaError::NotAString),
         };
         let mut other: serde_json::Map<String, serde_json::Value> =
-            serde_json::from_str(text).map_err(|err| format!(" is not a JSON object: {err}"))?;
+            serde_json::from_str(text).map_err(MetaError::NotAnObject)?;
         let schema_version = version(&mut other, "schema_version")?;
         let private = match other.remove("private_state") {
             None | Some(serde_json::Value::Null) => Vec::new(),
-            Some(serde_json::Value::String(text)) => base64::engine::general_purpose::STANDARD
-                .decode(text)
-                .map_err(|err| format!(".private_state is not base64: {err}"))?,
-            Some(_) => return Err(".private_state is not a string".to_owned()),
+            Some(serde_json::Value::String(text)) => {
+                base64::engine::general_purpose::STANDARD.decode(text).map_err(MetaError::PrivateNotBase64)?
+            }
+            Some(_) => return Err(MetaError::KeyNotAString("private_state")),
         };
         let identity = match other.remove("identity") {
             None | Some(serde_json::Value::Null) => None,
             Some(serde_json::Value::String(text)) => {
                 serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&text)
-                    .map_err(|err| format!(".identity is not a JSON object: {err}"))?;
+                    .map_err(MetaError::IdentityNotAnObject)?;
                 Some(text)
             }
-            Some(_) => return Err(".identity is not a string".to_owned()),
+            Some(_) => return Err(MetaError::KeyNotAString("identity")),
         };
         let identity_schema_version = version(&mut other, "identity_schema_version")?;
         let apply_failed = match other.remove(APPLY_FAILED) {
             None | Some(serde_json::Value::Null) => false,
             Some(serde_json::Value::String(text)) => text == "true",
             Some(serde_json::Value::Bool(flag)) => flag,
-            Some(_) => return Err(format!(".{APPLY_FAILED} is not a string")),
+            Some(_) => return Err(MetaError::KeyNotAString(APPLY_FAILED)),
         };
         Ok(Meta { schema_version, private, identity, identity_schema_version, apply_failed, other })
     }

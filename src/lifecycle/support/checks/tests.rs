@@ -8,7 +8,7 @@ use super::{
     check_plan, destroy_plan_problem, final_plan_violations, requires_replace, saved_plan_private,
 };
 use crate::cty::{self, Path, Value};
-use crate::lifecycle::error::Reported;
+use crate::lifecycle::support::error::Reported;
 use crate::property::{PropertyPath, PropertyPathStep};
 use crate::testutil::{schema, show, val};
 use crate::tfplugin::types::Severity;

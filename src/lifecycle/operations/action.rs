@@ -9,11 +9,11 @@
 //!
 //! Architecture invariant: no gRPC types; progress leaves through a callback.
 
-use super::calls::{Connection, TokenKind};
-use super::checks::{self, CheckFailure};
-use super::error::{LifecycleError, Subject};
-use super::invoke::{Arguments, Invoked};
 use crate::cty::Value;
+use crate::lifecycle::calls::{Connection, TokenKind};
+use crate::lifecycle::operations::invoke::{Arguments, Invoked};
+use crate::lifecycle::support::checks::{self, CheckFailure};
+use crate::lifecycle::support::error::{LifecycleError, Subject};
 use crate::property::{PropertyMap, PropertyValue};
 
 pub use schema_gen::translate::ACTION_URN_ARGUMENT;
@@ -48,77 +48,75 @@ pub(crate) fn action_urn(tf_name: &str, args: &PropertyMap, mode: ActionMode) ->
     }
 }
 
-impl Connection {
-    /// The Terraform action behind a Pulumi function token, if it names one.
-    pub fn action_name(&self, token: &str) -> Option<&str> {
-        match self.lookup_token(token) {
-            Some((TokenKind::Action, tf_name)) => Some(tf_name),
-            _ => None,
-        }
+/// The Terraform action behind a Pulumi function token, if it names one.
+pub(crate) fn action_name<'c>(connection: &'c Connection, token: &str) -> Option<&'c str> {
+    match connection.lookup_token(token) {
+        Some((TokenKind::Action, tf_name)) => Some(tf_name),
+        _ => None,
     }
+}
 
-    /// Plans or runs the action behind `token`: failures on its arguments (nothing ran), or
-    /// the warnings of a planned or finished action, with the `urn` argument (where the
-    /// engine shows them); an action has no outputs. `progress` gets `(urn, message)` for
-    /// every progress event of a running action, in order.
-    pub async fn run_action(
-        &self,
-        token: &str,
-        args: &PropertyMap,
-        mode: ActionMode,
-        progress: &(dyn Fn(Option<&str>, &str) + Send + Sync),
-    ) -> Result<Invoked, LifecycleError> {
-        let Some(tf_name) = self.action_name(token) else {
-            return Err(LifecycleError::UnknownToken {
-                kind: "action",
-                token: token.to_owned(),
-                package: self.package_name.clone(),
-            });
-        };
-        let action = self.action(tf_name, Subject::Token(format!("{token} (action {tf_name})")));
-        let mut run = Invoked::default();
-        let mut config_args = args.clone();
-        config_args.remove(ACTION_URN_ARGUMENT);
-        let earlier = match action_urn(tf_name, args, mode) {
-            Ok(urn) => {
-                run.urn = urn;
-                Vec::new()
-            }
-            Err(failure) => vec![failure],
-        };
-        let validate = async |config: &Value, _: &[crate::cty::Path]| action.validate(config).await;
-        let checked = Arguments::check(action.block(), action.names(), &config_args, earlier, validate).await?;
-        let (config, mut warnings) = match checked {
-            Arguments::Valid { config, warnings, .. } => (config, warnings),
-            Arguments::Invalid { failures, warnings } => return Ok(Invoked { failures, warnings, ..run }),
-        };
-        match mode {
-            ActionMode::Plan => {
-                if let Some(reason) = warnings.keep(action.plan(&config).await?) {
-                    warnings.note(checks::Message::Deferred, format!(
-                        "the action {tf_name} was deferred by the provider ({}); it will be planned again in the next run",
-                        super::deferral::reason_text(reason)
-                    ));
-                }
-            }
-            ActionMode::Invoke => {
-                if !config.is_wholly_known() {
-                    // Terraform's summary for the same situation.
-                    return Err(LifecycleError::Invalid {
-                        subject: action.subject().clone(),
-                        message: "Action configuration unknown during apply: the arguments of the action are not all \
-                                  known, so it cannot run"
-                            .to_owned(),
-                    });
-                }
-                let urn = run.urn.clone();
-                let on_progress = |message: &str| progress(urn.as_deref(), message);
-                warnings.keep(action.invoke(&config, &on_progress).await?);
+/// Plans or runs the action behind `token`: failures on its arguments (nothing ran), or
+/// the warnings of a planned or finished action, with the `urn` argument (where the
+/// engine shows them); an action has no outputs. `progress` gets `(urn, message)` for
+/// every progress event of a running action, in order.
+pub(crate) async fn run_action(
+    connection: &Connection,
+    token: &str,
+    args: &PropertyMap,
+    mode: ActionMode,
+    progress: &(dyn Fn(Option<&str>, &str) + Send + Sync),
+) -> Result<Invoked, LifecycleError> {
+    let Some(tf_name) = action_name(connection, token) else {
+        return Err(LifecycleError::UnknownToken {
+            kind: "action",
+            token: token.to_owned(),
+            package: connection.package_name.clone(),
+        });
+    };
+    let action = connection.action(tf_name, Subject::Token(format!("{token} (action {tf_name})")))?;
+    let mut run = Invoked::default();
+    let mut config_args = args.clone();
+    config_args.remove(ACTION_URN_ARGUMENT);
+    let earlier = match action_urn(tf_name, args, mode) {
+        Ok(urn) => {
+            run.urn = urn;
+            Vec::new()
+        }
+        Err(failure) => vec![failure],
+    };
+    let validate = async |config: &Value, _: &[crate::cty::Path]| action.validate_action_config(config).await;
+    let checked = Arguments::check(action.block(), action.names(), &config_args, earlier, validate).await?;
+    let (config, mut warnings) = match checked {
+        Arguments::Valid { config, warnings, .. } => (config, warnings),
+        Arguments::Invalid { failures, warnings } => return Ok(Invoked { failures, warnings, ..run }),
+    };
+    match mode {
+        ActionMode::Plan => {
+            if let Some(reason) = warnings.keep(action.plan_action(&config).await?) {
+                warnings.note(checks::Message::Deferred, format!(
+                    "the action {tf_name} was deferred by the provider ({}); it will be planned again in the next run",
+                    crate::lifecycle::support::deferral::reason_text(reason)
+                ));
             }
         }
-        run.warnings = warnings.into_vec();
-        Ok(run)
+        ActionMode::Invoke => {
+            if !config.is_wholly_known() {
+                // Terraform's summary for the same situation.
+                return Err(LifecycleError::Invalid {
+                    subject: action.subject().clone(),
+                    message: "Action configuration unknown during apply: the arguments of the action are not all \
+                              known, so it cannot run"
+                        .to_owned(),
+                });
+            }
+            let urn = run.urn.clone();
+            let on_progress = |message: &str| progress(urn.as_deref(), message);
+            warnings.keep(action.invoke_action(&config, &on_progress).await?);
+        }
     }
+    run.warnings = warnings.into_vec();
+    Ok(run)
 }
 
 #[cfg(test)]

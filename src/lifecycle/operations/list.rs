@@ -16,12 +16,12 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use super::calls::{Connection, TokenKind};
-use super::calls::{Listed, Listing};
-use super::error::{LifecycleError, Subject};
 use crate::convert::paths::pulumi_path;
 use crate::convert::values::{self as convert, UnknownKeys};
 use crate::cty::{self, Value};
+use crate::lifecycle::calls::{Connection, TokenKind};
+use crate::lifecycle::calls::{Listed, Listing};
+use crate::lifecycle::support::error::{LifecycleError, Subject};
 use crate::property::PropertyMap;
 
 /// A page size of 0 lets the provider choose: the Go bridge's choice.
@@ -147,173 +147,171 @@ impl ListSessions {
     }
 }
 
-impl Connection {
-    /// List: one page of the resources a Terraform list resource finds.
-    pub async fn list(self: &std::sync::Arc<Self>, sessions: &ListSessions, query: &ListQuery) -> ListPage {
-        let fail = |error| ListPage { results: Vec::new(), outcome: Err(error) };
-        let subject = Subject::Token(query.token.clone());
-        let invalid = |message: String| LifecycleError::Invalid { subject: subject.clone(), message };
-        if query.limit < 0 {
-            return fail(invalid("limit must be >= 0".to_owned()));
+/// List: one page of the resources a Terraform list resource finds.
+pub(crate) async fn list(
+    connection: &std::sync::Arc<Connection>,
+    sessions: &ListSessions,
+    query: &ListQuery,
+) -> ListPage {
+    let fail = |error| ListPage { results: Vec::new(), outcome: Err(error) };
+    let subject = Subject::Token(query.token.clone());
+    let invalid = |message: String| LifecycleError::Invalid { subject: subject.clone(), message };
+    if query.limit < 0 {
+        return fail(invalid("limit must be >= 0".to_owned()));
+    }
+    if query.page_size < 0 {
+        return fail(invalid("page_size must be >= 0".to_owned()));
+    }
+    let page_size = match query.page_size {
+        0 => DEFAULT_PAGE_SIZE,
+        size => size.min(MAX_PAGE_SIZE),
+    };
+    let fingerprint = fingerprint(&query.query);
+    let mut session = if query.continuation_token.is_empty() {
+        match open_listing(connection, &subject, query, &fingerprint).await {
+            Ok(session) => session,
+            Err(error) => return fail(error),
         }
-        if query.page_size < 0 {
-            return fail(invalid("page_size must be >= 0".to_owned()));
-        }
-        let page_size = match query.page_size {
-            0 => DEFAULT_PAGE_SIZE,
-            size => size.min(MAX_PAGE_SIZE),
+    } else {
+        let Some(session) = sessions.take(&query.continuation_token) else {
+            return fail(invalid("invalid or expired continuation_token".to_owned()));
         };
-        let fingerprint = fingerprint(&query.query);
-        let mut session = if query.continuation_token.is_empty() {
-            match self.open_listing(&subject, query, &fingerprint).await {
-                Ok(session) => session,
-                Err(error) => return fail(error),
-            }
+        // A different limit on a later page is not refused, unlike the protocol's rule
+        // and the Go bridge: `pulumi do --count N` (CLI 3.259) asks each page for the
+        // results still missing. It then caps what is left to return.
+        let mut session = session;
+        if session.limit != query.limit {
+            session.cap = (query.limit > 0).then_some(session.returned + query.limit);
+            session.limit = query.limit;
+        }
+        let mismatch = if session.token != query.token {
+            Some("token")
+        } else if session.fingerprint != fingerprint {
+            Some("query")
         } else {
-            let Some(session) = sessions.take(&query.continuation_token) else {
-                return fail(invalid("invalid or expired continuation_token".to_owned()));
-            };
-            // A different limit on a later page is not refused, unlike the protocol's rule
-            // and the Go bridge: `pulumi do --count N` (CLI 3.259) asks each page for the
-            // results still missing. It then caps what is left to return.
-            let mut session = session;
-            if session.limit != query.limit {
-                session.cap = (query.limit > 0).then_some(session.returned + query.limit);
-                session.limit = query.limit;
-            }
-            let mismatch = if session.token != query.token {
-                Some("token")
-            } else if session.fingerprint != fingerprint {
-                Some("query")
-            } else {
-                None
-            };
-            if let Some(what) = mismatch {
-                return fail(invalid(format!("continuation_token was used with a different {what}")));
-            }
-            session
+            None
         };
-        let mut results = Vec::new();
-        let mut finished = false;
-        let capped = |session: &PendingList| session.cap.is_some_and(|cap| session.returned >= cap);
-        while (results.len() as i64) < page_size {
-            if capped(&session) {
+        if let Some(what) = mismatch {
+            return fail(invalid(format!("continuation_token was used with a different {what}")));
+        }
+        session
+    };
+    let mut results = Vec::new();
+    let mut finished = false;
+    let capped = |session: &PendingList| session.cap.is_some_and(|cap| session.returned >= cap);
+    while (results.len() as i64) < page_size {
+        if capped(&session) {
+            finished = true;
+            break;
+        }
+        match session.listing.next().await {
+            None => {
                 finished = true;
                 break;
             }
-            match session.listing.next().await {
-                None => {
-                    finished = true;
-                    break;
+            Some(Err(error)) => return ListPage { results, outcome: Err(error) },
+            Some(Ok(listed)) => match result(&listed) {
+                Ok(result) => {
+                    results.push(result);
+                    session.returned += 1;
                 }
-                Some(Err(error)) => return ListPage { results, outcome: Err(error) },
-                Some(Ok(listed)) => match result(&listed) {
-                    Ok(result) => {
-                        results.push(result);
-                        session.returned += 1;
-                    }
-                    Err(error) => {
-                        let error = LifecycleError::ProviderBug {
-                            subject: subject.clone(),
-                            summary: "Provider returned an invalid list result",
-                            problems: vec![format!(
-                                "the result {:?} has no top-level id and no usable identity: {error}",
-                                listed.display_name
-                            )],
-                        };
-                        return ListPage { results, outcome: Err(error) };
-                    }
-                },
-            }
+                Err(error) => {
+                    let error = LifecycleError::ProviderBug {
+                        subject: subject.clone(),
+                        summary: "Provider returned an invalid list result",
+                        problems: vec![format!(
+                            "the result {:?} has no top-level id and no usable identity: {error}",
+                            listed.display_name
+                        )],
+                    };
+                    return ListPage { results, outcome: Err(error) };
+                }
+            },
         }
-        if finished || capped(&session) {
-            return ListPage { results, outcome: Ok(String::new()) };
-        }
-        let next = new_token();
-        session.last_used = Instant::now();
-        sessions.put(next.clone(), session);
-        ListPage { results, outcome: Ok(next) }
     }
+    if finished || capped(&session) {
+        return ListPage { results, outcome: Ok(String::new()) };
+    }
+    let next = new_token();
+    session.last_used = Instant::now();
+    sessions.put(next.clone(), session);
+    ListPage { results, outcome: Ok(next) }
+}
 
-    /// The first page's work: the list resource behind the token, the query as its
-    /// configuration (wholly known), ValidateListResourceConfig, then ListResource.
-    async fn open_listing(
-        self: &std::sync::Arc<Self>,
-        subject: &Subject,
-        query: &ListQuery,
-        fingerprint: &str,
-    ) -> Result<PendingList, LifecycleError> {
-        let tf_name = match self.lookup_token(&query.token) {
-            Some((TokenKind::Resource, tf_name)) => tf_name.to_owned(),
-            _ => {
-                return Err(LifecycleError::UnknownToken {
-                    kind: "resource",
-                    token: query.token.clone(),
-                    package: self.package_name.clone(),
-                });
-            }
-        };
-        let Some(list_schema) = self.schema.list_resources.get(&tf_name) else {
-            return Err(LifecycleError::Unsupported {
-                subject: subject.clone(),
-                message: format!(
-                    "{} has no Terraform list resource for {tf_name}, so {} cannot be listed (list resources need \
-                     a provider built for Terraform 1.14, protocol 5.10/6.10)",
-                    self.display_name(),
-                    query.token
-                ),
-            });
-        };
-        let resource = self.list_resource(&tf_name, &list_schema.block, subject.clone());
-        let (block, names) = (resource.block(), resource.names());
-        let (config, _secrets) = convert::to_cty(block, names, &query.query, UnknownKeys::Reject)
-            .map_err(|error| LifecycleError::InvalidProperty { subject: subject.clone(), error: Box::new(error) })?;
-        // Absent fields are null attributes, never a null object: Terraform sends the
-        // empty configuration when a query has no `config` block.
-        let config = if config.is_null() {
-            cty::empty_block_value(block).map_err(|err| LifecycleError::Internal {
-                subject: subject.clone(),
-                message: format!("the empty list query cannot be built: {err}"),
-            })?
-        } else {
-            config
-        };
-        let unknown = cty::unknown_paths(&config);
-        if !unknown.is_empty() {
-            let paths: Vec<String> = unknown.iter().map(|path| pulumi_path(block, names, path).to_string()).collect();
-            return Err(LifecycleError::Invalid {
-                subject: subject.clone(),
-                message: format!(
-                    "the list query is not known: the value of {} is unknown; list inputs must be known values, as \
-                     in `terraform query`",
-                    paths.join(", ")
-                ),
+/// The first page's work: the list resource behind the token, the query as its
+/// configuration (wholly known), ValidateListResourceConfig, then ListResource.
+async fn open_listing(
+    connection: &std::sync::Arc<Connection>,
+    subject: &Subject,
+    query: &ListQuery,
+    fingerprint: &str,
+) -> Result<PendingList, LifecycleError> {
+    let tf_name = match connection.lookup_token(&query.token) {
+        Some((TokenKind::Resource, tf_name)) => tf_name.to_owned(),
+        _ => {
+            return Err(LifecycleError::UnknownToken {
+                kind: "resource",
+                token: query.token.clone(),
+                package: connection.package_name.clone(),
             });
         }
-        let diagnostics = resource.validate(&config).await?;
-        let operation = super::error::Operation::ValidateListResourceConfig;
-        if !diagnostics.errors.is_empty() {
-            return Err(LifecycleError::Diagnostics {
-                subject: subject.clone(),
-                operation,
-                diagnostics: diagnostics.errors,
-            });
-        }
-        for warning in &diagnostics.warnings {
-            tracing::warn!(%subject, "{operation}: {warning}");
-        }
-        let limit = if query.limit > 0 { query.limit } else { i64::MAX };
-        let listing = resource.list(self, &config, limit).await?;
-        Ok(PendingList {
-            token: query.token.clone(),
-            fingerprint: fingerprint.to_owned(),
-            limit: query.limit,
-            cap: (query.limit > 0).then_some(query.limit),
-            returned: 0,
-            listing,
-            last_used: Instant::now(),
-        })
+    };
+    let Some((_, list_schema)) = connection.schema.list_resource(&tf_name) else {
+        return Err(LifecycleError::Unsupported {
+            subject: subject.clone(),
+            message: format!(
+                "{} has no Terraform list resource for {tf_name}, so {} cannot be listed (list resources need \
+                 a provider built for Terraform 1.14, protocol 5.10/6.10)",
+                connection.display_name(),
+                query.token
+            ),
+        });
+    };
+    let resource = connection.list_resource(&tf_name, &list_schema.block, subject.clone());
+    let (block, names) = (resource.block(), resource.names());
+    let (config, _secrets) = convert::to_cty(block, names, &query.query, UnknownKeys::Reject)
+        .map_err(|error| LifecycleError::InvalidProperty { subject: subject.clone(), error: Box::new(error) })?;
+    // Absent fields are null attributes, never a null object: Terraform sends the
+    // empty configuration when a query has no `config` block.
+    let config = if config.is_null() {
+        cty::empty_block_value(block).map_err(|err| LifecycleError::Internal {
+            subject: subject.clone(),
+            message: format!("the empty list query cannot be built: {err}"),
+        })?
+    } else {
+        config
+    };
+    let unknown = cty::unknown_paths(&config);
+    if !unknown.is_empty() {
+        let paths: Vec<String> = unknown.iter().map(|path| pulumi_path(block, names, path).to_string()).collect();
+        return Err(LifecycleError::Invalid {
+            subject: subject.clone(),
+            message: format!(
+                "the list query is not known: the value of {} is unknown; list inputs must be known values, as \
+                 in `terraform query`",
+                paths.join(", ")
+            ),
+        });
     }
+    let diagnostics = resource.validate_list_resource_config(&config).await?;
+    let rpc = crate::tfplugin::Rpc::ValidateListResourceConfig;
+    if !diagnostics.errors.is_empty() {
+        return Err(LifecycleError::Diagnostics { subject: subject.clone(), rpc, diagnostics: diagnostics.errors });
+    }
+    for warning in &diagnostics.warnings {
+        tracing::warn!(%subject, "{rpc}: {warning}");
+    }
+    let limit = if query.limit > 0 { query.limit } else { i64::MAX };
+    let listing = resource.list_resource(connection, &config, limit).await?;
+    Ok(PendingList {
+        token: query.token.clone(),
+        fingerprint: fingerprint.to_owned(),
+        limit: query.limit,
+        cap: (query.limit > 0).then_some(query.limit),
+        returned: 0,
+        listing,
+        last_used: Instant::now(),
+    })
 }
 
 /// A result's (id, name).

@@ -101,7 +101,7 @@ impl fmt::Display for Subject {
 
 /// A provider call, as messages name it; defined by `tfplugin`, where each RPC's name is
 /// written once.
-pub use crate::tfplugin::Operation;
+pub use crate::tfplugin::Rpc;
 
 /// The change an apply makes; also the key of its `timeouts` setting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,27 +141,27 @@ pub enum LifecycleError {
     State { subject: Subject, reason: String },
     /// The provider answered with error diagnostics.
     #[error("{}", join(.diagnostics))]
-    Diagnostics { subject: Subject, operation: Operation, diagnostics: Vec<Reported> },
+    Diagnostics { subject: Subject, rpc: Rpc, diagnostics: Vec<Reported> },
     /// The provider broke one of Terraform core's rules; `summary` is Terraform's text.
     #[error("{summary}: {}", problems.join("; "))]
     ProviderBug { subject: Subject, summary: &'static str, problems: Vec<String> },
     /// The provider call itself failed (crash, connection, protocol).
-    #[error("{operation}: {error}")]
-    Call { subject: Subject, operation: Operation, error: Box<CallError> },
+    #[error("{rpc}: {error}")]
+    Call { subject: Subject, rpc: Rpc, error: Box<CallError> },
     /// The call was interrupted and the provider did not answer within the grace period.
     #[error(
-        "{operation} {interruption}; the Terraform provider was asked to stop but did not answer within {}s, \
+        "{rpc} {interruption}; the Terraform provider was asked to stop but did not answer within {}s, \
          so the remote object may exist without being recorded: run `pulumi refresh` (or import it) before retrying",
         grace.as_secs()
     )]
-    Interrupted { subject: Subject, operation: Operation, interruption: Interruption, grace: Duration },
+    Interrupted { subject: Subject, rpc: Rpc, interruption: Interruption, grace: Duration },
     /// The provider's answer to a change cannot be read, so whether and how the remote
     /// object exists is unknown.
     #[error(
-        "{operation} answered {reason}; the remote object may exist without being recorded: \
+        "{rpc} answered {reason}; the remote object may exist without being recorded: \
          run `pulumi refresh` (or import it) before retrying"
     )]
-    Unreadable { subject: Subject, operation: Operation, reason: String },
+    Unreadable { subject: Subject, rpc: Rpc, reason: String },
     /// An apply failed and left no object to record (errors from the provider, a broken
     /// result, an interruption), as reasons already in words.
     #[error("{}", reasons.join("; "))]
@@ -206,7 +206,7 @@ impl LifecycleError {
     /// resources close at the end of a deployment.
     pub fn in_context(&self) -> String {
         let about = match self {
-            LifecycleError::Diagnostics { subject, operation, .. } => Some(format!("{subject}: {operation} failed")),
+            LifecycleError::Diagnostics { subject, rpc, .. } => Some(format!("{subject}: {rpc} failed")),
             LifecycleError::ApplyFailed { subject, change, .. } => Some(format!("{subject}: {change} failed")),
             LifecycleError::Partial(partial) => Some(partial.urn.clone()),
             LifecycleError::InvalidProperty { subject, .. }
@@ -234,9 +234,9 @@ impl LifecycleError {
     /// nothing about it: the engine must then treat the resource's status as unknown.
     pub fn remote_state_uncertain(&self) -> bool {
         match self {
-            LifecycleError::Call { operation, .. }
-            | LifecycleError::Interrupted { operation, .. }
-            | LifecycleError::Unreadable { operation, .. } => operation.changes_remote_objects(),
+            LifecycleError::Call { rpc, .. }
+            | LifecycleError::Interrupted { rpc, .. }
+            | LifecycleError::Unreadable { rpc, .. } => rpc.changes_remote_objects(),
             _ => false,
         }
     }

@@ -13,10 +13,10 @@
 
 use schema_gen::tf::Block;
 
-use super::error::Reported;
 use crate::convert::values::ConvertError;
 use crate::cty::{self, Path, Type, Value};
 use crate::invariants::{self, Violation};
+use crate::lifecycle::support::error::Reported;
 
 /// A problem with one input, for the engine to show next to the property.
 #[derive(Clone, Debug, PartialEq, Eq)]

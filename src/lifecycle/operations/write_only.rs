@@ -25,10 +25,10 @@ use std::sync::Mutex;
 use schema_gen::tf::Block;
 use schema_gen::translate::PropertyNames;
 
-use super::calls::Resource;
-use super::checks::CheckFailure;
-use super::ephemeral::OpenEphemerals;
-use super::error::LifecycleError;
+use crate::lifecycle::calls::Resource;
+use crate::lifecycle::operations::ephemeral::OpenEphemerals;
+use crate::lifecycle::support::checks::CheckFailure;
+use crate::lifecycle::support::error::LifecycleError;
 use crate::property::PropertyMap;
 
 /// The write-only values Check held back, by URN, for the rest of the deployment.
@@ -56,67 +56,70 @@ pub fn split_write_only(keys: &[String], inputs: &mut PropertyMap) -> PropertyMa
     keys.iter().filter_map(|key| inputs.remove(key).map(|value| (key.clone(), value))).collect()
 }
 
-impl Resource<'_> {
-    fn write_only_keys(&self) -> Vec<String> {
-        write_only_keys(&self.schema.block, &self.props.names)
-    }
+/// The write-only keys of the resource type.
+fn resource_write_only_keys(resource: &Resource<'_>) -> Vec<String> {
+    write_only_keys(&resource.schema().block, &resource.props().names)
+}
 
-    /// After Check: takes the write-only values out of the inputs the engine will record,
-    /// and keeps them for this URN (replacing what an earlier Check kept).
-    pub fn hold_write_only(&self, inputs: &mut PropertyMap, held: &WriteOnlyInputs) {
-        let values = split_write_only(&self.write_only_keys(), inputs);
-        if !values.is_empty() {
-            tracing::debug!(urn = self.urn, n_values = values.len(), "holding write-only values back from the state");
+/// After Check: takes the write-only values out of the inputs the engine will record,
+/// and keeps them for this URN (replacing what an earlier Check kept).
+pub(crate) fn hold_write_only(resource: &Resource<'_>, inputs: &mut PropertyMap, held: &WriteOnlyInputs) {
+    let values = split_write_only(&resource_write_only_keys(resource), inputs);
+    if !values.is_empty() {
+        tracing::debug!(urn = resource.urn(), n_values = values.len(), "holding write-only values back from the state");
+    }
+    held.lock().insert(resource.urn().to_owned(), values);
+}
+
+/// Before Diff, Create and Update: the inputs with the held write-only values put back.
+pub(crate) fn with_write_only(resource: &Resource<'_>, inputs: &PropertyMap, held: &WriteOnlyInputs) -> PropertyMap {
+    let mut inputs = inputs.clone();
+    if let Some(values) = held.lock().get(resource.urn()) {
+        for (key, value) in values {
+            inputs.entry(key.clone()).or_insert_with(|| value.clone());
         }
-        held.lock().insert(self.urn.clone(), values);
     }
+    inputs
+}
 
-    /// Before Diff, Create and Update: the inputs with the held write-only values put back.
-    pub fn with_write_only(&self, inputs: &PropertyMap, held: &WriteOnlyInputs) -> PropertyMap {
-        let mut inputs = inputs.clone();
-        if let Some(values) = held.lock().get(&self.urn) {
-            for (key, value) in values {
-                inputs.entry(key.clone()).or_insert_with(|| value.clone());
-            }
-        }
-        inputs
-    }
-
-    /// Terraform's rule that an ephemeral value may only go to a write-only argument: a
-    /// failure for each other input holding a string an ephemeral resource of this provider
-    /// returned in this deployment (values from another provider's process cannot be
-    /// recognised), since it would be stored in the state.
-    pub fn ephemeral_values_misplaced(&self, inputs: &PropertyMap, open: &OpenEphemerals) -> Vec<CheckFailure> {
-        let write_only = self.write_only_keys();
-        inputs
-            .iter()
-            .filter(|(key, _)| !write_only.contains(key))
-            .filter_map(|(key, value)| {
-                let token = open.opened_by(value)?;
-                let tf_name = self.props.names.by_pulumi_name(key).map_or(key.as_str(), |n| n.tf_name.as_str());
-                Some(CheckFailure {
-                    property: key.clone(),
-                    reason: format!(
-                        "the value comes from the ephemeral resource {token}, and ephemeral values may only be \
-                         passed to write-only arguments; {} does not declare {tf_name} write-only, so the value \
-                         would be stored in the stack's state",
-                        self.tf_name
-                    ),
-                })
+/// Terraform's rule that an ephemeral value may only go to a write-only argument: a
+/// failure for each other input holding a string an ephemeral resource of this provider
+/// returned in this deployment (values from another provider's process cannot be
+/// recognised), since it would be stored in the state.
+pub(crate) fn ephemeral_values_misplaced(
+    resource: &Resource<'_>,
+    inputs: &PropertyMap,
+    open: &OpenEphemerals,
+) -> Vec<CheckFailure> {
+    let write_only = resource_write_only_keys(resource);
+    inputs
+        .iter()
+        .filter(|(key, _)| !write_only.contains(key))
+        .filter_map(|(key, value)| {
+            let token = open.opened_by(value)?;
+            let tf_name = &resource.props().names.by_pulumi_name(key).map_or(key.as_str(), |n| n.tf_name.as_str());
+            Some(CheckFailure {
+                property: key.clone(),
+                reason: format!(
+                    "the value comes from the ephemeral resource {token}, and ephemeral values may only be \
+                     passed to write-only arguments; {} does not declare {tf_name} write-only, so the value \
+                     would be stored in the stack's state",
+                    resource.tf_name()
+                ),
             })
-            .collect()
-    }
+        })
+        .collect()
+}
 
-    /// A partial failure's inputs are stored by the engine: the write-only values put back
-    /// for the provider must not go with them.
-    pub fn without_write_only_in(&self, error: LifecycleError) -> LifecycleError {
-        match error {
-            LifecycleError::Partial(mut partial) => {
-                split_write_only(&self.write_only_keys(), &mut partial.inputs);
-                LifecycleError::Partial(partial)
-            }
-            other => other,
+/// A partial failure's inputs are stored by the engine: the write-only values put back
+/// for the provider must not go with them.
+pub(crate) fn without_write_only_in(resource: &Resource<'_>, error: LifecycleError) -> LifecycleError {
+    match error {
+        LifecycleError::Partial(mut partial) => {
+            split_write_only(&resource_write_only_keys(resource), &mut partial.inputs);
+            LifecycleError::Partial(partial)
         }
+        other => other,
     }
 }
 

@@ -1,0 +1,43 @@
+//! The operations floor: each Pulumi operation run the way Terraform core runs the same
+//! step, as a function over the calls handle it works on ([`Resource`] for a resource
+//! type, [`Connection`] for the provider) and what the session remembers for it. The
+//! `Session` façade calls one function per operation; a definition search for an
+//! operation lands in the file that runs it.
+//!
+//! - resources: `check` (auto-naming, ValidateResourceConfig), `diff`, `create`, `update`,
+//!   `delete`, `read` (refresh) and `import`; `change` holds what Diff, Create, Update and
+//!   Delete share (the prior state, plan and apply), and `shared` the results, the
+//!   process's memory of plans and generated names, and the handle's conversions;
+//! - `write_only`: write-only arguments, held back from the recorded inputs;
+//! - `provider_config`: CheckConfig, DiffConfig and Configure;
+//! - `invoke`: data sources and provider-defined functions;
+//! - `ephemeral`: ephemeral resources as functions: open, renew, close at the end;
+//! - `action`: Terraform actions, invoked as functions (planned in a preview, run in an
+//!   update);
+//! - `list`: the `List` RPC's pages over a Terraform list resource;
+//! - `terraform_config`: the provider resource's `terraformConfig` method;
+//! - `schema_source`: the schema at start-up, from the schema cache or the provider.
+//!
+//! Architecture invariant: operations compose calls and never build a request; they never
+//! import the session, and no operation file imports another in a circle.
+//!
+//! [`Resource`]: crate::lifecycle::calls::Resource
+//! [`Connection`]: crate::lifecycle::calls::Connection
+
+pub(super) mod action;
+pub(super) mod change;
+pub(super) mod check;
+pub(super) mod create;
+pub(super) mod delete;
+pub(super) mod diff;
+pub(super) mod ephemeral;
+pub(super) mod import;
+pub(super) mod invoke;
+pub(super) mod list;
+pub(super) mod provider_config;
+pub(super) mod read;
+pub(super) mod schema_source;
+pub(super) mod shared;
+pub(super) mod terraform_config;
+pub(super) mod update;
+pub(super) mod write_only;
