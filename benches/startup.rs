@@ -33,7 +33,9 @@
 //! Environment: `BENCH_RUNS` (rounds, default 10), `BENCH_SYNTHETIC_SCHEMA` (the AWS-sized
 //! schema file, from the fixture's `synthetic-schema` example; required), `BENCH_OUT` (a
 //! JSON file for `scripts/bench-plot.py`), `BENCH_PROVIDERS` (`random,synthetic` by default; also `dns` and `muxed6`, the muxed ones),
-//! `BENCH_OURS_BINARY` (our plugin; default: the one Cargo built for this bench).
+//! `BENCH_OURS_BINARY` (our plugin; default: the one Cargo built for this bench),
+//! `BENCH_SMAPS_DIR` (a folder: each warm and cold start-up's `/proc/PID/smaps` of the plugin,
+//! read when its resident set is, is written there for `scripts/bench-smaps.py`).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -344,6 +346,11 @@ async fn start_up(
     tokio::time::sleep(SETTLE).await;
     let pid = plugin.child.id();
     let plugin_status = proc_status(pid)?;
+    if let Some(dir) = std::env::var_os("BENCH_SMAPS_DIR") {
+        // Where the resident set is, mapping by mapping (scripts/bench-smaps.py groups it).
+        let name = format!("{}-{}-{pid}.smaps", provider.label, implementation_name(implementation));
+        std::fs::write(Path::new(&dir).join(name), std::fs::read(format!("/proc/{pid}/smaps"))?)?;
+    }
     let provider_rss = children(pid).iter().filter_map(|child| proc_status(*child).ok()).map(|s| s.rss).sum();
     Ok(StartUp {
         elapsed,

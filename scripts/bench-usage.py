@@ -13,6 +13,10 @@ RSS is VmHWM, sampled every 50 ms while it runs (VmHWM only grows, so the last s
 at most a peak reached in the last 50 ms). SIGINT, SIGTERM and SIGHUP are passed on, so the
 Pulumi CLI can stop the plugin as usual. Started with `python3 -S` (no site packages) it adds
 about 30 ms to each launch.
+
+With BENCH_USAGE_SERIES=PREFIX in the environment it also writes PREFIX-PID.rss (seconds since
+the launch and VmRSS in KiB, every sample) and PREFIX-PID.smaps (the last /proc/PID/smaps read before
+the process exited, taken every 2 s: where the resident set is, mapping by mapping).
 """
 
 import os
@@ -26,6 +30,17 @@ def peak_rss_kib(pid):
         with open(f"/proc/{pid}/status") as status:
             for line in status:
                 if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def rss_kib(pid):
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
                     return int(line.split()[1])
     except OSError:
         pass
@@ -47,10 +62,29 @@ def main():
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, forward)
 
+    series = os.environ.get("BENCH_USAGE_SERIES")
+    series = f"{series}-{pid}" if series else None
+    samples, smaps, last_smaps, started = [], None, 0.0, time.monotonic()
     peak = 0
     while os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT | os.WNOHANG) is None:
         peak = max(peak, peak_rss_kib(pid))
+        if series:
+            now = time.monotonic() - started
+            samples.append((now, rss_kib(pid)))
+            if now - last_smaps >= 2:
+                last_smaps = now
+                try:
+                    with open(f"/proc/{pid}/smaps") as f:
+                        smaps = f.read() or smaps
+                except OSError:
+                    pass
         time.sleep(0.05)
+    if series:
+        with open(series + ".rss", "w") as out:
+            out.writelines(f"{t:.2f} {rss}\n" for t, rss in samples)
+        if smaps:
+            with open(series + ".smaps", "w") as out:
+                out.write(smaps)
     # A zombie now: its own CPU times are still readable. Fields 14 and 15 of stat (utime,
     # stime) follow the parenthesized command name, which may itself contain spaces.
     with open(f"/proc/{pid}/stat") as stat:
