@@ -34,7 +34,10 @@ pub enum LazySchemaError {
     Read(#[source] std::io::Error),
     /// An entry that passed its checksum does not decode: forged, or written by a build
     /// whose model differs without the format version saying so.
-    #[error("the schema cache entry passed its checks but does not decode ({0}); delete the schema cache")]
+    #[error(
+        "the schema cache entry passed its checks but does not decode ({0}); it is removed, so the next run \
+         asks the provider for its schema again"
+    )]
     Decode(#[source] serde_json::Error),
     /// The entry's index names a section this build does not decode lazily.
     #[error("unknown lazy section {0}")]
@@ -58,6 +61,9 @@ struct Cached {
     document_start: usize,
     sections: BTreeMap<String, BTreeMap<String, Slot>>,
     whole: OnceLock<ProviderSchema>,
+    /// The entry's file, removed if a part of it does not decode: the next start then
+    /// fetches the schema and writes the entry anew, instead of failing the same way.
+    entry_path: Option<std::path::PathBuf>,
 }
 
 /// Where a cache entry's bytes are: in memory (an entry being written, read back), or the
@@ -173,7 +179,15 @@ impl LazySchema {
             document_start,
             sections,
             whole: OnceLock::new(),
+            entry_path: None,
         }))))
+    }
+
+    /// Names the entry file this schema reads from (see `Cached::forget`).
+    pub(super) fn set_entry_path(&mut self, path: std::path::PathBuf) {
+        if let Inner::Cached(cached) = &mut self.0 {
+            cached.entry_path = Some(path);
+        }
     }
 
     /// Whether the whole schema has been decoded (always, for a schema from the provider).
@@ -239,7 +253,9 @@ impl LazySchema {
                 }
                 tracing::debug!("schema cache: decoding the whole schema");
                 let document = cached.read(None).map_err(LazySchemaError::Read)?;
-                let decoded: ProviderSchema = serde_json::from_slice(&document).map_err(LazySchemaError::Decode)?;
+                let decoded: ProviderSchema = serde_json::from_slice(&document)
+                    .map_err(LazySchemaError::Decode)
+                    .inspect_err(|_| cached.forget())?;
                 Ok(cached.whole.get_or_init(|| decoded))
             }
         }
@@ -273,7 +289,8 @@ impl LazySchema {
                 .ok()?;
             serde_json::from_slice(&bytes)
                 .inspect_err(|err| {
-                    tracing::error!("schema cache: {section}.{name} does not decode ({err}); delete the schema cache")
+                    tracing::error!("schema cache: {section}.{name} does not decode ({err}); removing the entry");
+                    cached.forget();
                 })
                 .ok()
         });
@@ -282,6 +299,17 @@ impl LazySchema {
 }
 
 impl Cached {
+    /// Removes the entry file after a part of it did not decode. What was read stays usable
+    /// (an open file keeps its contents); the next start misses and rebuilds the entry.
+    fn forget(&self) {
+        if let Some(path) = &self.entry_path {
+            match std::fs::remove_file(path) {
+                Ok(()) => tracing::debug!("schema cache: removed {}, which does not decode", path.display()),
+                Err(err) => tracing::debug!("schema cache: cannot remove {}: {err}", path.display()),
+            }
+        }
+    }
+
     /// The document's bytes in `range` (`None`: all of it).
     fn read(&self, range: Option<Range<usize>>) -> std::io::Result<Cow<'_, [u8]>> {
         let range = match range {

@@ -72,7 +72,9 @@ impl SchemaCache {
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Err(Miss::Absent),
             Err(error) => return Err(Miss::Io { path, error }),
         };
-        let opened = entry::decode(key, file).map_err(|problem| Miss::Refused { path: path.clone(), problem })?;
+        let mut opened: (F, LazySchema) =
+            entry::decode(key, file).map_err(|problem| Miss::Refused { path: path.clone(), problem })?;
+        opened.1.set_entry_path(path.clone());
         // Mark it recently used for eviction. A read-only directory simply keeps the old time.
         let _ = std::fs::File::options().write(true).open(&path).and_then(|f| f.set_modified(SystemTime::now()));
         Ok(opened)

@@ -102,7 +102,7 @@ fn an_entry_that_does_not_decode_is_an_error_not_a_panic() {
     let error = lazy.whole().expect_err("the whole schema does not decode");
     assert!(matches!(error, LazySchemaError::Decode(_)), "{error:?}");
     assert!(
-        error.to_string().ends_with("does not decode (expected ident at line 1 column 41); delete the schema cache"),
+        error.to_string().contains("does not decode (expected ident at line 1 column 41); it is removed"),
         "{error}"
     );
     assert!(!lazy.is_whole());
@@ -110,6 +110,47 @@ fn an_entry_that_does_not_decode_is_an_error_not_a_panic() {
     let unknown = BTreeMap::from([("resource_chemas".to_owned(), BTreeMap::new())]);
     let refused = LazySchema::cached(ProviderSchema::default(), Source::from(Vec::new()), 0, unknown);
     assert!(matches!(refused, Err(LazySchemaError::UnknownSection(section)) if section == "resource_chemas"));
+}
+
+/// An entry on disk that passes its checksum but whose item does not decode (forged, or a
+/// model change without a format bump) is removed when that item is read, so the next start
+/// misses and rebuilds it, instead of failing the same way every run.
+#[test]
+fn an_entry_that_does_not_decode_is_removed_so_the_next_start_rebuilds_it() {
+    let (_temp, cache) = unbounded_cache();
+    let schema = fixture_schema();
+    let a = key("/p/a");
+    let good = entry::encode(&a, &facts(), &schema).unwrap();
+    let header_len = u32::from_le_bytes(good[MAGIC.len()..MAGIC.len() + 4].try_into().unwrap()) as usize;
+    let payload_start = MAGIC.len() + 4 + header_len;
+    // Break one resource's JSON near the end of the document, then sign the payload again.
+    let (name, _) = schema.resources.iter().next_back().unwrap();
+    let mut payload = good[payload_start..].to_vec();
+    let needle = format!("\"{name}\":{{");
+    let at = payload.windows(needle.len()).rposition(|w| w == needle.as_bytes()).unwrap() + needle.len();
+    payload[at] = b'!';
+    let header = std::str::from_utf8(&good[MAGIC.len() + 4..payload_start]).unwrap();
+    let old_sum = header.split("\"sha256\":\"").nth(1).unwrap().split('"').next().unwrap();
+    let new_sum: String = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, &payload)
+        .as_ref()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let header = header.replace(old_sum, &new_sum);
+    let mut bytes = MAGIC.to_vec();
+    bytes.extend_from_slice(&(header.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(header.as_bytes());
+    bytes.extend_from_slice(&payload);
+    std::fs::create_dir_all(&cache.dir).unwrap();
+    let path = cache.dir.join(a.file_name());
+    std::fs::write(&path, bytes).unwrap();
+
+    let (_, lazy) = cache.load::<Facts>(&a).expect("the forged entry passes its checks");
+    assert!(path.exists());
+    assert_eq!(lazy.resource(name), None, "the broken item is missing, not a panic");
+    assert!(!path.exists(), "the entry that does not decode is removed");
+    assert!(lazy.whole().is_err());
+    assert!(matches!(cache.load::<Facts>(&a), Err(Miss::Absent)), "the next start misses and rebuilds");
 }
 
 /// Every way an entry can be damaged is refused with its reason, never decoded.
