@@ -24,6 +24,11 @@ if [[ -f scripts/test-tools.sh ]]; then
   bash scripts/test-tools.sh providers pulumi languages anchor terraform converter services
 fi
 
+# Each test's own time, from libtest through scripts/test-runner.sh, for the "slowest tests"
+# list at the end. Only the host's binaries: the Windows tier runs its own under Wine.
+host_triple=$(rustc -vV | sed -n 's/^host: //p')
+export "CARGO_TARGET_$(echo "$host_triple" | tr 'a-z-' 'A-Z_')_RUNNER=$PWD/scripts/test-runner.sh"
+
 # Every process this run starts inherits the marker (tests/common/pulumi.rs passes it to the
 # Pulumi CLI, whose environment is otherwise cleared).
 export TFBRIDGE_TEST_RUN="test.sh-$$-$(date +%s%N)"
@@ -85,6 +90,21 @@ fi
 no_leftovers test.sh "$TFBRIDGE_TEST_RUN" \
   '(^|/)(terraform-provider-|pulumi-resource-terraform-provider|pulumi-language-|mariadbd |named |pdns_server )' ||
   status=1
+
+# The slowest tests of the host's tiers, by libtest's own time: where the run's time goes.
+python3 - "$logs/hermetic" "$logs/peer" "$logs/newest" <<'PY' || true
+import re, sys
+timed = []
+for path, tier in zip(sys.argv[1:], ["hermetic", "peer", "newest CLI"]):
+    for line in open(path, errors="replace"):
+        m = re.match(r"^test (\S+) \.\.\. (ok|FAILED) <([0-9.]+)s>", line)
+        if m:
+            timed.append((float(m.group(3)), tier, m.group(1)))
+timed.sort(reverse=True)
+print(f"== slowest 20 of {len(timed)} timed tests (s, tier, test)", file=sys.stderr)
+for seconds, tier, name in timed[:20]:
+    print(f"{seconds:8.1f}  {tier:10}  {name}", file=sys.stderr)
+PY
 
 # cargo prints one "test result:" line per test binary; add them up.
 # The Windows tier's own closing line ("windows: N passed, N failed, N ignored") counts its
