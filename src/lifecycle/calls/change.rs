@@ -105,7 +105,7 @@ impl Resource<'_> {
             return Ok(Warned { value: planned, warnings });
         }
         let provider = self.provider.display_name();
-        let planned = decode(&response.planned_state, &ty).map_err(|err| {
+        let planned = decode(&response.planned_state, ty).map_err(|err| {
             self.bug(
                 "Provider produced invalid plan",
                 vec![format!("Provider {provider:?} planned an invalid value for {}: {err}", self.urn)],
@@ -153,7 +153,7 @@ impl Resource<'_> {
         };
         let (response, warnings) = self.send_plan(&request, Rpc::PlanDestroy, secrets).await?;
         let provider = self.provider.display_name();
-        let planned = decode(&response.planned_state, &self.ty());
+        let planned = decode(&response.planned_state, self.ty());
         match checks::destroy_plan_problem(planned.as_ref()) {
             None => Ok(Warned { value: response.planned_private, warnings }),
             Some(DestroyPlanProblem::NotNull) => Err(self.bug(
@@ -225,7 +225,7 @@ impl Resource<'_> {
         if let Some(interruption) = interruption {
             errors.push(format!("the rpc {interruption}"));
         }
-        let new_state = decode(&response.new_state, &self.ty()).map_err(|err| {
+        let new_state = decode(&response.new_state, self.ty()).map_err(|err| {
             // Undecodable means unknown: the object may exist, but nothing can be stored.
             LifecycleError::Unreadable {
                 subject: self.subject.clone(),

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use schema_gen::tf::{IdentitySchema, Schema};
 use schema_gen::translate::ProviderNames;
 
+use super::managed_resource::ResourceType;
 use super::{Client, Resource};
 use crate::lifecycle::support::error::LifecycleError;
 use crate::schema_cache::LazySchema;
@@ -39,6 +40,9 @@ pub struct Connection {
     /// Optional protocol features the provider declared (e.g. `plan_destroy`).
     pub(super) capabilities: ServerCapabilities,
     by_token: TokenIndex,
+    /// Per resource type, what every operation on it needs and the schema alone decides
+    /// (its Pulumi property names, its cty type): built once, not per call.
+    resource_types: std::sync::Mutex<std::collections::HashMap<String, std::sync::Arc<ResourceType>>>,
 }
 
 /// What start-up learned of the provider, to make a [`Connection`] of.
@@ -112,7 +116,22 @@ impl Connection {
             identity_schemas,
             names,
             capabilities,
+            resource_types: Default::default(),
         }
+    }
+
+    /// The facts of resource type `tf_name` (with schema `schema`), made on its first use.
+    pub(super) fn resource_type(&self, tf_name: &str, schema: &Schema) -> std::sync::Arc<ResourceType> {
+        let mut types = self.resource_types.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(found) = types.get(tf_name) {
+            return std::sync::Arc::clone(found);
+        }
+        let made = std::sync::Arc::new(ResourceType {
+            props: self.names.resource_properties(tf_name, &schema.block),
+            ty: schema.block.implied_type(),
+        });
+        types.insert(tf_name.to_owned(), std::sync::Arc::clone(&made));
+        made
     }
 
     /// What a Pulumi token names, and the Terraform name behind it.

@@ -27,7 +27,7 @@ impl Resource<'_> {
             return Ok(none());
         };
         let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, rpc)?;
-        let config = decode(&response.config, &self.ty()).map_err(|err| {
+        let config = decode(&response.config, self.ty()).map_err(|err| {
             self.bug(
                 "Provider produced invalid configuration",
                 vec![format!("{rpc} returned an invalid value for {}: {err}. {PROVIDER_BUG_SUFFIX}", self.urn)],

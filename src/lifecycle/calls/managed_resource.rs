@@ -44,9 +44,17 @@ pub struct Resource<'p> {
     pub(super) schema: &'p Schema,
     /// The resource type's identity schema, when the provider declares one.
     pub(super) identity_schema: Option<&'p IdentitySchema>,
-    pub(super) props: ResourceProperties,
+    /// The type's property names and cty type, shared by every handle of the type.
+    pub(super) facts: std::sync::Arc<ResourceType>,
     pub(super) urn: String,
     pub(super) subject: Subject,
+}
+
+/// What every operation on a resource type needs and its schema alone decides, made once
+/// per type ([`Connection::resource_type`]).
+pub struct ResourceType {
+    pub props: ResourceProperties,
+    pub ty: cty::Type,
 }
 
 /// A plan the provider made and the bridge checked.
@@ -118,13 +126,13 @@ impl<'p> Resource<'p> {
         schema: &'p Schema,
         urn: &str,
     ) -> Resource<'p> {
-        let props = provider.names.resource_properties(tf_name, &schema.block);
+        let facts = provider.resource_type(tf_name, schema);
         Resource {
             provider,
             tf_name,
             schema,
             identity_schema: provider.identity_schemas.get(tf_name),
-            props,
+            facts,
             urn: urn.to_owned(),
             subject: Subject::Urn(urn.to_owned()),
         }
@@ -155,7 +163,7 @@ impl<'p> Resource<'p> {
 
     /// The Pulumi names of the type's properties, and whether it is auto-named.
     pub(in crate::lifecycle) fn props(&self) -> &ResourceProperties {
-        &self.props
+        &self.facts.props
     }
 
     /// The URN of the resource the operation works on.
@@ -170,7 +178,7 @@ impl Resource<'_> {
     /// these, with its configuration's secret paths, to each call it makes.
     pub(in crate::lifecycle) fn stored_secrets(&self, outputs: &crate::property::PropertyMap) -> Vec<Path> {
         if debug_log::enabled() {
-            debug_log::output_secrets(&self.schema.block, &self.props.names, outputs)
+            debug_log::output_secrets(&self.schema.block, &self.facts.props.names, outputs)
         } else {
             Vec::new()
         }
@@ -183,13 +191,14 @@ impl Resource<'_> {
 }
 
 impl Resource<'_> {
-    pub fn ty(&self) -> cty::Type {
-        self.schema.block.implied_type()
+    /// The resource type's cty type (its block's implied type).
+    pub fn ty(&self) -> &cty::Type {
+        &self.facts.ty
     }
 
     /// The Pulumi path of a Terraform path in this resource.
     pub fn pulumi_path(&self, path: &Path) -> PropertyPath {
-        pulumi_path(&self.schema.block, &self.props.names, path)
+        pulumi_path(&self.schema.block, &self.facts.props.names, path)
     }
 
     /// The Pulumi paths of the sets in these values, leaving out sets inside a set's
@@ -251,11 +260,11 @@ impl Resource<'_> {
     }
 
     pub(super) fn diagnostics(&self, diagnostics: &[crate::tfplugin::types::Diagnostic]) -> Diagnostics {
-        Diagnostics::new(&self.schema.block, &self.props.names, diagnostics)
+        Diagnostics::new(&self.schema.block, &self.facts.props.names, diagnostics)
     }
 
     pub(super) fn encode(&self, what: &str, value: &Value) -> Result<DynamicValue, LifecycleError> {
-        encode(&self.subject, what, value, &self.ty())
+        encode(&self.subject, what, value, self.ty())
     }
 
     pub(super) fn deferred(&self, problem: String) -> LifecycleError {
@@ -305,8 +314,8 @@ impl Resource<'_> {
                 self.schema.version
             )));
         }
-        let raw =
-            state::raw_state(self.schema, &self.props, id, outputs).map_err(|err| state_error(err.to_string()))?;
+        let raw = state::raw_state(self.schema, &self.facts.props, id, outputs)
+            .map_err(|err| state_error(err.to_string()))?;
         let request = UpgradeResourceStateRequest {
             type_name: self.tf_name.to_owned(),
             version: meta.schema_version,
@@ -319,7 +328,7 @@ impl Resource<'_> {
         .await
         .map_err(call_error(&self.subject, rpc))?;
         let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, rpc)?;
-        let value = decode(&response.upgraded_state, &self.ty()).map_err(|err| {
+        let value = decode(&response.upgraded_state, self.ty()).map_err(|err| {
             self.bug("Invalid resource state upgrade", vec![format!("the upgraded state is invalid: {err}")])
         })?;
         self.refuse_unknowns("Invalid resource state upgrade", &value, |path| {
@@ -479,7 +488,7 @@ impl Resource<'_> {
                 self.tf_name
             )));
         }
-        let value = decode(&response.new_state, &self.ty()).map_err(|err| {
+        let value = decode(&response.new_state, self.ty()).map_err(|err| {
             self.bug("Provider produced invalid object", vec![format!("{rpc} returned a state that is invalid: {err}")])
         })?;
         if value.is_null() {
@@ -539,7 +548,7 @@ impl Resource<'_> {
                 )));
             }
         };
-        let state = decode(&imported.state, &self.ty()).map_err(|err| {
+        let state = decode(&imported.state, self.ty()).map_err(|err| {
             self.bug("Provider produced invalid object", vec![format!("{rpc} returned an invalid state: {err}")])
         })?;
         if state.is_null() {

@@ -35,7 +35,7 @@ pub(super) async fn plan_and_apply(
     cache: Option<&PlanCache>,
 ) -> Result<Written, LifecycleError> {
     let change = if write.prior.is_some() { Change::Update } else { Change::Create };
-    let (prior, meta) = write.prior.unwrap_or_else(|| (Value::null(resource.ty()), Meta::default()));
+    let (prior, meta) = write.prior.unwrap_or_else(|| (Value::null(resource.ty().clone()), Meta::default()));
     let previous_meta = (!prior.is_null()).then_some(&meta);
     let (config, secrets) = configuration(resource, write.news)?;
     // What the gRPC debug log redacts: secrets of the stored outputs and of the inputs.

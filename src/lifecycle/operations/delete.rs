@@ -29,7 +29,7 @@ pub(crate) async fn delete(resource: &Resource<'_>, request: &DeleteRequest) -> 
         // is nothing to destroy, and a provider asked to may fail on the missing object.
         return Ok(warnings.into_vec());
     }
-    let null = Value::null(resource.ty());
+    let null = Value::null(resource.ty().clone());
     let prior_identity = resource.stored_identity(&meta)?;
     let private = if resource.connection().capabilities().plan_destroy {
         let stored = Stored { state: &prior, private: &meta.private, identity: prior_identity.as_ref() };
