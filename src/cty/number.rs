@@ -53,6 +53,7 @@ pub enum NumberError {
 }
 
 impl Number {
+    #[inline]
     pub fn from_i64(n: i64) -> Number {
         Number(Repr::Int(n))
     }
@@ -155,6 +156,7 @@ impl Number {
     }
 
     /// The value as an `i64`, when it is an integer in range.
+    #[inline]
     pub fn as_i64(&self) -> Option<i64> {
         match &self.0 {
             Repr::Int(n) => Some(*n),
@@ -171,6 +173,7 @@ impl Number {
         }
     }
 
+    #[inline]
     pub fn is_infinite(&self) -> bool {
         matches!(self.0, Repr::PositiveInfinity | Repr::NegativeInfinity)
     }
@@ -185,6 +188,7 @@ impl Number {
 
     /// The f64 equal to this number, if there is one and the number is not an integer: this is
     /// exactly the case in which go-cty's msgpack encoder writes a float64.
+    #[inline]
     pub fn exact_f64(&self) -> Option<f64> {
         match self.0 {
             Repr::Float(bits) => Some(f64::from_bits(bits)),

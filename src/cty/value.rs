@@ -65,6 +65,7 @@ static STRING: Type = Type::String;
 static DYNAMIC: Type = Type::Dynamic;
 
 impl TypeBox {
+    #[inline]
     fn new(ty: Type) -> TypeBox {
         match ty {
             Type::Bool => TypeBox::Bool,
@@ -75,6 +76,7 @@ impl TypeBox {
         }
     }
 
+    #[inline]
     fn get(&self) -> &Type {
         match self {
             TypeBox::Bool => &BOOL,
@@ -186,6 +188,7 @@ pub(crate) fn normalize_string(text: String) -> String {
 }
 
 /// [`normalize_string`] for borrowed text, into inline storage when it is short.
+#[inline]
 pub(crate) fn normalize_str(text: &str) -> Str {
     if text.is_ascii() || unicode_normalization::is_nfc(text) { Str::new(text) } else { text.nfc().collect() }
 }
@@ -231,14 +234,17 @@ impl Value {
         Ok(Value(Repr::Unknown(TypeBox::new(ty), Some(Box::new(refinements)))))
     }
 
+    #[inline]
     pub fn bool(b: bool) -> Value {
         Value(Repr::Bool(b))
     }
 
+    #[inline]
     pub fn number(n: Number) -> Value {
         Value(Repr::Number(n))
     }
 
+    #[inline]
     pub fn int(n: i64) -> Value {
         Value(Repr::Number(Number::from_i64(n)))
     }
@@ -286,6 +292,7 @@ impl Value {
     }
 
     /// For decoders that checked each element against `elem_ty` as they read it.
+    #[inline]
     pub(crate) fn list_unchecked(elem_ty: Type, elems: Vec<Value>) -> Value {
         Value(Repr::List(TypeBox::new(elem_ty), elems))
     }
@@ -297,6 +304,7 @@ impl Value {
     }
 
     /// For decoders that checked each attribute against its type and put them in order.
+    #[inline]
     pub(crate) fn object_unchecked(attrs: Vec<(Str, Value)>) -> Value {
         debug_assert!(attrs.windows(2).all(|pair| pair[0].0 < pair[1].0));
         Value(Repr::Object(attrs))
@@ -309,10 +317,12 @@ impl Value {
     }
 
     /// For decoders that read a string which must not be normalized again.
+    #[inline]
     pub(crate) fn string_normalized(text: Str) -> Value {
         Value(Repr::String(text))
     }
 
+    #[inline]
     pub fn view(&self) -> View<'_> {
         match &self.0 {
             Repr::Null(ty) => View::Null(ty.get()),

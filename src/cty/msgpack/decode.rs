@@ -47,29 +47,30 @@ enum Len {
 
 /// The kind and length place of a marker that starts with a length (an extension's length
 /// counts its payload, after the one byte of its type).
-fn sized(marker: Marker) -> Option<(Prefixed, Len)> {
+#[inline]
+fn sized(marker: u8) -> Option<(Prefixed, Len)> {
     Some(match marker {
-        Marker::FixArray(n) => (Prefixed::Array, Len::Inline(n.into())),
-        Marker::Array16 => (Prefixed::Array, Len::U16),
-        Marker::Array32 => (Prefixed::Array, Len::U32),
-        Marker::FixMap(n) => (Prefixed::Map, Len::Inline(n.into())),
-        Marker::Map16 => (Prefixed::Map, Len::U16),
-        Marker::Map32 => (Prefixed::Map, Len::U32),
-        Marker::FixStr(n) => (Prefixed::Str, Len::Inline(n.into())),
-        Marker::Str8 => (Prefixed::Str, Len::U8),
-        Marker::Str16 => (Prefixed::Str, Len::U16),
-        Marker::Str32 => (Prefixed::Str, Len::U32),
-        Marker::Bin8 => (Prefixed::Bin, Len::U8),
-        Marker::Bin16 => (Prefixed::Bin, Len::U16),
-        Marker::Bin32 => (Prefixed::Bin, Len::U32),
-        Marker::FixExt1 => (Prefixed::Ext, Len::Inline(1)),
-        Marker::FixExt2 => (Prefixed::Ext, Len::Inline(2)),
-        Marker::FixExt4 => (Prefixed::Ext, Len::Inline(4)),
-        Marker::FixExt8 => (Prefixed::Ext, Len::Inline(8)),
-        Marker::FixExt16 => (Prefixed::Ext, Len::Inline(16)),
-        Marker::Ext8 => (Prefixed::Ext, Len::U8),
-        Marker::Ext16 => (Prefixed::Ext, Len::U16),
-        Marker::Ext32 => (Prefixed::Ext, Len::U32),
+        0x80..=0x8f => (Prefixed::Map, Len::Inline((marker & 0x0f).into())),
+        0x90..=0x9f => (Prefixed::Array, Len::Inline((marker & 0x0f).into())),
+        0xa0..=0xbf => (Prefixed::Str, Len::Inline((marker & 0x1f).into())),
+        0xc4 => (Prefixed::Bin, Len::U8),
+        0xc5 => (Prefixed::Bin, Len::U16),
+        0xc6 => (Prefixed::Bin, Len::U32),
+        0xc7 => (Prefixed::Ext, Len::U8),
+        0xc8 => (Prefixed::Ext, Len::U16),
+        0xc9 => (Prefixed::Ext, Len::U32),
+        0xd4 => (Prefixed::Ext, Len::Inline(1)),
+        0xd5 => (Prefixed::Ext, Len::Inline(2)),
+        0xd6 => (Prefixed::Ext, Len::Inline(4)),
+        0xd7 => (Prefixed::Ext, Len::Inline(8)),
+        0xd8 => (Prefixed::Ext, Len::Inline(16)),
+        0xd9 => (Prefixed::Str, Len::U8),
+        0xda => (Prefixed::Str, Len::U16),
+        0xdb => (Prefixed::Str, Len::U32),
+        0xdc => (Prefixed::Array, Len::U16),
+        0xdd => (Prefixed::Array, Len::U32),
+        0xde => (Prefixed::Map, Len::U16),
+        0xdf => (Prefixed::Map, Len::U32),
         _ => return None,
     })
 }
@@ -93,14 +94,17 @@ impl<'a> Reader<'a> {
     }
 
     fn peek(&self) -> Result<Marker, Error> {
-        self.bytes.get(self.pos).map(|b| Marker::from_u8(*b)).ok_or_else(end)
+        self.peek_byte().map(Marker::from_u8)
     }
 
+    #[inline]
+    fn peek_byte(&self) -> Result<u8, Error> {
+        self.bytes.get(self.pos).copied().ok_or_else(end)
+    }
+
+    #[inline]
     fn take(&mut self, n: usize) -> Result<&'a [u8], Error> {
-        if n > self.remaining() {
-            return Err(end());
-        }
-        let slice = &self.bytes[self.pos..self.pos + n];
+        let slice = self.bytes.get(self.pos..).and_then(|rest| rest.get(..n)).ok_or_else(end)?;
         self.pos += n;
         Ok(slice)
     }
@@ -140,8 +144,9 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads the header of a `kind` value if the next value is one: its length.
+    #[inline]
     fn header(&mut self, kind: Prefixed) -> Result<Option<usize>, Error> {
-        let len = match sized(self.peek()?) {
+        let len = match sized(self.peek_byte()?) {
             Some((sized, len)) if sized == kind => len,
             _ => return Ok(None),
         };
@@ -169,9 +174,10 @@ impl<'a> Reader<'a> {
         self.header(Prefixed::Str)?.map(|len| self.take(len)).transpose()
     }
 
+    #[inline]
     fn str(&mut self) -> Result<Option<&'a str>, Error> {
         match self.str_bytes()? {
-            Some(bytes) => std::str::from_utf8(bytes).map(Some).map_err(|_| Error::new(ErrorKind::InvalidUtf8)),
+            Some(bytes) => utf8(bytes).map(Some),
             None => Ok(None),
         }
     }
@@ -300,6 +306,11 @@ fn is_integer(marker: Marker) -> bool {
     )
 }
 
+#[inline]
+fn utf8(bytes: &[u8]) -> Result<&str, Error> {
+    std::str::from_utf8(bytes).map_err(|_| Error::new(ErrorKind::InvalidUtf8))
+}
+
 fn finite_or_infinite(f: f64) -> Result<Number, Error> {
     Number::from_f64(f).ok_or_else(|| Error::new(ErrorKind::InvalidNumber("NaN".to_owned())))
 }
@@ -308,11 +319,31 @@ fn decode_value(reader: &mut Reader<'_>, ty: &Type, depth: usize) -> Result<Valu
     if depth > MAX_DEPTH {
         return Err(Error::new(ErrorKind::TooDeep(MAX_DEPTH)));
     }
+    // The common primitives, told by their first byte alone: a fixstr string, a fixint
+    // number, a bool. Every other byte takes the general path below.
+    let first = reader.peek_byte()?;
+    match ty {
+        Type::String if first & 0xe0 == 0xa0 => {
+            reader.skip_marker();
+            let text = utf8(reader.take((first & 0x1f).into())?)?;
+            return Ok(Value::string_normalized(normalize_str(text)));
+        }
+        // Positive and negative fixints: the byte is the number, as an i8.
+        Type::Number if matches!(first, 0x00..=0x7f | 0xe0..=0xff) => {
+            reader.skip_marker();
+            return Ok(Value::int((first as i8).into()));
+        }
+        Type::Bool if matches!(first, 0xc2 | 0xc3) => {
+            reader.skip_marker();
+            return Ok(Value::bool(first == 0xc3));
+        }
+        _ => {}
+    }
     // Any extension is an unknown value, whatever the type: there are no other extensions.
     if let Some((ext_ty, payload)) = reader.ext()? {
         return decode_unknown(ty, ext_ty, payload);
     }
-    if *ty == Type::Dynamic {
+    if matches!(ty, Type::Dynamic) {
         return decode_dynamic(reader, depth);
     }
     if reader.peek()? == Marker::Null {
@@ -395,14 +426,19 @@ fn decode_object(reader: &mut Reader<'_>, object_ty: &ObjectType, depth: usize) 
     let mut expected = object_ty.attrs.iter();
     let mut in_order = true;
     for _ in 0..n {
-        let name = reader.str()?.ok_or_else(|| Error::new(ErrorKind::NonStringKey))?;
-        let next = if in_order { expected.next().filter(|(ty_name, _)| ty_name.as_str() == name) } else { None };
-        let found = next.or_else(|| {
-            in_order = false;
-            object_ty.attrs.get_key_value(name)
-        });
-        let Some((name, attr_ty)) = found else {
-            return Err(Error::at(Path::root().attr(name), ErrorKind::UnsupportedAttribute(name.to_owned())));
+        let key = reader.str_bytes()?.ok_or_else(|| Error::new(ErrorKind::NonStringKey))?;
+        // A key equal to the type's name is valid UTF-8 without checking it.
+        let next = if in_order { expected.next().filter(|(ty_name, _)| ty_name.as_bytes() == key) } else { None };
+        let (name, attr_ty) = match next {
+            Some(found) => found,
+            None => {
+                in_order = false;
+                let name = utf8(key)?;
+                let Some(found) = object_ty.attrs.get_key_value(name) else {
+                    return Err(Error::at(Path::root().attr(name), ErrorKind::UnsupportedAttribute(name.to_owned())));
+                };
+                found
+            }
         };
         let attr =
             decode_value(reader, attr_ty, depth + 1).map_err(|err| err.within(PathStep::Attr(name.to_string())))?;

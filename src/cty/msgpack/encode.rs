@@ -35,7 +35,7 @@ fn encode_value(value: &Value, ty: &Type, out: &mut ByteBuf, depth: usize) -> Re
     if depth > MAX_DEPTH {
         return Err(Error::new(ErrorKind::TooDeep(MAX_DEPTH)));
     }
-    if *ty == Type::Dynamic {
+    if matches!(ty, Type::Dynamic) {
         return encode_dynamic(value, out, depth);
     }
     let mismatch = || Err(Error::new(ErrorKind::type_mismatch(ty, &value.ty())));
@@ -46,13 +46,13 @@ fn encode_value(value: &Value, ty: &Type, out: &mut ByteBuf, depth: usize) -> Re
         }
         (View::Null(_), _) => {
             value.conforms_to(ty)?;
-            ok(enc::write_nil(out).map_err(ValueWriteError::InvalidMarkerWrite));
+            out.as_mut_vec().push(NIL);
         }
-        (View::Bool(b), Type::Bool) => ok(enc::write_bool(out, b).map_err(ValueWriteError::InvalidMarkerWrite)),
+        (View::Bool(b), Type::Bool) => out.as_mut_vec().push(if b { TRUE } else { FALSE }),
         (View::Number(n), Type::Number) => write_number(n, out),
-        (View::String(s), Type::String) => ok(enc::write_str(out, s)),
+        (View::String(s), Type::String) => write_str(out.as_mut_vec(), s),
         (View::List(_, elems), Type::List(elem_ty)) | (View::Set(_, elems), Type::Set(elem_ty)) => {
-            ok(enc::write_array_len(out, len_u32(elems.len())?));
+            write_container_len(out.as_mut_vec(), len_u32(elems.len())?, ARRAY);
             for (idx, elem) in elems.iter().enumerate() {
                 encode_value(elem, elem_ty, out, depth + 1).map_err(|err| err.within(PathStep::Index(idx as u64)))?;
             }
@@ -61,33 +61,123 @@ fn encode_value(value: &Value, ty: &Type, out: &mut ByteBuf, depth: usize) -> Re
             if elems.len() != elem_tys.len() {
                 return Err(Error::new(ErrorKind::TupleLength { expected: elem_tys.len(), given: elems.len() }));
             }
-            ok(enc::write_array_len(out, len_u32(elems.len())?));
+            write_container_len(out.as_mut_vec(), len_u32(elems.len())?, ARRAY);
             for (idx, (elem, elem_ty)) in elems.iter().zip(elem_tys).enumerate() {
                 encode_value(elem, elem_ty, out, depth + 1).map_err(|err| err.within(PathStep::Index(idx as u64)))?;
             }
         }
         (View::Map(_, elems), Type::Map(elem_ty)) => {
-            ok(enc::write_map_len(out, len_u32(elems.len())?));
+            write_container_len(out.as_mut_vec(), len_u32(elems.len())?, MAP);
             for (key, elem) in elems {
-                ok(enc::write_str(out, key));
+                write_str(out.as_mut_vec(), key);
                 encode_value(elem, elem_ty, out, depth + 1)
                     .map_err(|err| err.within(PathStep::Key(key.to_string())))?;
             }
         }
         (View::Object(attrs), Type::Object(object_ty)) => {
-            check_attribute_names(attrs, &object_ty.attrs)?;
-            ok(enc::write_map_len(out, len_u32(attrs.len())?));
+            if attrs.len() != object_ty.attrs.len() {
+                check_attribute_names(attrs, &object_ty.attrs)?;
+            }
+            write_container_len(out.as_mut_vec(), len_u32(attrs.len())?, MAP);
             // Attributes and their types pair up in byte order of the names, which is the
-            // order go-cty writes (Go's sort.Strings).
-            for ((name, attr), attr_ty) in attrs.iter().zip(object_ty.attrs.values()) {
-                ok(enc::write_str(out, name));
-                encode_value(attr, attr_ty, out, depth + 1)
-                    .map_err(|err| err.within(PathStep::Attr(name.to_string())))?;
+            // order go-cty writes (Go's sort.Strings). The names are checked as they are
+            // written, in the one walk over the type's attributes; on any failure the whole
+            // check decides the error, so that a wrong name is reported before a wrong value
+            // whatever their order.
+            for ((name, attr), (ty_name, attr_ty)) in attrs.iter().zip(&object_ty.attrs) {
+                if name.as_str() != ty_name.as_str() {
+                    check_attribute_names(attrs, &object_ty.attrs)?;
+                }
+                write_str(out.as_mut_vec(), name);
+                encode_value(attr, attr_ty, out, depth + 1).map_err(|err| {
+                    check_attribute_names(attrs, &object_ty.attrs)
+                        .err()
+                        .unwrap_or_else(|| err.within(PathStep::Attr(name.to_string())))
+                })?;
             }
         }
         _ => return mismatch(),
     }
     Ok(())
+}
+
+const NIL: u8 = 0xc0;
+const FALSE: u8 = 0xc2;
+const TRUE: u8 = 0xc3;
+
+/// The markers of a container: fix marker base, then the 16- and 32-bit length markers.
+const ARRAY: [u8; 3] = [0x90, 0xdc, 0xdd];
+const MAP: [u8; 3] = [0x80, 0xde, 0xdf];
+
+/// An array or map header, in the smallest form (as rmp's `write_array_len` and
+/// `write_map_len` write it).
+#[inline]
+fn write_container_len(out: &mut Vec<u8>, len: u32, markers: [u8; 3]) {
+    if len < 16 {
+        out.push(markers[0] | len as u8);
+    } else if let Ok(len) = u16::try_from(len) {
+        out.push(markers[1]);
+        out.extend_from_slice(&len.to_be_bytes());
+    } else {
+        out.push(markers[2]);
+        out.extend_from_slice(&len.to_be_bytes());
+    }
+}
+
+/// A string, header and bytes in one go (as rmp's `write_str` writes it: fixstr, str8,
+/// str16 or str32).
+#[inline]
+fn write_str(out: &mut Vec<u8>, s: &str) {
+    let bytes = s.as_bytes();
+    let len = bytes.len() as u32;
+    out.reserve(bytes.len() + 5);
+    if len < 32 {
+        out.push(0xa0 | len as u8);
+    } else if len < 256 {
+        out.extend_from_slice(&[0xd9, len as u8]);
+    } else if let Ok(len) = u16::try_from(len) {
+        out.push(0xda);
+        out.extend_from_slice(&len.to_be_bytes());
+    } else {
+        out.push(0xdb);
+        out.extend_from_slice(&len.to_be_bytes());
+    }
+    out.extend_from_slice(bytes);
+}
+
+/// An integer in its most compact form (as rmp's `write_sint` writes it).
+#[inline]
+fn write_int(out: &mut Vec<u8>, n: i64) {
+    match n {
+        0..=127 => out.push(n as u8),
+        -32..=-1 => out.push(n as i8 as u8),
+        128..=255 => out.extend_from_slice(&[0xcc, n as u8]),
+        256..=65535 => {
+            out.push(0xcd);
+            out.extend_from_slice(&(n as u16).to_be_bytes());
+        }
+        65536..=4294967295 => {
+            out.push(0xce);
+            out.extend_from_slice(&(n as u32).to_be_bytes());
+        }
+        4294967296.. => {
+            out.push(0xcf);
+            out.extend_from_slice(&(n as u64).to_be_bytes());
+        }
+        -128..=-33 => out.extend_from_slice(&[0xd0, n as i8 as u8]),
+        -32768..=-129 => {
+            out.push(0xd1);
+            out.extend_from_slice(&(n as i16).to_be_bytes());
+        }
+        -2147483648..=-32769 => {
+            out.push(0xd2);
+            out.extend_from_slice(&(n as i32).to_be_bytes());
+        }
+        _ => {
+            out.push(0xd3);
+            out.extend_from_slice(&n.to_be_bytes());
+        }
+    }
 }
 
 /// A value in a `dynamic` slot: `DynamicVal` and the dynamic null are written bare; anything
@@ -107,12 +197,13 @@ fn encode_dynamic(value: &Value, out: &mut ByteBuf, depth: usize) -> Result<(), 
 }
 
 pub(super) fn write_number(n: &Number, out: &mut ByteBuf) {
-    if n.is_infinite() {
-        let f = if *n > Number::from_i64(0) { f64::INFINITY } else { f64::NEG_INFINITY };
-        ok(enc::write_f64(out, f));
-    } else if let Some(int) = n.as_i64() {
-        ok(enc::write_sint(out, int));
+    // The cases are disjoint; the common ones come first.
+    if let Some(int) = n.as_i64() {
+        write_int(out.as_mut_vec(), int);
     } else if let Some(f) = n.exact_f64() {
+        ok(enc::write_f64(out, f));
+    } else if n.is_infinite() {
+        let f = if *n > Number::from_i64(0) { f64::INFINITY } else { f64::NEG_INFINITY };
         ok(enc::write_f64(out, f));
     } else {
         ok(enc::write_str(out, &n.to_plain_string()));
