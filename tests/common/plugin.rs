@@ -96,6 +96,21 @@ impl Plugin {
         assert_eq!(rc, 0, "kill({pid}, {signal})");
     }
 
+    /// Closes the plugin as the engine does: the interrupt, then up to `limit` for it to
+    /// finish (its schema cache writes, the provider's shutdown), then the kill of `Drop`.
+    #[allow(dead_code)] // the benches' only
+    pub fn close(self, limit: Duration) {
+        self.interrupt();
+        let start = Instant::now();
+        let mut plugin = self;
+        while start.elapsed() < limit {
+            if plugin.child.try_wait().ok().flatten().is_some() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Waits for the process to exit, failing the test after `limit`.
     pub fn wait_exit(&mut self, limit: Duration) -> std::process::ExitStatus {
         let start = Instant::now();
