@@ -80,10 +80,10 @@ async fn run(options: Options) -> anyhow::Result<String> {
         // Terraform keys a provider by its source address; a local binary has none, so its
         // entry is keyed by the provider's name alone.
         let connection = parameterized.connection();
-        let key = connection.source_address.clone().unwrap_or_else(|| connection.terraform_name.clone());
+        let key = connection.source_address().unwrap_or(connection.terraform_name()).to_owned();
         let file = ProvidersSchemaFile {
             format_version: "1.0".to_owned(),
-            provider_schemas: [(key, connection.schema.whole()?.clone())].into_iter().collect(),
+            provider_schemas: [(key, connection.schema().whole()?.clone())].into_iter().collect(),
         };
         serde_json::to_string_pretty(&file).context("serializing the Terraform schema")?
     } else {

@@ -82,7 +82,7 @@ async fn a_warm_start_decodes_only_what_the_program_uses() -> anyhow::Result<()>
     switchable_fixture(&root, &flag)?;
 
     let cold = start(&root, &cache).await?;
-    assert!(cold.connection().schema.is_whole(), "a schema from GetProviderSchema is whole");
+    assert!(cold.connection().schema().is_whole(), "a schema from GetProviderSchema is whole");
     let (cold_spec, _) = cold.package_schema("100.0.0")?;
     cold.shutdown().await;
 
@@ -92,17 +92,17 @@ async fn a_warm_start_decodes_only_what_the_program_uses() -> anyhow::Result<()>
     assert!(start(&root, &without_cache).await.is_err(), "the switch works: a cold start fails");
 
     let warm = start(&root, &cache).await?;
-    assert!(!warm.connection().schema.is_whole(), "a warm start keeps the schema encoded");
+    assert!(!warm.connection().schema().is_whole(), "a warm start keeps the schema encoded");
     let urn = "urn:pulumi:dev::p::pulumi:providers:fixture::default";
     let request = || ConfigureRequest { urn: urn.to_owned(), config: provider_config() };
     let checked = warm.check_config(request()).await?;
     assert!(checked.failures.is_empty(), "{:?}", checked.failures);
     warm.configure(request()).await?;
     warm.connection().resource("fixture:index/types:Types", "urn:pulumi:dev::p::fixture:index/types:Types::t")?;
-    assert!(!warm.connection().schema.is_whole(), "start-up and one resource type decoded the whole schema");
+    assert!(!warm.connection().schema().is_whole(), "start-up and one resource type decoded the whole schema");
 
     let (warm_spec, _) = warm.package_schema("100.0.0")?;
-    assert!(warm.connection().schema.is_whole(), "GetSchema needs everything");
+    assert!(warm.connection().schema().is_whole(), "GetSchema needs everything");
     assert_eq!(warm_spec.to_json(), cold_spec.to_json(), "the cached schema is the provider's");
     warm.shutdown().await;
     let _ = std::fs::remove_dir_all(&root);
@@ -130,10 +130,10 @@ async fn a_warm_get_schema_answers_the_cached_package_without_translating() -> a
     let warm = start(&root, &cache).await?;
     assert_eq!(warm.package_schema_json("100.0.0")?, cold_json);
     // Translating would have decoded every resource type.
-    assert!(!warm.connection().schema.is_whole(), "a warm GetSchema translated again");
+    assert!(!warm.connection().schema().is_whole(), "a warm GetSchema translated again");
     // Another plugin version translates anew, into an entry of its own.
     let other: serde_json::Value = serde_json::from_str(&warm.package_schema_json("100.0.1")?)?;
-    assert!(warm.connection().schema.is_whole(), "another plugin version is translated");
+    assert!(warm.connection().schema().is_whole(), "another plugin version is translated");
     assert_eq!(other["version"], serde_json::from_str::<serde_json::Value>(&cold_json)?["version"]);
     warm.shutdown().await;
     assert_eq!(package_entries(&cache).len(), 2);
@@ -145,11 +145,11 @@ async fn a_warm_get_schema_answers_the_cached_package_without_translating() -> a
     std::fs::write(&written[0], &bytes)?;
     let again = start(&root, &cache).await?;
     assert_eq!(again.package_schema_json("100.0.0")?, cold_json);
-    assert!(again.connection().schema.is_whole(), "the corrupt entry was believed");
+    assert!(again.connection().schema().is_whole(), "the corrupt entry was believed");
     again.shutdown().await;
     let third = start(&root, &cache).await?;
     assert_eq!(third.package_schema_json("100.0.0")?, cold_json);
-    assert!(!third.connection().schema.is_whole(), "the corrupt entry was not replaced");
+    assert!(!third.connection().schema().is_whole(), "the corrupt entry was not replaced");
     third.shutdown().await;
     let _ = std::fs::remove_dir_all(&root);
     Ok(())

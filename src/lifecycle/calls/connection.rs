@@ -20,23 +20,23 @@ use crate::tfplugin::types::ServerCapabilities;
 /// A launched, described provider.
 pub struct Connection {
     /// The Pulumi package name: `--provider-name`, else the provider's type name.
-    pub package_name: String,
+    pub(super) package_name: String,
     /// The exact provider version (`0.0.0` for a local binary), without a leading `v`.
-    pub package_version: String,
+    pub(super) package_version: String,
     /// The provider's own name (its registry type, or the name in a local binary's file name).
-    pub terraform_name: String,
+    pub(super) terraform_name: String,
     /// The canonical source address, for registry providers.
-    pub source_address: Option<String>,
+    pub(super) source_address: Option<String>,
     /// Used only through `calls`.
     pub(super) client: Client,
     /// Decoded per item when it came from the schema cache: prefer its item accessors
     /// (`resource`, `data_source`, `provider`, ...) to the whole model (`whole`, which reads
     /// all of it and fails if a cache entry does not decode).
-    pub schema: LazySchema,
+    pub(super) schema: LazySchema,
     /// Resource identity schemas by resource type (GetResourceIdentitySchemas), read at
     /// start-up right after the schema; empty for providers older than protocol 5.9/6.9.
-    pub identity_schemas: BTreeMap<String, IdentitySchema>,
-    pub names: ProviderNames,
+    pub(super) identity_schemas: BTreeMap<String, IdentitySchema>,
+    pub(super) names: ProviderNames,
     /// Optional protocol features the provider declared (e.g. `plan_destroy`).
     pub(super) capabilities: ServerCapabilities,
     by_token: TokenIndex,
@@ -132,6 +132,41 @@ impl Connection {
         });
         types.insert(tf_name.to_owned(), std::sync::Arc::clone(&made));
         made
+    }
+
+    /// The Pulumi package name: `--provider-name`, else the provider's type name.
+    pub fn package_name(&self) -> &str {
+        &self.package_name
+    }
+
+    /// The exact provider version (`0.0.0` for a local binary), without a leading `v`.
+    pub fn package_version(&self) -> &str {
+        &self.package_version
+    }
+
+    /// The provider's own name (its registry type, or the name in a local binary's file name).
+    pub fn terraform_name(&self) -> &str {
+        &self.terraform_name
+    }
+
+    /// The canonical source address, for registry providers.
+    pub fn source_address(&self) -> Option<&str> {
+        self.source_address.as_deref()
+    }
+
+    /// The provider schema, decoded per item when it came from the schema cache.
+    pub fn schema(&self) -> &LazySchema {
+        &self.schema
+    }
+
+    /// Resource identity schemas by resource type.
+    pub fn identity_schemas(&self) -> &BTreeMap<String, IdentitySchema> {
+        &self.identity_schemas
+    }
+
+    /// The provider's Pulumi names: tokens and property names.
+    pub fn names(&self) -> &ProviderNames {
+        &self.names
     }
 
     /// What a Pulumi token names, and the Terraform name behind it.

@@ -71,7 +71,7 @@ pub(crate) async fn run_action(
         return Err(LifecycleError::UnknownToken {
             kind: "action",
             token: token.to_owned(),
-            package: connection.package_name.clone(),
+            package: connection.package_name().to_owned(),
         });
     };
     let action = connection.action(tf_name, Subject::Token(format!("{token} (action {tf_name})")))?;

@@ -129,7 +129,7 @@ pub(crate) async fn call_provider_function<'p>(
     tf_name: &str,
     args: &PropertyMap,
 ) -> Result<Invoked, LifecycleError> {
-    let Some(function) = connection.schema.function(tf_name) else {
+    let Some(function) = connection.schema().function(tf_name) else {
         return Err(connection.unknown_token("function", token));
     };
     let function: &'p Function = function;

@@ -252,11 +252,11 @@ async fn open_listing(
             return Err(LifecycleError::UnknownToken {
                 kind: "resource",
                 token: query.token.clone(),
-                package: connection.package_name.clone(),
+                package: connection.package_name().to_owned(),
             });
         }
     };
-    let Some((_, list_schema)) = connection.schema.list_resource(&tf_name) else {
+    let Some((_, list_schema)) = connection.schema().list_resource(&tf_name) else {
         return Err(LifecycleError::Unsupported {
             subject: subject.clone(),
             message: format!(

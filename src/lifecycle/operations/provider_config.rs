@@ -26,7 +26,7 @@ use crate::property::{PropertyMap, PropertyValue};
 const ENGINE_KEYS: &[&str] = &["version", "pluginDownloadURL", "parameterization", "name"];
 
 pub(crate) fn config_names(connection: &Connection) -> PropertyNames {
-    PropertyNames::of_block(&connection.schema.provider().block)
+    PropertyNames::of_block(&connection.schema().provider().block)
 }
 
 /// The configuration without the engine's own keys, with settings stored JSON-encoded
@@ -42,7 +42,7 @@ pub(crate) fn terraform_settings(connection: &Connection, names: &PropertyNames,
 
 /// The encoding kind of each top-level setting, by Pulumi name.
 fn config_kinds(connection: &Connection, names: &PropertyNames) -> BTreeMap<String, Kind> {
-    let cty::Type::Object(object) = connection.schema.provider().block.implied_type() else { return BTreeMap::new() };
+    let cty::Type::Object(object) = connection.schema().provider().block.implied_type() else { return BTreeMap::new() };
     object
         .attrs
         .iter()
@@ -63,7 +63,7 @@ fn config_kinds(connection: &Connection, names: &PropertyNames) -> BTreeMap<Stri
 /// Required settings that have no value (unknown counts as a value).
 fn missing_keys(connection: &Connection, names: &PropertyNames, settings: &PropertyMap) -> Vec<MissingKey> {
     connection
-        .schema
+        .schema()
         .provider()
         .block
         .attributes
@@ -73,7 +73,7 @@ fn missing_keys(connection: &Connection, names: &PropertyNames, settings: &Prope
             let name = names.by_tf_name(tf_name).map_or_else(|| tf_name.clone(), |n| n.pulumi_name.clone());
             let present = settings.get(&name).is_some_and(|v| !matches!(v, PropertyValue::Null));
             (!present).then(|| MissingKey {
-                name: format!("{}:{name}", connection.package_name),
+                name: format!("{}:{name}", connection.package_name()),
                 property: name,
                 description: attr.description.clone(),
             })
@@ -89,7 +89,7 @@ pub(crate) async fn check_config(
     news: &PropertyMap,
 ) -> Result<Checked, LifecycleError> {
     let names = config_names(connection);
-    let block = &connection.schema.provider().block;
+    let block = &connection.schema().provider().block;
     let settings = terraform_settings(connection, &names, news);
     let mut inputs = news.clone();
     crate::lifecycle::support::inputs::mark_sensitive(block, &names, &mut inputs);
@@ -104,7 +104,7 @@ pub(crate) async fn check_config(
         Err(error) => {
             let reason = match &error.kind {
                 convert::ConvertErrorKind::UnknownProperty(key) => {
-                    format!("{key:?} is not a configuration setting of the {} provider", connection.package_name)
+                    format!("{key:?} is not a configuration setting of the {} provider", connection.package_name())
                 }
                 other => other.to_string(),
             };
@@ -148,11 +148,11 @@ pub(crate) async fn configure(
     args: &PropertyMap,
 ) -> Result<Vec<String>, LifecycleError> {
     let names = config_names(connection);
-    let block = &connection.schema.provider().block;
+    let block = &connection.schema().provider().block;
     let settings = terraform_settings(connection, &names, args);
     let missing = missing_keys(connection, &names, &settings);
     if !missing.is_empty() {
-        return Err(LifecycleError::MissingConfig { package: connection.package_name.clone(), keys: missing });
+        return Err(LifecycleError::MissingConfig { package: connection.package_name().to_owned(), keys: missing });
     }
     let subject = Subject::Urn(urn.to_owned());
     let (config, secrets) = convert::to_cty(block, &names, &settings, UnknownKeys::Ignore)

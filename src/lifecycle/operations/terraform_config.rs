@@ -33,7 +33,7 @@ pub(crate) fn terraform_config(
     config: &PropertyMap,
 ) -> Result<PropertyMap, LifecycleError> {
     let names = config_names(connection);
-    let block = &connection.schema.provider().block;
+    let block = &connection.schema().provider().block;
     let settings = terraform_settings(connection, &names, config);
     let (value, _) = convert::to_cty(block, &names, &settings, UnknownKeys::Ignore).map_err(|error| {
         LifecycleError::InvalidProperty { subject: Subject::Urn(urn.to_owned()), error: Box::new(error) }

@@ -66,7 +66,7 @@ impl Session {
             _ => Err(LifecycleError::UnknownToken {
                 kind: "data source, function or ephemeral resource",
                 token,
-                package: connection.package_name.clone(),
+                package: connection.package_name().to_owned(),
             }),
         }
     }

@@ -71,7 +71,7 @@ pub async fn mapping(
 /// unparameterized the cached packages' (see [`mapping`]).
 pub async fn mapped_providers(session: Option<&Session>, key: &str) -> Vec<String> {
     match source(session, key).await {
-        Source::Session(session) => vec![session.connection.names.resource_prefix().to_owned()],
+        Source::Session(session) => vec![session.connection.names().resource_prefix().to_owned()],
         Source::Cache(candidates) => candidates.into_keys().collect(),
         Source::None => Vec::new(),
     }
@@ -104,13 +104,13 @@ impl Session {
     /// This session's mapping, if `provider` (empty: any) names its provider.
     fn own_mapping(&self, provider: &str) -> Result<Mapping, MappingError> {
         let connection = &self.connection;
-        let name = connection.names.resource_prefix().to_owned();
+        let name = connection.names().resource_prefix().to_owned();
         if !provider.is_empty() && provider != name {
             return Err(MappingError::UnknownProvider(provider.to_owned()));
         }
         let mapping = schema_gen::mapping::provider_mapping(
-            connection.schema.whole()?,
-            &connection.names,
+            connection.schema().whole()?,
+            connection.names(),
             self.package_version(),
         );
         let data = schema_gen::mapping::to_go_json(&mapping).into_bytes();

@@ -297,12 +297,12 @@ fn parameter_value(args: &Args, source_address: Option<&str>, package_version: &
 impl Session {
     /// The Pulumi package name.
     pub fn package_name(&self) -> &str {
-        &self.connection.package_name
+        self.connection.package_name()
     }
 
     /// The exact provider version (`0.0.0` for a local binary), without a leading `v`.
     pub fn package_version(&self) -> &str {
-        &self.connection.package_version
+        self.connection.package_version()
     }
 
     /// The package version Parameterize answers and GetSchema writes: [`Self::package_version`],
@@ -352,11 +352,11 @@ impl Session {
         let parameter = self.parameter.to_json();
         let connection = &self.connection;
         let (mut spec, warnings) = translate(&TranslateConfig {
-            schema: connection.schema.whole()?,
-            package_name: &connection.package_name,
-            package_version: &connection.package_version,
-            terraform_name: &connection.terraform_name,
-            source_address: connection.source_address.as_deref(),
+            schema: connection.schema().whole()?,
+            package_name: connection.package_name(),
+            package_version: connection.package_version(),
+            terraform_name: connection.terraform_name(),
+            source_address: connection.source_address(),
             parameter_value: &parameter,
             plugin_version,
             filter: TokenFilter { include: &self.parameter.includes, exclude: &self.parameter.excludes },
@@ -404,10 +404,10 @@ impl Session {
     fn package_inputs(&self, plugin_version: &str) -> String {
         let connection = &self.connection;
         package_inputs_digest(&(
-            &connection.package_name,
-            &connection.package_version,
-            &connection.terraform_name,
-            &connection.source_address,
+            connection.package_name(),
+            connection.package_version(),
+            connection.terraform_name(),
+            connection.source_address(),
             &self.parameter,
             plugin_version,
             &self.announced_version,
