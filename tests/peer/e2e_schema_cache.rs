@@ -130,7 +130,8 @@ fn damaged_entries_are_ignored_and_rebuilt() -> anyhow::Result<()> {
         let calls = cached.preview()?;
         assert!(fetched(&calls), "{damage}: the damaged entry was used: {calls:?}");
         assert_eq!(std::fs::read(&entry)?.len(), good.len(), "{damage}: the entry is rebuilt");
-        assert!(!fetched(&cached.preview()?), "{damage}: the rebuilt entry is used");
+        let calls = cached.preview()?;
+        assert!(!fetched(&calls), "{damage}: the rebuilt entry is used: {calls:?}");
     }
     Ok(())
 }
