@@ -301,12 +301,22 @@ impl LazySchema {
 impl Cached {
     /// Removes the entry file after a part of it did not decode. What was read stays usable
     /// (an open file keeps its contents); the next start misses and rebuilds the entry.
+    ///
+    /// Renamed away first: Windows keeps the name of a file that is still open (this schema
+    /// holds it) until the last handle closes, so a plain delete would leave the entry in
+    /// place for the next start. The renamed file carries the temporary prefix, so eviction
+    /// removes it if the delete cannot.
     fn forget(&self) {
-        if let Some(path) = &self.entry_path {
-            match std::fs::remove_file(path) {
-                Ok(()) => tracing::debug!("schema cache: removed {}, which does not decode", path.display()),
-                Err(err) => tracing::debug!("schema cache: cannot remove {}: {err}", path.display()),
-            }
+        let Some(path) = &self.entry_path else { return };
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let doomed = path.with_file_name(format!("{}removed-{name}", super::store::TEMP_PREFIX));
+        let removed = std::fs::rename(path, &doomed).map(|()| {
+            // Best effort: on Windows the file goes when this schema lets go of it.
+            let _ = std::fs::remove_file(&doomed);
+        });
+        match removed {
+            Ok(()) => tracing::debug!("schema cache: removed {}, which does not decode", path.display()),
+            Err(err) => tracing::debug!("schema cache: cannot remove {}: {err}", path.display()),
         }
     }
 

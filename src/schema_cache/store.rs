@@ -24,7 +24,7 @@ use super::lazy::LazySchema;
 
 /// Entries are files named `<digest>.schema` (and `<digest>-<inputs>.package`, the
 /// translated packages); temporary files start with this.
-const TEMP_PREFIX: &str = ".tmp-";
+pub(super) const TEMP_PREFIX: &str = ".tmp-";
 
 /// A temporary file this old was left by a process that died mid-write.
 const STALE_TEMP_AGE: Duration = Duration::from_secs(3600);
