@@ -24,9 +24,9 @@ struct Cached {
 impl Cached {
     /// `provider` is the binary `package add` names; `None` for the shared real one.
     fn start(label: &str, provider: Option<&Path>) -> anyhow::Result<Cached> {
-        let shared = common::real_provider("random", versions::RANDOM)?;
-        let provider = provider.unwrap_or(&shared);
         let mut ws = Workspace::new(label, Implementation::Ours)?;
+        let own = private_copy("random", versions::RANDOM, ws.root())?;
+        let provider = provider.unwrap_or(&own);
         ws.copy_example("random")?;
         let log = ws.root().join("grpc.jsonl");
         ws.set_env("PULUMI_TF_DEBUG_GRPC", &log.display().to_string());
@@ -75,6 +75,27 @@ fn entries_in(dir: &Path) -> Vec<PathBuf> {
     entries.retain(|p| p.extension().is_some_and(|e| e == "schema"));
     entries.sort();
     entries
+}
+
+/// The real provider `name`, copied into `dir` (a workspace's, removed with it). The cache keys a binary
+/// by its file's identity, change time included, and other tests running at the same time
+/// hard-link the shared binaries into their mirrors (and unlink them), which changes that
+/// time: on the shared file, a warm start would turn cold under another test's feet.
+fn private_copy(name: &str, version: &str, dir: &Path) -> anyhow::Result<PathBuf> {
+    let dir = dir.join("providers");
+    std::fs::create_dir_all(&dir)?;
+    let copy = dir.join(format!("terraform-provider-{name}"));
+    std::fs::copy(common::real_provider(name, version)?, &copy)?;
+    Ok(copy)
+}
+
+/// A folder removed when the test ends, however it ends.
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 fn fetched(calls: &[String]) -> bool {
@@ -210,9 +231,12 @@ fn a_cache_too_small_for_the_entry_keeps_nothing_and_runs() -> anyhow::Result<()
 #[test]
 fn two_concurrent_ups_share_one_cache() -> anyhow::Result<()> {
     let shared_cache = common::scratch_dir("cache-shared");
+    // One binary for both, so one entry.
+    let own = Scratch(common::scratch_dir("cache-shared-provider"));
+    let provider = private_copy("random", versions::RANDOM, &own.0)?;
     let mut workspaces = Vec::new();
     for label in ["cache-shared-a", "cache-shared-b"] {
-        let mut cached = Cached::start(label, None)?;
+        let mut cached = Cached::start(label, Some(&provider))?;
         cached.ws.set_env("PULUMI_DYNAMIC_TF_PLUGIN_CACHE_DIR", &shared_cache.display().to_string());
         workspaces.push(cached);
     }
@@ -262,8 +286,9 @@ fn start_up_calls(calls: &[String]) -> Vec<String> {
 #[test]
 fn muxed_providers_start_warm_on_protocols_5_and_6() -> anyhow::Result<()> {
     let server = common::bind::Bind::start("cache-muxed")?;
-    let dns = common::real_provider("dns", versions::DNS)?;
-    let muxed6 = common::real_provider("muxed6test", "current")?;
+    let own = Scratch(common::scratch_dir("cache-muxed-providers"));
+    let dns = private_copy("dns", versions::DNS, &own.0)?;
+    let muxed6 = private_copy("muxed6test", "current", &own.0)?;
     let programs = [
         (
             &dns,
@@ -323,9 +348,10 @@ fn muxed_providers_start_warm_on_protocols_5_and_6() -> anyhow::Result<()> {
 fn cold_and_warm_start_up_sequences_on_an_sdkv2_and_a_muxed_provider() -> anyhow::Result<()> {
     let mariadb = common::mariadb::MariaDb::start("cache-sequence")?;
     let bind = common::bind::Bind::start("cache-sequence")?;
+    let own = Scratch(common::scratch_dir("cache-sequence-providers"));
     let cases: [(&str, PathBuf, &str); 2] = [
-        ("mysql (SDKv2)", common::real_provider("mysql", versions::MYSQL)?, "mysql"),
-        ("dns (muxed)", common::real_provider("dns", versions::DNS)?, "dns"),
+        ("mysql (SDKv2)", private_copy("mysql", versions::MYSQL, &own.0)?, "mysql"),
+        ("dns (muxed)", private_copy("dns", versions::DNS, &own.0)?, "dns"),
     ];
     for (label, provider, example) in cases {
         let mut ws = Workspace::new("cache-sequence", Implementation::Ours)?;
