@@ -18,9 +18,9 @@ use std::path::PathBuf;
 use aws_lc_rs::digest;
 use serde::{Deserialize, Serialize};
 
-use super::entry::EntryProblem;
+use super::entry::{EntryProblem, hex, sha256_hex};
 use super::key::{CacheKey, FORMAT_VERSION};
-use super::store::{Miss, SchemaCache, StoreError, write_atomically};
+use super::store::{Miss, SchemaCache, StoreError, touch};
 
 /// The first bytes of every package entry.
 pub const PACKAGE_MAGIC: &[u8] = b"tfbridge-package-cache\n";
@@ -59,7 +59,7 @@ pub fn encode(key: &CacheKey, inputs: &str, schema_json: &str) -> Vec<u8> {
         key: key.clone(),
         inputs: inputs.to_owned(),
         len: schema_json.len(),
-        sha256: hex(digest::digest(&digest::SHA256, schema_json.as_bytes()).as_ref()),
+        sha256: sha256_hex(schema_json.as_bytes()),
     };
     // A header of plain strings and numbers always serializes.
     let header = serde_json::to_vec(&header).unwrap_or_default();
@@ -96,7 +96,7 @@ pub fn decode(key: &CacheKey, inputs: &str, mut bytes: Vec<u8>) -> Result<String
     if payload_len > header.len {
         return Err(EntryProblem::BadHeader("payload longer than declared".to_owned()));
     }
-    if hex(digest::digest(&digest::SHA256, &bytes[payload_start..]).as_ref()) != header.sha256 {
+    if sha256_hex(&bytes[payload_start..]) != header.sha256 {
         return Err(EntryProblem::Checksum);
     }
     // The payload moves out of the buffer it was read into: no second copy of megabytes.
@@ -114,36 +114,17 @@ impl SchemaCache {
             Err(error) => return Err(Miss::Io { path, error }),
         };
         let schema = decode(key, inputs, bytes).map_err(|problem| Miss::Refused { path: path.clone(), problem })?;
-        // Recently used, for eviction; a read-only directory keeps the old time.
-        let _ =
-            std::fs::File::options().write(true).open(&path).and_then(|f| f.set_modified(std::time::SystemTime::now()));
+        touch(&path);
         Ok(schema)
     }
 
     /// Writes the translated package for `key` and `inputs` atomically, then evicts down to
     /// the bound.
     pub fn store_package(&self, key: &CacheKey, inputs: &str, schema_json: &str) -> Result<(), StoreError> {
-        let bytes = encode(key, inputs, schema_json);
-        let io = |error| StoreError::Io { dir: self.dir.clone(), error };
-        std::fs::create_dir_all(&self.dir).map_err(io)?;
-        let name = file_name(key, inputs);
-        match write_atomically(&self.dir, &name, &bytes) {
-            Ok(()) => {}
-            // As for schema entries: another process holds the same entry open (Windows
-            // without POSIX renames); its contents are the same.
-            Err(error) if error.kind() == std::io::ErrorKind::PermissionDenied && self.dir.join(&name).is_file() => {
-                tracing::debug!("schema cache: kept the package entry another process holds open ({error})");
-            }
-            Err(error) => return Err(io(error)),
-        }
-        self.evict().map_err(io)
+        self.put(&file_name(key, inputs), &encode(key, inputs, schema_json))
     }
 
     fn package_path(&self, key: &CacheKey, inputs: &str) -> PathBuf {
         self.dir.join(file_name(key, inputs))
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

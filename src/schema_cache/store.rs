@@ -75,8 +75,7 @@ impl SchemaCache {
         let mut opened: (F, LazySchema) =
             entry::decode(key, file).map_err(|problem| Miss::Refused { path: path.clone(), problem })?;
         opened.1.set_entry_path(path.clone());
-        // Mark it recently used for eviction. A read-only directory simply keeps the old time.
-        let _ = std::fs::File::options().write(true).open(&path).and_then(|f| f.set_modified(SystemTime::now()));
+        touch(&path);
         Ok(opened)
     }
 
@@ -91,16 +90,20 @@ impl SchemaCache {
             return Err(StoreError::Encode("the schema does not read back equal".to_owned()));
         }
         drop(reread);
+        self.put(&key.file_name(), &bytes)
+    }
+
+    /// Writes `bytes` as the entry `name` atomically, then evicts down to the bound. Every
+    /// kind of entry is written here.
+    pub(super) fn put(&self, name: &str, bytes: &[u8]) -> Result<(), StoreError> {
         let io = |error| StoreError::Io { dir: self.dir.clone(), error };
         std::fs::create_dir_all(&self.dir).map_err(io)?;
-        match write_atomically(&self.dir, &key.file_name(), &bytes) {
+        match write_atomically(&self.dir, name, bytes) {
             Ok(()) => {}
             // Windows refuses to rename over a file another process has open without POSIX
             // rename semantics (older Windows, other file systems, Wine). The entry there has
-            // the same key, so the same binary and build, so the same contents: keep it.
-            Err(error)
-                if error.kind() == std::io::ErrorKind::PermissionDenied && self.dir.join(key.file_name()).is_file() =>
-            {
+            // the same name, so the same key, so the same contents: keep it.
+            Err(error) if error.kind() == std::io::ErrorKind::PermissionDenied && self.dir.join(name).is_file() => {
                 tracing::debug!("schema cache: kept the entry another process holds open ({error})");
             }
             Err(error) => return Err(io(error)),
@@ -135,6 +138,12 @@ impl SchemaCache {
         }
         Ok(())
     }
+}
+
+/// Marks an entry recently used, for eviction. A read-only directory simply keeps the old
+/// time.
+pub(super) fn touch(path: &Path) {
+    let _ = std::fs::File::options().write(true).open(path).and_then(|f| f.set_modified(SystemTime::now()));
 }
 
 /// Writes `bytes` as `dir/name` through a temporary file and a rename.
