@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test, in two tiers, and ends with one summary line
+# Runs every test, in four tiers, and ends with one summary line
 # ("tests: N passed, N failed, N ignored"):
 #
 # 1. the hermetic tier, `cargo test --workspace`: no Go, no network, no peers;
@@ -11,7 +11,8 @@
 #    those peers (cached by version);
 # 3. the newest Pulumi CLI: the peer-tier tests NEWEST_CLI_FILTERS selects once more, with
 #    TFBRIDGE_TEST_PULUMI_VERSION set to PULUMI_NEWEST_VER from scripts/peers.env (the same
-#    language hosts; tests/common/pulumi.rs picks the CLI);
+#    language hosts; tests/common/pulumi.rs picks the CLI), in the same queue as tier 2
+#    (scripts/peer-schedule.py);
 # 4. Windows under Wine (scripts/test-windows.sh; below).
 #
 # Then it checks that the run left no process behind: any terraform-provider-*,
@@ -33,7 +34,16 @@ export "CARGO_TARGET_$(echo "$host_triple" | tr 'a-z-' 'A-Z_')_RUNNER=$PWD/scrip
 # Pulumi CLI, whose environment is otherwise cleared).
 export TFBRIDGE_TEST_RUN="test.sh-$$-$(date +%s%N)"
 logs=$(mktemp -d)
-trap 'rm -rf "$logs"' EXIT
+# Every test's scratch directories (tests/common's scratch_dir, the workspaces, the providers'
+# plugin sockets) go under one directory of this run's, removed at the end: a test that
+# fails, or forgets, leaves nothing in /tmp (the runs had left half a gigabyte and ten
+# thousand socket directories there). Short, for the Unix sockets' 108-byte path limit.
+# Open to others, as /tmp is: the services' daemons run as their own users when we are root
+# (tests/common/service.rs) and must reach their directories below it.
+scratch=$(mktemp -d /tmp/tfbridge-run.XXXXXX)
+chmod 755 "$scratch"
+export TMPDIR=$scratch
+trap 'rm -rf "$logs" "$scratch"' EXIT
 status=0
 
 echo "== hermetic tier: cargo test --workspace" >&2
@@ -48,30 +58,47 @@ for package in json.load(sys.stdin)["packages"]:
             print(target["name"])
 ')
 echo "== peer tier: ${#peer_targets[@]} test targets with --features peer-tests" >&2
-# Three tests at a time on two cores: most of a peer test is waiting on the CLI's and the
-# providers' processes, so a third thread shortens the tier (TFBRIDGE_PEER_TEST_THREADS).
-peer_threads=${TFBRIDGE_PEER_TEST_THREADS:-3}
-peer_start=$SECONDS
-cargo test --workspace --locked --no-fail-fast --features peer-tests "${peer_targets[@]/#/--test=}" \
-  -- --test-threads="$peer_threads" 2>&1 | tee "$logs/peer" || status=$?
-echo "== peer tier: $((SECONDS - peer_start)) s on $peer_threads threads" >&2
-
+# The peer binary's tests and the newest CLI's re-run of some of them share one queue
+# (scripts/peer-schedule.py): each test in a process of its own, the longest first, three at a
+# time on two cores (most of a peer test is waiting on the CLI's and the providers' processes;
+# TFBRIDGE_PEER_TEST_THREADS). libtest would run them in name order, and the tier would end on
+# the SDK languages' suites alone. The times of this run order the next one
+# ($target_dir/peer-test-times.tsv); tests/peer/times.tsv orders a machine with no history.
+#
 # The newest CLI: the peer-tier tests whose names hold one of these filters (libtest's
-# substring match; several filters select their union). A test's name starts with its
-# module, and `::` keeps a later e2e_mysql_* module out. One SDK language (TypeScript),
-# to keep the added time down.
+# substring match; several filters select their union), with TFBRIDGE_TEST_PULUMI_VERSION set
+# to PULUMI_NEWEST_VER from scripts/peers.env (the same language hosts; tests/common/pulumi.rs
+# picks the CLI). A test's name starts with its module, and `::` keeps a later e2e_mysql_*
+# module out. One SDK language (TypeScript), to keep the added time down.
 NEWEST_CLI_FILTERS=(
   'e2e_yaml::'
   'e2e_mysql::'
   'e2e_lang::typescript::'
 )
 newest=$(bash -c '. scripts/peers.env && echo "$PULUMI_NEWEST_VER"')
-newest_start=$SECONDS
+peer_threads=${TFBRIDGE_PEER_TEST_THREADS:-3}
+target_dir=$(cargo metadata --no-deps --format-version 1 --locked | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+: >"$logs/peer"
 : >"$logs/newest"
-echo "== newest CLI ($newest): ${peer_targets[*]} (tests matching ${NEWEST_CLI_FILTERS[*]})" >&2
-TFBRIDGE_TEST_PULUMI_VERSION=$newest cargo test --workspace --locked --no-fail-fast --features peer-tests \
-  "${peer_targets[@]/#/--test=}" -- "${NEWEST_CLI_FILTERS[@]}" 2>&1 | tee -a "$logs/newest" || status=$?
-echo "== newest CLI: $((SECONDS - newest_start)) s" >&2
+peer_start=$SECONDS
+echo "== peer tier: ${peer_targets[*]} with --features peer-tests, and the newest CLI ($newest) on tests matching ${NEWEST_CLI_FILTERS[*]}" >&2
+peer_binaries=$(cargo test --workspace --locked --features peer-tests "${peer_targets[@]/#/--test=}" --no-run \
+  --message-format=json-render-diagnostics | python3 -c '
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message.get("reason") == "compiler-artifact" and message.get("executable") and message["target"]["kind"] == ["test"]:
+        print(message["executable"], message["manifest_path"].rsplit("/", 1)[0])
+') || status=$?
+while read -r binary package_dir; do
+  [[ -n $binary ]] || continue
+  newest_filters=$(IFS='|'; echo "${NEWEST_CLI_FILTERS[*]}")
+  python3 scripts/peer-schedule.py --binary "$binary" --cwd "$package_dir" --slots "$peer_threads" \
+    --times "$target_dir/peer-test-times.tsv" --seed tests/peer/times.tsv \
+    --tier "peer=$logs/peer" \
+    --tier "newest=$logs/newest,TFBRIDGE_TEST_PULUMI_VERSION=$newest|$newest_filters" || status=$?
+done <<<"$peer_binaries"
+echo "== peer tier and newest CLI: $((SECONDS - peer_start)) s on $peer_threads slots" >&2
 
 # 4. Windows, under Wine (scripts/test-windows.sh): the hermetic tier cross-built for
 #    x86_64-pc-windows-gnu and the end-to-end run with the Windows CLI and random provider.
