@@ -72,23 +72,53 @@ fn run_release_script(args: &[&str]) -> anyhow::Result<std::process::Output> {
     Command::new("bash").arg(&script).args(args).output().with_context(|| format!("run {}", script.display()))
 }
 
-/// The release archive of the binary under test, shared by every test of this file.
+/// The release archive of the binary under test, shared by every test of this file, and
+/// across processes (scripts/test.sh runs each test in a process of its own): made once per
+/// build of the binary, in a directory named by its size and change time, which a maker
+/// fills under another name and renames into place whole.
 fn release() -> &'static Release {
     static RELEASE: OnceLock<Release> = OnceLock::new();
     RELEASE.get_or_init(|| {
         let binary = Implementation::Ours.plugin_binary().expect("our plugin binary");
-        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("e2e_install-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&out);
-        let output = run_release_script(&["--binary", binary.to_str().expect("UTF-8"), "--out", out.to_str().unwrap()])
-            .expect("release.sh runs");
-        assert!(
-            output.status.success(),
-            "release.sh failed: {}\n{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        let printed: Vec<PathBuf> = String::from_utf8_lossy(&output.stdout).lines().map(PathBuf::from).collect();
-        assert_eq!(printed.len(), 2, "release.sh prints the archive and the checksums file: {printed:?}");
+        let meta = std::fs::metadata(&binary).expect("the plugin binary's metadata");
+        let changed = meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
+        let tag = format!("{}-{}", meta.len(), changed.map(|d| d.as_nanos()).unwrap_or_default());
+        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("e2e_install-release-{tag}"));
+        if !out.join("printed").is_file() {
+            let making = Path::new(env!("CARGO_TARGET_TMPDIR"))
+                .join(format!("e2e_install-release-{tag}.making-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&making);
+            let output =
+                run_release_script(&["--binary", binary.to_str().expect("UTF-8"), "--out", making.to_str().unwrap()])
+                    .expect("release.sh runs");
+            assert!(
+                output.status.success(),
+                "release.sh failed: {}\n{}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
+            let printed: Vec<String> = String::from_utf8_lossy(&output.stdout)
+                .lines()
+                .map(|line| Path::new(line).file_name().expect("a file").to_string_lossy().into_owned())
+                .collect();
+            assert_eq!(printed.len(), 2, "release.sh prints the archive and the checksums file: {printed:?}");
+            std::fs::write(making.join("printed"), printed.join("\n")).expect("write the file list");
+            // Another process may have put its copy in place first; the two are the same.
+            if std::fs::rename(&making, &out).is_err() {
+                let _ = std::fs::remove_dir_all(&making);
+            }
+            // Earlier builds' archives (and the per-process folders of before) only take disk.
+            for entry in std::fs::read_dir(env!("CARGO_TARGET_TMPDIR")).into_iter().flatten().flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let earlier = name.starts_with("e2e_install-") && !name.contains(".making-");
+                if earlier && entry.path() != out {
+                    let _ = std::fs::remove_dir_all(entry.path());
+                }
+            }
+        }
+        let printed = std::fs::read_to_string(out.join("printed")).expect("the release's file list");
+        let printed: Vec<PathBuf> = printed.lines().map(|name| out.join(name)).collect();
+        assert_eq!(printed.len(), 2, "{printed:?}");
         Release { archive: printed[0].clone(), checksums: printed[1].clone(), binary }
     })
 }
