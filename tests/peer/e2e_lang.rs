@@ -4,7 +4,10 @@
 //!
 //! - `package add` three ways: random by registry name (offline), local with flags after
 //!   `--` (`--include`), our sdkv2test provider by local binary;
-//! - up, then a preview with no changes; an update in place, then a replacement;
+//! - up, then a preview with no changes;
+//! - bad input in TypeScript, Python and Java (`e2e_lang_errors`): broken programs that
+//!   must fail clearly and lose nothing, after which the lifecycle goes on;
+//! - an update in place, then a replacement;
 //! - refresh after an out-of-band change;
 //! - import, with the code the CLI generates added to the program, compiled by the language's
 //!   own compiler and previewed with no changes; import through the explicit provider of a
@@ -113,6 +116,11 @@ fn lifecycle(language: Language, implementation: Implementation) -> anyhow::Resu
     }
     ws.preview_expect_no_changes()?;
 
+    // Bad input (TypeScript, Python, Java), in this workspace: the steps need the same
+    // settled stack, and sharing it saves each language a second project, its three
+    // generated SDKs and its first up.
+    crate::e2e_lang_errors::bad_input(&mut ws)?;
+
     // An update in place: same id, new value, seen by the data source too.
     ws.config_set("description", "second")?;
     let up = ws.up()?;
@@ -149,8 +157,13 @@ fn lifecycle(language: Language, implementation: Implementation) -> anyhow::Resu
 
     ws.destroy()?;
     assert_eq!(ws.managed_resources()?, Vec::<serde_json::Value>::new());
-    let left: Vec<_> = std::fs::read_dir(store.join("sdkv2test_thing"))?.collect();
-    assert!(left.is_empty(), "destroy deletes every thing: {left:?}");
+    let mut left: Vec<String> = std::fs::read_dir(store.join("sdkv2test_thing"))?
+        .map(|entry| entry.map(|e| e.file_name().to_string_lossy().into_owned()))
+        .collect::<Result<_, _>>()?;
+    left.sort();
+    // Destroy deletes every thing it owns, and nothing else: the bad-input steps' thing made
+    // out of band stays.
+    assert_eq!(left, crate::e2e_lang_errors::things_left_by_bad_input(language), "what destroy left");
     assert!(dir.join("input.txt").exists(), "the data source's file is not ours to delete");
     // The wall time of the whole lifecycle, for comparing the implementations (`--nocapture`).
     eprintln!(

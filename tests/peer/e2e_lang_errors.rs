@@ -1,13 +1,15 @@
-//! Bad input in TypeScript and Python programs, with both implementations. Each stack first
-//! comes up cleanly; then each broken program must fail with a clear error naming the resource
-//! and the property in the language's own names, lose nothing (the state and the resources
-//! are as they were), and leave the stack working: refresh and destroy afterwards succeed and
-//! leave nothing behind.
+//! Bad input in TypeScript, Python and Java programs, with both implementations: steps of
+//! `e2e_lang`'s lifecycle, which runs them in its workspace right after its first `up`
+//! settles (one project and one set of generated SDKs per language and implementation, not
+//! two). Each broken program must fail with a clear error naming the resource and the
+//! property in the language's own names, lose nothing (the state and the resources are as they
+//! were), and leave the stack working: the lifecycle goes on from there (updates, a
+//! replacement, refresh, import, destroy) and leaves nothing behind.
 //!
 //! - TypeScript: a wrong type (a compile error from tsc), a missing required input (a runtime
 //!   error from the generated SDK), and a failing create (a replacement whose new thing
 //!   cannot be created, so the old one must stay).
-//! - Python: a value the Terraform provider's validation rejects.
+//! - Python: a value the Terraform provider's validation rejects, and a create that panics.
 //! - Java: a wrong type (a compile error from javac, through the host's `mvn compile`), and a
 //!   value the Terraform provider's validation rejects.
 //!
@@ -41,19 +43,6 @@ fn strip_ansi(text: &str) -> String {
     out
 }
 
-/// A stack of the language's example, up and settled.
-fn stack_up(language: Language, implementation: Implementation) -> anyhow::Result<ProgramWorkspace> {
-    let mut ws = ProgramWorkspace::new("errors", implementation, language)?;
-    ws.add_example_packages()?;
-    let dir = ws.root().join("files");
-    std::fs::create_dir_all(&dir)?;
-    std::fs::write(dir.join("input.txt"), "from before\n")?;
-    ws.stack_init()?;
-    ws.config_set("dir", dir.to_str().expect("a UTF-8 path"))?;
-    ws.up()?;
-    Ok(ws)
-}
-
 /// The managed resources' URNs and ids, to show nothing was lost.
 fn inventory(ws: &mut ProgramWorkspace) -> anyhow::Result<Vec<(String, String)>> {
     let mut all: Vec<_> = ws
@@ -79,17 +68,29 @@ fn fails_with(ws: &mut ProgramWorkspace, needles: &[String]) -> anyhow::Result<C
     Ok(failed)
 }
 
-/// Refresh and destroy work afterwards and leave nothing behind.
-fn refresh_and_destroy(ws: &mut ProgramWorkspace) -> anyhow::Result<()> {
-    ws.refresh()?;
-    ws.destroy()?;
-    assert_eq!(ws.managed_resources()?, Vec::<serde_json::Value>::new());
-    Ok(())
+/// The bad-input steps for `ws`'s language (none for Go), on a stack that is up and settled:
+/// the example's program, `files/input.txt` beside it and the thing "alpha" in
+/// `files/store`. They end with the program and the configuration as they found them.
+pub fn bad_input(ws: &mut ProgramWorkspace) -> anyhow::Result<()> {
+    match ws.language {
+        Language::TypeScript => typescript(ws),
+        Language::Python => python(ws),
+        Language::Java => java(ws),
+        Language::Go => Ok(()),
+    }
 }
 
-fn typescript(implementation: Implementation) -> anyhow::Result<()> {
+/// What the steps leave in the store on purpose: TypeScript's thing "taken", made out of band,
+/// which no destroy may delete.
+pub fn things_left_by_bad_input(language: Language) -> Vec<String> {
+    match language {
+        Language::TypeScript => vec!["taken.json".to_owned()],
+        Language::Python | Language::Java | Language::Go => Vec::new(),
+    }
+}
+
+fn typescript(ws: &mut ProgramWorkspace) -> anyhow::Result<()> {
     let language = Language::TypeScript;
-    let mut ws = stack_up(language, implementation)?;
     let program = ws.program()?;
     let restore = |ws: &ProgramWorkspace| std::fs::write(ws.project_dir().join("index.ts"), &program);
 
@@ -103,7 +104,7 @@ fn typescript(implementation: Implementation) -> anyhow::Result<()> {
         format!("index.ts({line},"),
         "error TS2322: Type 'string' is not assignable to type 'Input<number | undefined>'".to_owned(),
     ];
-    fails_with(&mut ws, &needles)?;
+    fails_with(ws, &needles)?;
     let tsc = ws.project_dir().join("node_modules/.bin/tsc");
     let tsc = ws.run_in_project(tsc.to_str().expect("a UTF-8 path"), &["--noEmit", "--pretty", "true"], TSC_TIMEOUT)?;
     let report = strip_ansi(&tsc.stdout);
@@ -111,7 +112,7 @@ fn typescript(implementation: Implementation) -> anyhow::Result<()> {
     for needle in ["TS2322", "minLower: \"two\"", "property 'minLower'", "type 'PasswordArgs'"] {
         assert!(report.contains(needle), "tsc's report lacks {needle:?}:\n{report}");
     }
-    restore(&ws)?;
+    restore(ws)?;
 
     // A missing required input, which only the generated SDK notices, at run time. The
     // message names the property; the resource shows as the class whose constructor threw
@@ -126,8 +127,8 @@ fn typescript(implementation: Implementation) -> anyhow::Result<()> {
         "at new Password".to_owned(),
         format!("index.ts:{line}:"),
     ];
-    fails_with(&mut ws, &needles)?;
-    restore(&ws)?;
+    fails_with(ws, &needles)?;
+    restore(ws)?;
     ws.preview_expect_no_changes()?;
 
     // A failing create: the replacement thing's name is taken, so its create fails and the
@@ -138,20 +139,17 @@ fn typescript(implementation: Implementation) -> anyhow::Result<()> {
     // The CLI names the resource (its progress line and the heading of its diagnostics); the
     // error is the cause alone, with either implementation.
     let resource = "sdkv2test:index:Thing thing";
-    fails_with(&mut ws, &[resource.to_owned(), r#"sdkv2test_thing "taken" already exists"#.to_owned()])?;
+    fails_with(ws, &[resource.to_owned(), r#"sdkv2test_thing "taken" already exists"#.to_owned()])?;
     assert!(store.join("alpha.json").exists(), "the thing that was to be replaced is still there");
     assert_eq!(ws.resource_state("thing")?["id"], json!("alpha"));
     ws.config_set("thingName", "alpha")?;
     ws.preview_expect_no_changes()?;
-
-    refresh_and_destroy(&mut ws)?;
-    assert!(store.join("taken.json").exists(), "destroy leaves the thing it never owned");
     Ok(())
 }
 
-fn python(implementation: Implementation) -> anyhow::Result<()> {
+fn python(ws: &mut ProgramWorkspace) -> anyhow::Result<()> {
     let language = Language::Python;
-    let mut ws = stack_up(language, implementation)?;
+    let implementation = ws.implementation;
     let program = ws.program()?;
     let restore = |ws: &ProgramWorkspace| std::fs::write(ws.project_dir().join("__main__.py"), &program);
 
@@ -173,10 +171,10 @@ fn python(implementation: Implementation) -> anyhow::Result<()> {
             "Examine values at 'bad_file.filePermission'".to_owned(),
         ],
     };
-    let failed = fails_with(&mut ws, &needles)?;
+    let failed = fails_with(ws, &needles)?;
     assert!(!failed.all_text().contains(&language.property_name("filePermission")), "{failed}");
     assert!(!ws.root().join("files/bad.txt").exists(), "nothing was created");
-    restore(&ws)?;
+    restore(ws)?;
 
     // A failing create: random 3.9.0 does not validate min_lower, and its create panics on a
     // negative one. Ours names the resource and shows the panic; the Go implementation says
@@ -191,15 +189,15 @@ fn python(implementation: Implementation) -> anyhow::Result<()> {
         // The tail varies between runs: "EOF" or "connection reset by peer".
         Implementation::Go => vec!["random:index:Password password".to_owned(), "error reading from server".to_owned()],
     };
-    fails_with(&mut ws, &needles)?;
-    restore(&ws)?;
+    fails_with(ws, &needles)?;
+    restore(ws)?;
     ws.preview_expect_no_changes()?;
-    refresh_and_destroy(&mut ws)
+    Ok(())
 }
 
-fn java(implementation: Implementation) -> anyhow::Result<()> {
+fn java(ws: &mut ProgramWorkspace) -> anyhow::Result<()> {
     let language = Language::Java;
-    let mut ws = stack_up(language, implementation)?;
+    let implementation = ws.implementation;
     let program = ws.program()?;
     let file = ws.project_dir().join(language.program_file());
     let restore = |ws: &ProgramWorkspace| std::fs::write(ws.project_dir().join(language.program_file()), &program);
@@ -213,8 +211,8 @@ fn java(implementation: Implementation) -> anyhow::Result<()> {
         format!("{}(java.lang.String)", language.property_name("minLower")),
         "COMPILATION ERROR".to_owned(),
     ];
-    fails_with(&mut ws, &needles)?;
-    restore(&ws)?;
+    fails_with(ws, &needles)?;
+    restore(ws)?;
     ws.preview_expect_no_changes()?;
 
     // Well-typed, so only the Terraform provider's own validation catches it (as in Python).
@@ -234,11 +232,9 @@ fn java(implementation: Implementation) -> anyhow::Result<()> {
             "Examine values at 'bad_file.filePermission'".to_owned(),
         ],
     };
-    fails_with(&mut ws, &needles)?;
+    fails_with(ws, &needles)?;
     assert!(!ws.root().join("files/bad.txt").exists(), "nothing was created");
-    restore(&ws)?;
+    restore(ws)?;
     ws.preview_expect_no_changes()?;
-    refresh_and_destroy(&mut ws)
+    Ok(())
 }
-
-common::for_both_implementations!(typescript, python, java);
