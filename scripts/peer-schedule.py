@@ -24,7 +24,8 @@ Each job runs `BINARY --exact NAME --test-threads=1` under scripts/test-runner.s
 result line carries its time), and its whole output is printed at once when it ends, so the
 log reads as libtest's own: one `test NAME ... ok <T s>` line and one `test result:` line per
 job, which scripts/test.sh counts. Exits 1 if any job failed (their names are listed last).
-SIGINT and SIGTERM stop every running job's process group.
+SIGINT and SIGTERM stop the queue and every running job's process group (SIGTERM, then SIGKILL
+after STOP_GRACE_SECONDS).
 """
 
 import argparse
@@ -37,6 +38,8 @@ import threading
 import time
 
 DEFAULT_SECONDS = 20.0
+# How long a job has to end after SIGTERM, on a stop, before SIGKILL.
+STOP_GRACE_SECONDS = 10.0
 
 
 def parse_tier(text):
@@ -105,13 +108,26 @@ def main():
     stopping = threading.Event()
 
     def stop(signum, _frame):
+        # SIGTERM whatever was received: a job started from a background shell inherits
+        # SIGINT ignored, and would run on. SIGKILL follows for a job that outlives the grace.
         stopping.set()
         with lock:
-            for proc in running.values():
+            groups = [proc.pid for proc in running.values()]
+        for group in groups:
+            try:
+                os.killpg(group, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+
+        def kill_late():
+            time.sleep(STOP_GRACE_SECONDS)
+            for group in groups:
                 try:
-                    os.killpg(proc.pid, signum)
+                    os.killpg(group, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
+
+        threading.Thread(target=kill_late, daemon=True).start()
 
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
@@ -167,7 +183,9 @@ def main():
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join()
+        # With a timeout, so the main thread keeps running the signal handler promptly.
+        while thread.is_alive():
+            thread.join(timeout=0.5)
 
     times.update(took)
     try:
