@@ -4,12 +4,13 @@
     peer-schedule.py --binary PATH --cwd DIR --slots N --times FILE [--seed FILE]
                      --tier 'NAME=LOG[,ENV=VALUE...][|FILTER...]' ...
 
-libtest runs one binary's tests in name order, so a long test that sorts late (the SDK
-languages' suites) starts when the others are done and the tier ends on it alone, with the
-other threads idle. Here every test is a job: the jobs of all tiers (the peer tier, and the
-newest CLI's re-run of some of its tests, in another environment) share one queue, ordered
-by how long each took last time, longest first, and N run at once (the classic
-longest-processing-time rule, which keeps the tail short).
+libtest runs one binary's tests in name order, and a second environment (the newest CLI)
+takes a second run of the binary, after the first. Here every test is a job: the jobs of all
+tiers (the peer tier, and the newest CLI's re-run of some of its tests, in another
+environment) share one queue, ordered by how long each took last time, longest first, and N
+run at once (the longest-processing-time rule, which keeps the tail short). Each job's log
+line gives its CPU time, the test's and its descendants': the tier is CPU-bound, so that is
+where time can be won.
 
 - `--binary`, `--cwd`: the peer test binary and the directory Cargo runs it in (the package).
 - `--tier NAME=LOG[,ENV=VALUE...][|FILTER...]`: a set of jobs, written to LOG in the order

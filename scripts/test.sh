@@ -60,10 +60,12 @@ for package in json.load(sys.stdin)["packages"]:
 echo "== peer tier: ${#peer_targets[@]} test targets with --features peer-tests" >&2
 # The peer binary's tests and the newest CLI's re-run of some of them share one queue
 # (scripts/peer-schedule.py): each test in a process of its own, the longest first, three at a
-# time on two cores (most of a peer test is waiting on the CLI's and the providers' processes;
-# TFBRIDGE_PEER_TEST_THREADS). libtest would run them in name order, and the tier would end on
-# the SDK languages' suites alone. The times of this run order the next one
-# ($target_dir/peer-test-times.tsv); tests/peer/times.tsv orders a machine with no history.
+# time on two cores (a third keeps both busy while a test waits on its processes;
+# TFBRIDGE_PEER_TEST_THREADS), so the newest CLI's pass fills the tier's gaps instead of
+# running alone after it, and the log gives each test's CPU time. The tier is CPU-bound:
+# what shortens it is less work (BENCHMARKS.md, "The test loop"). The times of this run order
+# the next one ($target_dir/peer-test-times.tsv); tests/peer/times.tsv orders a machine with
+# no history.
 #
 # The newest CLI: the peer-tier tests whose names hold one of these filters (libtest's
 # substring match; several filters select their union), with TFBRIDGE_TEST_PULUMI_VERSION set
@@ -90,9 +92,9 @@ for line in sys.stdin:
     if message.get("reason") == "compiler-artifact" and message.get("executable") and message["target"]["kind"] == ["test"]:
         print(message["executable"], message["manifest_path"].rsplit("/", 1)[0])
 ') || status=$?
+newest_filters=$(IFS='|'; echo "${NEWEST_CLI_FILTERS[*]}")
 while read -r binary package_dir; do
   [[ -n $binary ]] || continue
-  newest_filters=$(IFS='|'; echo "${NEWEST_CLI_FILTERS[*]}")
   python3 scripts/peer-schedule.py --binary "$binary" --cwd "$package_dir" --slots "$peer_threads" \
     --times "$target_dir/peer-test-times.tsv" --seed tests/peer/times.tsv \
     --tier "peer=$logs/peer" \
