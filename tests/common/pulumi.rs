@@ -17,7 +17,7 @@
 //! only; it knows nothing about the programs it runs or the Terraform providers they use.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 
@@ -405,7 +405,18 @@ impl Workspace {
             .process_group(0)
             .spawn()
             .with_context(|| format!("start {command_line}"))?;
-        Ok(Running { workspace: self, child, command: command_line, stdout_path, stderr_path })
+        Ok(Running { workspace: self, child, command: command_line, stdout_path, stderr_path, started: Instant::now() })
+    }
+
+    /// Appends a finished command's wall and CPU time (its own and its reaped descendants') to
+    /// `logs/commands.tsv`; best effort, since it only explains where a test's time went.
+    pub(crate) fn record_time(&self, command: &str, wall: Duration, cpu: Duration) {
+        use std::io::Write as _;
+        let line = format!("{}\t{:.2}\t{:.2}\t{command}\n", self.commands_run, wall.as_secs_f64(), cpu.as_secs_f64());
+        let file = std::fs::OpenOptions::new().create(true).append(true).open(self.root.join("logs/commands.tsv"));
+        if let Ok(mut file) = file {
+            let _ = file.write_all(line.as_bytes());
+        }
     }
 
     /// `pulumi package add terraform-provider@<version> <args>...` for the installed plugin.

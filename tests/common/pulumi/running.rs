@@ -3,6 +3,8 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use anyhow::Context as _;
+
 use super::{CommandOutput, Workspace};
 
 /// A command started by [`Workspace::spawn_pulumi`], still running.
@@ -12,6 +14,7 @@ pub struct Running<'w> {
     pub(super) command: String,
     pub(super) stdout_path: PathBuf,
     pub(super) stderr_path: PathBuf,
+    pub(super) started: Instant,
 }
 
 impl Running<'_> {
@@ -30,20 +33,21 @@ impl Running<'_> {
 
     /// Waits for the command to exit, killing it (and its process group) after `timeout`;
     /// then kills whatever the workspace left running.
-    pub fn wait(mut self, timeout: Duration) -> anyhow::Result<CommandOutput> {
+    pub fn wait(self, timeout: Duration) -> anyhow::Result<CommandOutput> {
         let deadline = Instant::now() + timeout;
-        let (code, timed_out) = loop {
-            if let Some(status) = self.child.try_wait()? {
-                break (status.code(), false);
+        let (code, timed_out, cpu) = loop {
+            if let Some((code, cpu)) = reap(&self.child, false)? {
+                break (code, false, cpu);
             }
             if Instant::now() >= deadline {
                 crate::common::kill_process_group(self.child.id());
-                let status = self.child.wait()?;
-                break (status.code(), true);
+                let (code, cpu) = reap(&self.child, true)?.context("a blocking wait returns the status")?;
+                break (code, true, cpu);
             }
-            std::thread::sleep(Duration::from_millis(50));
+            std::thread::sleep(Duration::from_millis(20));
         };
         crate::common::kill_process_group(self.child.id());
+        self.workspace.record_time(&self.command, self.started.elapsed(), cpu);
         self.workspace.kill_leftovers();
         Ok(CommandOutput {
             command: self.command,
@@ -53,4 +57,25 @@ impl Running<'_> {
             stderr: std::fs::read_to_string(&self.stderr_path).unwrap_or_default(),
         })
     }
+}
+
+/// Reaps `child` if it has exited (or, with `block`, once it has): its exit code, and the CPU
+/// time it and the descendants it reaped used. `wait4` rather than `Child::try_wait`, whose
+/// status carries no resource usage; the workspace's `logs/commands.tsv` reports it, so a slow
+/// test shows which of its commands the time went to.
+fn reap(child: &std::process::Child, block: bool) -> anyhow::Result<Option<(Option<i32>, Duration)>> {
+    let pid = libc::pid_t::try_from(child.id())?;
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to fill.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let flags = if block { 0 } else { libc::WNOHANG };
+    // SAFETY: pid is our own unreaped child; status and usage are valid for writes.
+    let reaped = unsafe { libc::wait4(pid, &mut status, flags, &mut usage) };
+    anyhow::ensure!(reaped >= 0, "wait4({pid}): {}", std::io::Error::last_os_error());
+    if reaped == 0 {
+        return Ok(None);
+    }
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    let seconds = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    Ok(Some((code, seconds(usage.ru_utime) + seconds(usage.ru_stime))))
 }
