@@ -115,6 +115,8 @@ fn teammate_typescript_project_installs_the_plugin_from_the_recorded_location() 
 
     let mut mate = ProgramWorkspace::new("teammate", Implementation::Ours, Language::TypeScript)?;
     teammate_setup(&mut mate.ws, &server)?;
+    // A clone has no installed dependencies: `pulumi install` installs them all.
+    std::fs::remove_dir_all(mate.project_dir().join("node_modules"))?;
     copy_project(author.project_dir(), mate.project_dir())?;
     mate.install()?;
     assert_fetched(&mate, &server)?;
