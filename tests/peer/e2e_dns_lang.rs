@@ -52,7 +52,6 @@ fn lifecycle(implementation: Implementation) -> anyhow::Result<()> {
     let mut ws = ProgramWorkspace::new("dns", implementation, Language::TypeScript)?;
     std::fs::write(ws.project_dir().join("index.ts"), PROGRAM)?;
     ws.add_local_binary(&common::real_provider("dns", versions::DNS)?, &[])?;
-    ws.install()?;
     ws.compile()?;
     ws.stack_init()?;
     ws.config_set("dnsPort", &server.port().to_string())?;

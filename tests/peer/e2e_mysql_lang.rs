@@ -59,7 +59,6 @@ fn lifecycle(implementation: Implementation) -> anyhow::Result<()> {
     std::fs::write(ws.project_dir().join("index.ts"), PROGRAM)?;
     let provider = common::real_provider("mysql", versions::MYSQL)?;
     ws.add_local_binary(&provider, &[])?;
-    ws.install()?;
     ws.compile()?;
     ws.stack_init()?;
     ws.config_set("endpoint", &server.endpoint())?;

@@ -72,7 +72,6 @@ fn lifecycle(implementation: Implementation) -> anyhow::Result<()> {
     let mut ws = ProgramWorkspace::new("restful", implementation, Language::TypeScript)?;
     std::fs::write(ws.project_dir().join("index.ts"), PROGRAM)?;
     ws.add_local_binary(&common::real_provider("restful", versions::RESTFUL)?, &[])?;
-    ws.install()?;
     ws.compile()?;
     ws.stack_init()?;
     ws.config_set("baseUrl", &server.base_url())?;
