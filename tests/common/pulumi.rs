@@ -408,17 +408,6 @@ impl Workspace {
         Ok(Running { workspace: self, child, command: command_line, stdout_path, stderr_path, started: Instant::now() })
     }
 
-    /// Appends a finished command's wall and CPU time (its own and its reaped descendants') to
-    /// `logs/commands.tsv`; best effort, since it only explains where a test's time went.
-    pub(crate) fn record_time(&self, command: &str, wall: Duration, cpu: Duration) {
-        use std::io::Write as _;
-        let line = format!("{}\t{:.2}\t{:.2}\t{command}\n", self.commands_run, wall.as_secs_f64(), cpu.as_secs_f64());
-        let file = std::fs::OpenOptions::new().create(true).append(true).open(self.root.join("logs/commands.tsv"));
-        if let Ok(mut file) = file {
-            let _ = file.write_all(line.as_bytes());
-        }
-    }
-
     /// `pulumi package add terraform-provider@<version> <args>...` for the installed plugin.
     pub fn package_add(&mut self, args: &[&str]) -> anyhow::Result<CommandOutput> {
         let source = format!("terraform-provider@{}", self.implementation.plugin_version());

@@ -59,6 +59,19 @@ impl Running<'_> {
     }
 }
 
+impl Workspace {
+    /// Appends a finished command's wall and CPU time (its own and its reaped descendants') to
+    /// `logs/commands.tsv`; best effort, since it only explains where a test's time went.
+    pub(crate) fn record_time(&self, command: &str, wall: Duration, cpu: Duration) {
+        use std::io::Write as _;
+        let line = format!("{}\t{:.2}\t{:.2}\t{command}\n", self.commands_run, wall.as_secs_f64(), cpu.as_secs_f64());
+        let file = std::fs::OpenOptions::new().create(true).append(true).open(self.root.join("logs/commands.tsv"));
+        if let Ok(mut file) = file {
+            let _ = file.write_all(line.as_bytes());
+        }
+    }
+}
+
 /// Reaps `child` if it has exited (or, with `block`, once it has): its exit code, and the CPU
 /// time it and the descendants it reaped used. `wait4` rather than `Child::try_wait`, whose
 /// status carries no resource usage; the workspace's `logs/commands.tsv` reports it, so a slow
