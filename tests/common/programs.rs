@@ -160,11 +160,13 @@ pub fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<()> {
 /// A copy of the `node_modules` tree `from` at `to`, its files hard links to the cached ones
 /// (13,000 files: a copy would cost more than the install it saves). npm replaces a package
 /// by removing and extracting, never by writing into its files, so the cache stays as it
-/// was; the files at the tree's top (npm's hidden lockfile, which it rewrites in place) are
-/// copied. Symbolic links (`.bin`) are made anew.
+/// was. The files at the tree's top are copied, and last: npm rewrites its hidden lockfile
+/// (`.package-lock.json`) in place (through a link it would rewrite the cache's), and reads
+/// it only when no package folder is newer, else it reads every package's package.json.
 pub fn link_node_modules(from: &Path, to: &Path) -> anyhow::Result<()> {
     fn walk(from: &Path, to: &Path, top: bool) -> anyhow::Result<()> {
         std::fs::create_dir_all(to)?;
+        let mut top_files = Vec::new();
         for entry in std::fs::read_dir(from).with_context(|| format!("read {}", from.display()))? {
             let entry = entry?;
             let (source, target) = (entry.path(), to.join(entry.file_name()));
@@ -174,12 +176,15 @@ pub fn link_node_modules(from: &Path, to: &Path) -> anyhow::Result<()> {
             } else if kind.is_symlink() {
                 std::os::unix::fs::symlink(std::fs::read_link(&source)?, &target)?;
             } else if top {
-                std::fs::copy(&source, &target)?;
+                top_files.push((source, target));
             } else {
                 std::fs::hard_link(&source, &target)
                     .or_else(|_| std::fs::copy(&source, &target).map(drop))
                     .with_context(|| format!("link {} to {}", source.display(), target.display()))?;
             }
+        }
+        for (source, target) in top_files {
+            std::fs::copy(&source, &target)?;
         }
         Ok(())
     }
@@ -282,6 +287,17 @@ impl ProgramWorkspace {
         Ok(ProgramWorkspace { ws, language })
     }
 
+    /// Removes the installed dependencies `new` linked into a TypeScript project, for a
+    /// project as a clone of it is: `package add` or `pulumi install` then installs them all,
+    /// and writes the lockfile from the npm cache alone.
+    pub fn without_installed_dependencies(&mut self) -> anyhow::Result<()> {
+        let modules = self.ws.project_dir().join("node_modules");
+        if modules.exists() {
+            std::fs::remove_dir_all(&modules)?;
+        }
+        Ok(())
+    }
+
     /// Makes a TypeScript workspace's dependencies pnpm's: the project asks the Node.js host for
     /// pnpm (`packagemanager: pnpm` in Pulumi.yaml), and pnpm is on `PATH`, offline, with the
     /// cached store and metadata cache. Everything else about the program stays as it was.
@@ -292,10 +308,7 @@ impl ProgramWorkspace {
         anyhow::ensure!(project.contains("packagemanager: npm"), "Pulumi.yaml names no npm:\n{project}");
         std::fs::write(&project_file, project.replace("packagemanager: npm", "packagemanager: pnpm"))?;
         // A pnpm project starts without npm's tree (`new` links one in for npm).
-        let modules = self.ws.project_dir().join("node_modules");
-        if modules.exists() {
-            std::fs::remove_dir_all(&modules)?;
-        }
+        self.without_installed_dependencies()?;
         let path = self.ws.env_var("PATH").context("the workspace sets PATH")?.to_owned();
         let bin = languages::pnpm_bin_dir()?;
         self.ws.set_env("PATH", &format!("{}:{path}", bin.display()));

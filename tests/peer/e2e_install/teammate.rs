@@ -102,6 +102,11 @@ fn teammate_typescript_project_installs_the_plugin_from_the_recorded_location() 
     let random = random.to_str().context("UTF-8")?;
 
     let mut author = ProgramWorkspace::new("teammate-author", Implementation::Ours, Language::TypeScript)?;
+    // The teammate installs offline from the author's package-lock.json. Written over the
+    // linked tree, it names some packages (yargs-parser) by version and integrity alone, and
+    // the offline npm cache holds no registry metadata to find their tarballs by; written by
+    // an install from the cache alone, it installs anywhere the cache is.
+    author.without_installed_dependencies()?;
     std::fs::write(author.project_dir().join("index.ts"), TS_PROGRAM)?;
     author.ws.package_add(&[random, "--server", RECORDED_LOCATION])?;
     // The generated SDK carries the location in its package.json, where the Node.js host
@@ -116,7 +121,7 @@ fn teammate_typescript_project_installs_the_plugin_from_the_recorded_location() 
     let mut mate = ProgramWorkspace::new("teammate", Implementation::Ours, Language::TypeScript)?;
     teammate_setup(&mut mate.ws, &server)?;
     // A clone has no installed dependencies: `pulumi install` installs them all.
-    std::fs::remove_dir_all(mate.project_dir().join("node_modules"))?;
+    mate.without_installed_dependencies()?;
     copy_project(author.project_dir(), mate.project_dir())?;
     mate.install()?;
     assert_fetched(&mate, &server)?;
