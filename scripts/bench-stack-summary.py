@@ -25,7 +25,7 @@ def main():
     with open(path, newline="") as tsv:
         reader = csv.reader(tsv, delimiter="\t")
         next(reader)
-        for impl, rnd, ckpt, wall, cli_cpu, cpu, rss, procs in reader:
+        for impl, rnd, ckpt, wall, cli_cpu, cpu, rss, procs, *switches in reader:
             if rnd == "0":
                 continue
             impls.add(impl)
@@ -39,6 +39,10 @@ def main():
                 "plugin CPU ms/resource": 1000 * float(cpu) / n,
                 "plugin peak RSS MiB": int(rss) / 1024,
             }
+            # Older results.tsv files have no switch columns.
+            if len(switches) == 2:
+                figures["plugin wake-ups/resource"] = int(switches[0]) / n
+                figures["plugin preemptions/resource"] = int(switches[1]) / n
             for figure, value in figures.items():
                 rows[(ckpt, figure)][(impl, int(rnd))] = value
     print(f"`pulumi up` of {n} resources, {len(rounds)} counted rounds; medians, ratio = median of per-round ours/Go.\n")

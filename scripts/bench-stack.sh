@@ -18,7 +18,8 @@
 # round). Each `up` starts from an empty stack: the stack is removed with `stack rm --force`
 # between runs (random's resources exist only in the state, so nothing is left behind).
 # Each plugin process runs under scripts/bench-usage.py: its own CPU (without the Terraform
-# provider it reaps), its peak RSS, its RSS every 50 ms and its last /proc/PID/smaps
+# provider it reaps), its context switches (wake-ups and preemptions, summed over the run's
+# plugin processes), its peak RSS, its RSS every 50 ms and its last /proc/PID/smaps
 # (usage/<round>-<ckpt>-<pid>.rss and .smaps; scripts/bench-smaps.py groups the latter).
 #
 # Rows: $CARGO_TARGET_DIR/bench/stack/results.tsv (or $BENCH_OUT/results.tsv; round 0 is a
@@ -127,13 +128,13 @@ run() {
   # perf (outside the run's marker) writes its file once the plugin has exited.
   while pgrep -f -- "perf record .*$out/perf/" >/dev/null; do sleep 0.2; done
   local usage
-  usage=$(awk '{ cpu += $2 + $3; if ($4 > rss) rss = $4; n++ } END { printf "%.2f\t%d\t%d", cpu, rss, n }' "$dir/usage/plugin.txt")
+  usage=$(awk '{ cpu += $2 + $3; if ($4 > rss) rss = $4; n++; wake += $5; preempt += $6 } END { printf "%.2f\t%d\t%d\t%d\t%d", cpu, rss, n, wake, preempt }' "$dir/usage/plugin.txt")
   read -r wall cli_user cli_sys <"$dir/usage/wall.txt"
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$impl" "$round" "$ckpt" "$wall" "$(awk "BEGIN { print $cli_user + $cli_sys }")" "$usage" >>"$out/results.tsv"
   echo "bench-stack: $impl round $round checkpoints $ckpt: wall ${wall}s, plugin cpu/rss/n $usage" >&2
 }
 
-printf 'impl\tround\tcheckpoints\twall_s\tcli_and_children_cpu_s\tplugin_cpu_s\tplugin_rss_kib\tplugin_processes\n' >"$out/results.tsv"
+printf 'impl\tround\tcheckpoints\twall_s\tcli_and_children_cpu_s\tplugin_cpu_s\tplugin_rss_kib\tplugin_processes\tplugin_wakeups\tplugin_preemptions\n' >"$out/results.tsv"
 for impl in $impls; do
   case $impl in
     ours) setup ours "$ours_binary" ;;

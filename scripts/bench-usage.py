@@ -1,6 +1,8 @@
 #!/usr/bin/python3 -S
 """Runs a command as a child process and, when it exits, appends one line to LOG:
-`LABEL USER_SECONDS SYS_SECONDS PEAK_RSS_KIB` of that process alone, without its children.
+`LABEL USER_SECONDS SYS_SECONDS PEAK_RSS_KIB WAKEUPS PREEMPTIONS` of that process alone,
+without its children (the last two: its voluntary and involuntary context switches, -1 where
+unreadable).
 
     bench-usage.py LOG LABEL COMMAND [ARG...]
 
@@ -91,9 +93,21 @@ def main():
         fields = stat.read().rsplit(")", 1)[1].split()
     ticks = os.sysconf("SC_CLK_TCK")
     user, system = int(fields[11]) / ticks, int(fields[12]) / ticks
+    # Its context switches: voluntary ones are wake-ups (it blocked, something woke it),
+    # involuntary ones preemptions. Each costs CPU of its own (benches/wakeup.rs).
+    switches = {}
+    try:
+        with open(f"/proc/{pid}/status") as status_file:
+            for line in status_file:
+                key, _, value = line.partition(":")
+                if key in ("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches"):
+                    switches[key] = int(value)
+    except OSError:
+        pass
     _, status = os.waitpid(pid, 0)
     with open(log, "a") as out:
-        out.write(f"{label} {user:.2f} {system:.2f} {peak}\n")
+        out.write(f"{label} {user:.2f} {system:.2f} {peak} {switches.get('voluntary_ctxt_switches', -1)}"
+                  f" {switches.get('nonvoluntary_ctxt_switches', -1)}\n")
     sys.exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
 
 
