@@ -1,8 +1,8 @@
 #!/usr/bin/python3 -S
 """Runs a command as a child process and, when it exits, appends one line to LOG:
 `LABEL USER_SECONDS SYS_SECONDS PEAK_RSS_KIB WAKEUPS PREEMPTIONS` of that process alone,
-without its children (the last two: its voluntary and involuntary context switches, -1 where
-unreadable).
+without its children (the last two: its voluntary and involuntary context switches over all
+its threads, each thread's as last seen, -1 where unreadable).
 
     bench-usage.py LOG LABEL COMMAND [ARG...]
 
@@ -49,6 +49,31 @@ def rss_kib(pid):
     return 0
 
 
+def thread_switches(pid):
+    """Each thread's voluntary and involuntary context switches so far, by thread id. A
+    voluntary one is a wake-up (the thread blocked and something woke it), an involuntary one
+    a preemption; each costs CPU of its own (benches/wakeup.rs). /proc/PID/status counts the
+    main thread alone, which is all of ours (one runtime thread) but little of a Go process."""
+    found = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for tid in tids:
+        counts = {}
+        try:
+            with open(f"/proc/{pid}/task/{tid}/status") as status:
+                for line in status:
+                    key, _, value = line.partition(":")
+                    if key in ("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches"):
+                        counts[key] = int(value)
+        except OSError:
+            continue
+        if len(counts) == 2:
+            found[tid] = (counts["voluntary_ctxt_switches"], counts["nonvoluntary_ctxt_switches"])
+    return found
+
+
 def main():
     log, label, *command = sys.argv[1:]
     pid = os.fork()
@@ -68,8 +93,10 @@ def main():
     series = f"{series}-{pid}" if series else None
     samples, smaps, last_smaps, started = [], None, 0.0, time.monotonic()
     peak = 0
+    threads = {}
     while os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT | os.WNOHANG) is None:
         peak = max(peak, peak_rss_kib(pid))
+        threads.update(thread_switches(pid))
         if series:
             now = time.monotonic() - started
             samples.append((now, rss_kib(pid)))
@@ -93,21 +120,12 @@ def main():
         fields = stat.read().rsplit(")", 1)[1].split()
     ticks = os.sysconf("SC_CLK_TCK")
     user, system = int(fields[11]) / ticks, int(fields[12]) / ticks
-    # Its context switches: voluntary ones are wake-ups (it blocked, something woke it),
-    # involuntary ones preemptions. Each costs CPU of its own (benches/wakeup.rs).
-    switches = {}
-    try:
-        with open(f"/proc/{pid}/status") as status_file:
-            for line in status_file:
-                key, _, value = line.partition(":")
-                if key in ("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches"):
-                    switches[key] = int(value)
-    except OSError:
-        pass
+    threads.update(thread_switches(pid))
+    wakeups = sum(v for v, _ in threads.values()) if threads else -1
+    preemptions = sum(n for _, n in threads.values()) if threads else -1
     _, status = os.waitpid(pid, 0)
     with open(log, "a") as out:
-        out.write(f"{label} {user:.2f} {system:.2f} {peak} {switches.get('voluntary_ctxt_switches', -1)}"
-                  f" {switches.get('nonvoluntary_ctxt_switches', -1)}\n")
+        out.write(f"{label} {user:.2f} {system:.2f} {peak} {wakeups} {preemptions}\n")
     sys.exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
 
 
