@@ -15,6 +15,8 @@ mod installer;
 mod lifecycle_fixture;
 mod lifecycle_planned_private;
 mod lifecycle_recovery;
+#[cfg(unix)]
+mod node_modules_link;
 mod otel_traces;
 mod parameterize_schema;
 mod plugin_process;
