@@ -131,7 +131,7 @@ run() {
   usage=$(awk '{ cpu += $2 + $3; if ($4 > rss) rss = $4; n++; wake += $5; preempt += $6 } END { printf "%.2f\t%d\t%d\t%d\t%d", cpu, rss, n, wake, preempt }' "$dir/usage/plugin.txt")
   read -r wall cli_user cli_sys <"$dir/usage/wall.txt"
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$impl" "$round" "$ckpt" "$wall" "$(awk "BEGIN { print $cli_user + $cli_sys }")" "$usage" >>"$out/results.tsv"
-  echo "bench-stack: $impl round $round checkpoints $ckpt: wall ${wall}s, plugin cpu/rss/n $usage" >&2
+  echo "bench-stack: $impl round $round checkpoints $ckpt: wall ${wall}s, plugin cpu/rss/processes/wake-ups/preemptions $usage" >&2
 }
 
 printf 'impl\tround\tcheckpoints\twall_s\tcli_and_children_cpu_s\tplugin_cpu_s\tplugin_rss_kib\tplugin_processes\tplugin_wakeups\tplugin_preemptions\n' >"$out/results.tsv"
