@@ -123,7 +123,10 @@ pub(crate) fn push_joined<T, E>(
 
 /// Reads JSON text as a value of type `ty`, leniently (see the module docs).
 pub fn decode(bytes: &[u8], ty: &Type) -> Result<Value, Error> {
-    let raw: &RawValue = serde_json::from_slice(bytes).map_err(malformed)?;
+    // JSON's structure is ASCII, so bytes that are not UTF-8 can only sit inside strings,
+    // where Terraform shows them as U+FFFD (see `go_lossy_utf8`).
+    let text = crate::cty::go_lossy_utf8(bytes);
+    let raw: &RawValue = serde_json::from_str(&text).map_err(malformed)?;
     decode_raw(raw, ty, 0)
 }
 

@@ -20,6 +20,7 @@ pub mod json;
 pub mod msgpack;
 mod number;
 mod path;
+mod text;
 mod value;
 mod walk;
 
@@ -31,6 +32,7 @@ mod tests;
 pub use block::empty_block_value;
 pub use number::{MAX_NUMBER_TEXT_LEN, Number, NumberError};
 pub use path::{Error, ErrorKind, Path, PathStep};
+pub use text::go_lossy_utf8;
 // The type model lives in schema-gen, which reads it from provider schemas and must not depend
 // on this crate; it is re-exported here because values and types are used together.
 pub use schema_gen::tf::{ObjectType, Type};

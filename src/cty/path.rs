@@ -155,9 +155,6 @@ pub enum ErrorKind {
     /// A map key or object key is not a string.
     #[error("all keys must be strings")]
     NonStringKey,
-    /// A string is not valid UTF-8.
-    #[error("string is not valid UTF-8")]
-    InvalidUtf8,
     /// A number could not be read.
     #[error("invalid number {0:?}")]
     InvalidNumber(String),

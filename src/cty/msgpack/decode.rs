@@ -4,6 +4,8 @@
 //! and payloads itself, so strings are borrowed from the input and every length is checked
 //! against what remains before anything is allocated.
 
+use std::borrow::Cow;
+
 use rmp::Marker;
 use schema_gen::tf::{ObjectType, Type};
 
@@ -11,10 +13,10 @@ use super::{
     KEY_LENGTH_LOWER, KEY_LENGTH_UPPER, KEY_NULLNESS, KEY_NUMBER_LOWER, KEY_NUMBER_UPPER, KEY_STRING_PREFIX,
     MAX_REFINEMENT_LEN, REFINED_UNKNOWN_EXT,
 };
-use crate::cty::MAX_DEPTH;
 use crate::cty::number::Number;
 use crate::cty::path::{Error, ErrorKind, Path, PathStep};
 use crate::cty::value::{NumberBound, Refinements, Str, Value, normalize_str};
+use crate::cty::{MAX_DEPTH, go_lossy_utf8};
 
 /// Reads `bytes` as one msgpack value of type `ty`. The whole input must be that one value.
 pub fn decode(bytes: &[u8], ty: &Type) -> Result<Value, Error> {
@@ -174,12 +176,12 @@ impl<'a> Reader<'a> {
         self.header(Prefixed::Str)?.map(|len| self.take(len)).transpose()
     }
 
+    /// Reads a string if the next value is one: msgpack str, or bin, which go-cty's reader
+    /// (vmihailenco/msgpack's `DecodeString`) takes as a string too; bytes that are not
+    /// UTF-8 read as Terraform shows them ([`go_lossy_utf8`]).
     #[inline]
-    fn str(&mut self) -> Result<Option<&'a str>, Error> {
-        match self.str_bytes()? {
-            Some(bytes) => utf8(bytes).map(Some),
-            None => Ok(None),
-        }
+    fn str(&mut self) -> Result<Option<Cow<'a, str>>, Error> {
+        Ok(self.bytes_or_str()?.map(go_lossy_utf8))
     }
 
     /// Reads bin or str bytes (go's msgpack reader accepts either as bytes).
@@ -223,7 +225,7 @@ impl<'a> Reader<'a> {
             }
             Marker::FixStr(_) | Marker::Str8 | Marker::Str16 | Marker::Str32 => {
                 let text = self.str()?.unwrap_or_default();
-                Number::parse(text).map_err(|err| {
+                Number::parse(&text).map_err(|err| {
                     Error::new(match err {
                         crate::cty::number::NumberError::Invalid(text) => ErrorKind::InvalidNumber(text),
                         crate::cty::number::NumberError::OutOfRange(text) => ErrorKind::NumberOutOfRange(text),
@@ -306,11 +308,6 @@ fn is_integer(marker: Marker) -> bool {
     )
 }
 
-#[inline]
-fn utf8(bytes: &[u8]) -> Result<&str, Error> {
-    std::str::from_utf8(bytes).map_err(|_| Error::new(ErrorKind::InvalidUtf8))
-}
-
 fn finite_or_infinite(f: f64) -> Result<Number, Error> {
     Number::from_f64(f).ok_or_else(|| Error::new(ErrorKind::InvalidNumber("NaN".to_owned())))
 }
@@ -325,8 +322,8 @@ fn decode_value(reader: &mut Reader<'_>, ty: &Type, depth: usize) -> Result<Valu
     match ty {
         Type::String if first & 0xe0 == 0xa0 => {
             reader.skip_marker();
-            let text = utf8(reader.take((first & 0x1f).into())?)?;
-            return Ok(Value::string_normalized(normalize_str(text)));
+            let text = go_lossy_utf8(reader.take((first & 0x1f).into())?);
+            return Ok(Value::string_normalized(normalize_str(&text)));
         }
         // Positive and negative fixints: the byte is the number, as an i8.
         Type::Number if matches!(first, 0x00..=0x7f | 0xe0..=0xff) => {
@@ -355,7 +352,7 @@ fn decode_value(reader: &mut Reader<'_>, ty: &Type, depth: usize) -> Result<Valu
         Type::Number => reader.number()?.map(Value::number).ok_or_else(|| required("number")),
         Type::String => {
             let text = reader.str()?.ok_or_else(|| required("string"))?;
-            Ok(Value::string_normalized(normalize_str(text)))
+            Ok(Value::string_normalized(normalize_str(&text)))
         }
         Type::List(elem_ty) => decode_sequence(reader, elem_ty, true, depth),
         Type::Set(elem_ty) => decode_sequence(reader, elem_ty, false, depth),
@@ -386,7 +383,7 @@ fn decode_map(reader: &mut Reader<'_>, elem_ty: &Type, depth: usize) -> Result<V
     let mut elems = Vec::with_capacity(reader.capacity_for(n));
     for _ in 0..n {
         let key = reader.str()?.ok_or_else(|| Error::new(ErrorKind::NonStringKey))?;
-        let key = normalize_str(key);
+        let key = normalize_str(&key);
         let elem =
             decode_value(reader, elem_ty, depth + 1).map_err(|err| err.within(PathStep::Key(key.to_string())))?;
         elems.push((key, elem));
@@ -426,16 +423,19 @@ fn decode_object(reader: &mut Reader<'_>, object_ty: &ObjectType, depth: usize) 
     let mut expected = object_ty.attrs.iter();
     let mut in_order = true;
     for _ in 0..n {
-        let key = reader.str_bytes()?.ok_or_else(|| Error::new(ErrorKind::NonStringKey))?;
+        let key = reader.bytes_or_str()?.ok_or_else(|| Error::new(ErrorKind::NonStringKey))?;
         // A key equal to the type's name is valid UTF-8 without checking it.
         let next = if in_order { expected.next().filter(|(ty_name, _)| ty_name.as_bytes() == key) } else { None };
         let (name, attr_ty) = match next {
             Some(found) => found,
             None => {
                 in_order = false;
-                let name = utf8(key)?;
-                let Some(found) = object_ty.attrs.get_key_value(name) else {
-                    return Err(Error::at(Path::root().attr(name), ErrorKind::UnsupportedAttribute(name.to_owned())));
+                let name = go_lossy_utf8(key);
+                let Some(found) = object_ty.attrs.get_key_value(name.as_ref()) else {
+                    return Err(Error::at(
+                        Path::root().attr(&name),
+                        ErrorKind::UnsupportedAttribute(name.into_owned()),
+                    ));
                 };
                 found
             }
@@ -503,7 +503,7 @@ fn decode_unknown(ty: &Type, ext_ty: i8, payload: &[u8]) -> Result<Value, Error>
             }
             Some(KEY_STRING_PREFIX) => {
                 let prefix = reader.str()?.ok_or_else(|| invalid("a string prefix must be a string"))?;
-                refinements.string_prefix = (!prefix.is_empty()).then(|| prefix.to_owned());
+                refinements.string_prefix = (!prefix.is_empty()).then(|| prefix.into_owned());
             }
             Some(key @ (KEY_NUMBER_LOWER | KEY_NUMBER_UPPER)) => {
                 if reader.array_len()? != Some(2) {

@@ -274,6 +274,9 @@ fn decoder_rejects_bad_input_with_a_path() {
             (r#"["list",["list","bool"]]"#, "91 92 c3 a1 78"),
             (r#"["map","string"]"#, "81 01 a1 78"),
             (r#""string""#, "a2 ff fe"),
+            (r#"["map","string"]"#, "81 a2 ff 41 a1 78"),
+            (r#""string""#, "c4 03 47 ff 49"),
+            (obj, "82 a1 61 a1 78 a2 ff 7a c0"),
             (r#""string""#, "92 a1"),
             (r#"["list","string"]"#, "dd ff ff ff ff"),
             (r#"["list","string"]"#, "92 a1"),
@@ -296,7 +299,10 @@ fn decoder_rejects_bad_input_with_a_path() {
             ["tuple",["string","bool"]] 90 => tuple[]
             ["list",["list","bool"]] 91 92 c3 a1 78 => error: [0][1]: bool is required
             ["map","string"] 81 01 a1 78 => error: all keys must be strings
-            "string" a2 ff fe => error: string is not valid UTF-8
+            "string" a2 ff fe => "��"
+            ["map","string"] 81 a2 ff 41 a1 78 => map{�A = "x"}
+            "string" c4 03 47 ff 49 => "G�I"
+            ["object",{"a":"string","tags":["map","number"]}] 82 a1 61 a1 78 a2 ff 7a c0 => error: .�z: unsupported attribute "�z"
             "string" 92 a1 => error: string is required
             ["list","string"] dd ff ff ff ff => error: [0]: unexpected end of input
             ["list","string"] 92 a1 => error: [0]: unexpected end of input
