@@ -95,6 +95,11 @@ pub(super) fn status(error: LifecycleError) -> Status {
     // The engine shows the message under the resource (or after the invoke's token); our log
     // names the subject itself.
     tracing::debug!("{}", error.in_context());
+    // Where no engine log is at hand the warnings go to ours (`Provider::failed` sends them).
+    let (error, warnings) = error.into_parts();
+    for warning in warnings {
+        tracing::warn!("{warning}");
+    }
     let message = error.to_string();
     match error {
         LifecycleError::Partial(partial) => {
@@ -138,6 +143,8 @@ pub(super) fn status(error: LifecycleError) -> Status {
         LifecycleError::Cancelled(_) => Status::cancelled(message),
         LifecycleError::EngineUnsupported(_) => Status::failed_precondition(message),
         LifecycleError::Call { .. } => Status::unavailable(message),
+        // Taken apart above.
+        LifecycleError::Warned { error, .. } => status(*error),
         LifecycleError::State { .. }
         | LifecycleError::Diagnostics { .. }
         | LifecycleError::ApplyFailed { .. }
@@ -198,8 +205,10 @@ impl Provider {
     ) -> Result<pulumirpc::CheckResponse, Status> {
         let session = self.session().await?;
         let config = properties(request.news.as_ref(), "news")?;
-        let checked =
-            session.check_config(ConfigureRequest { urn: request.urn.clone(), config }).await.map_err(status)?;
+        let checked = match session.check_config(ConfigureRequest { urn: request.urn.clone(), config }).await {
+            Ok(checked) => checked,
+            Err(error) => return Err(self.failed(Some(&request.urn), error).await),
+        };
         self.warn_all(Some(&request.urn), &checked.warnings).await;
         Ok(pulumirpc::CheckResponse {
             inputs: Some(encode_struct(&checked.inputs)),
@@ -229,7 +238,10 @@ impl Provider {
         // holds the same settings as strings.
         let config = properties(request.args.as_ref(), "args")?;
         let urn = request.urn.clone().unwrap_or_else(|| format!("pulumi:providers:{}", session.package_name()));
-        let warnings = session.configure(ConfigureRequest { urn: urn.clone(), config }).await.map_err(status)?;
+        let warnings = match session.configure(ConfigureRequest { urn: urn.clone(), config }).await {
+            Ok(warnings) => warnings,
+            Err(error) => return Err(self.failed(Some(&urn), error).await),
+        };
         self.warn_all(Some(&urn), &warnings).await;
         Ok(pulumirpc::ConfigureResponse {
             accept_secrets: true,
@@ -362,9 +374,20 @@ impl Provider {
         urn: &str,
         answer: impl std::future::Future<Output = Result<T, LifecycleError>>,
     ) -> Result<T, Status> {
-        let answer = answer.await.map_err(status)?;
+        let answer = match answer.await {
+            Ok(answer) => answer,
+            Err(error) => return Err(self.failed(Some(urn), error).await),
+        };
         self.warn_all(Some(urn), answer.warnings()).await;
         Ok(answer)
+    }
+
+    /// The status for a failed call, after the warnings raised before the failure are shown
+    /// against `urn`, as Terraform shows every diagnostic of a failed step.
+    pub(super) async fn failed(&self, urn: Option<&str>, error: LifecycleError) -> Status {
+        let (error, warnings) = error.into_parts();
+        self.warn_all(urn, &warnings).await;
+        status(error)
     }
 
     /// The engine's timeout for a change, and this process's Cancel.
@@ -397,7 +420,16 @@ impl Provider {
             .await;
         // The request, and with it the progress sender, is gone: the forwarder ends.
         let _ = forwarder.await;
-        let invoked = invoked.map_err(status)?;
+        let invoked = match invoked {
+            Ok(invoked) => invoked,
+            Err(error) => {
+                let (error, warnings) = error.into_parts();
+                let warnings: Vec<String> =
+                    warnings.iter().map(|warning| format!("{}: {warning}", request.tok)).collect();
+                self.warn_all(None, &warnings).await;
+                return Err(status(error));
+            }
+        };
         let warnings: Vec<String> =
             invoked.warnings.iter().map(|warning| format!("{}: {warning}", request.tok)).collect();
         self.warn_all(invoked.urn.as_deref(), &warnings).await;

@@ -225,21 +225,32 @@ impl Resource<'_> {
         if let Some(interruption) = interruption {
             errors.push(format!("the rpc {interruption}"));
         }
-        let new_state = decode(&response.new_state, self.ty()).map_err(|err| {
-            // Undecodable means unknown: the object may exist, but nothing can be stored.
-            LifecycleError::Unreadable {
-                subject: self.subject.clone(),
-                rpc,
-                reason: format!("a new state that is invalid ({err}), a bug in the provider"),
+        let new_state = match decode(&response.new_state, self.ty()) {
+            Ok(new_state) => new_state,
+            Err(err) => {
+                // Undecodable means unknown: the object may exist, but nothing can be stored.
+                // The provider's own errors say more than the bytes: they come first.
+                let mut reasons = errors;
+                reasons.push(format!("a new state that is invalid ({err}), a bug in the provider"));
+                let error =
+                    LifecycleError::Unreadable { subject: self.subject.clone(), rpc, reason: reasons.join("; ") };
+                return Err(warnings.fail(error));
             }
-        })?;
+        };
         let outcome = ApplyOutcome {
             provider_errors: !reported.is_empty(),
             interrupted: interruption.is_some(),
             legacy_type_system: response.legacy_type_system || legacy_plan,
         };
         let verdict = checks::check_apply(&self.schema.block, planned, new_state, outcome);
-        errors.extend(verdict.problems.iter().map(|problem| self.apply_problem(problem)));
+        let mut unknown = Vec::new();
+        for problem in &verdict.problems {
+            let text = self.apply_problem(problem);
+            match problem {
+                ApplyProblem::UnknownAfterApply(_) => unknown.push(text),
+                _ => errors.push(text),
+            }
+        }
         if !verdict.tolerated.is_empty() {
             let texts = self.unexpected_new_values(&verdict.tolerated);
             warnings.note(
@@ -256,7 +267,7 @@ impl Resource<'_> {
                 None
             }
         };
-        let applied = Applied { new_state: verdict.new_state, private: response.private, identity, errors };
+        let applied = Applied { new_state: verdict.new_state, private: response.private, identity, errors, unknown };
         Ok(Warned { value: applied, warnings })
     }
 

@@ -112,10 +112,24 @@ pub struct Stored<'a> {
 /// What ApplyResourceChange returned, checked. `errors` are the provider's error
 /// diagnostics and any broken invariant; with a non-null `new_state` the object exists.
 pub struct Applied {
+    /// The new state, its unknowns null (Terraform's `UnknownAsNull`).
     pub new_state: Value,
     pub private: Vec<u8>,
     pub identity: Option<Value>,
+    /// Why the apply failed, in words: the provider's errors, an interruption, Terraform's
+    /// checks of the answer; empty when it succeeded.
     pub errors: Vec<String>,
+    /// Terraform's "Provider returned invalid result object after apply" errors, one for
+    /// each unknown value the new state held, kept apart: they describe a state that is
+    /// recorded, and say nothing when it is not (`support/failed_apply.rs`).
+    pub unknown: Vec<String>,
+}
+
+impl Applied {
+    /// Whether the apply failed: the provider's errors or Terraform's checks.
+    pub fn failed(&self) -> bool {
+        !self.errors.is_empty() || !self.unknown.is_empty()
+    }
 }
 
 impl<'p> Resource<'p> {
@@ -482,27 +496,32 @@ impl Resource<'_> {
         .await
         .map_err(call_error(&self.subject, rpc))?;
         let warnings = self.diagnostics(&response.diagnostics).fail_on_errors(&self.subject, rpc)?;
-        if response.deferred.is_some() {
-            return Err(self.deferred(format!(
-                "{rpc} of {:?} was deferred; Pulumi reads every resource it refreshes or imports now",
-                self.tf_name
-            )));
-        }
-        let value = decode(&response.new_state, self.ty()).map_err(|err| {
-            self.bug("Provider produced invalid object", vec![format!("{rpc} returned a state that is invalid: {err}")])
-        })?;
-        if value.is_null() {
-            return Ok(Warned { value: None, warnings });
-        }
-        self.refuse_unknowns("Provider produced invalid object", &value, |path| {
-            format!(
-                "Provider {:?} planned an invalid value for {path} during refresh: the returned state contains \
-                 unknown values",
-                self.provider.display_name()
-            )
-        })?;
-        let identity = self.returned_identity(rpc, response.new_identity.as_ref())?;
-        Ok(Warned { value: Some(Read { state: value, private: response.private, identity }), warnings })
+        warnings.checked(|_| {
+            if response.deferred.is_some() {
+                return Err(self.deferred(format!(
+                    "{rpc} of {:?} was deferred; Pulumi reads every resource it refreshes or imports now",
+                    self.tf_name
+                )));
+            }
+            let value = decode(&response.new_state, self.ty()).map_err(|err| {
+                self.bug(
+                    "Provider produced invalid object",
+                    vec![format!("{rpc} returned a state that is invalid: {err}")],
+                )
+            })?;
+            if value.is_null() {
+                return Ok(None);
+            }
+            self.refuse_unknowns("Provider produced invalid object", &value, |path| {
+                format!(
+                    "Provider {:?} planned an invalid value for {path} during refresh: the returned state contains \
+                     unknown values",
+                    self.provider.display_name()
+                )
+            })?;
+            let identity = self.returned_identity(rpc, response.new_identity.as_ref())?;
+            Ok(Some(Read { state: value, private: response.private, identity }))
+        })
     }
 
     /// ImportResourceState of `id`, or of `identity`: the one object it names, with its

@@ -154,6 +154,32 @@ impl Warnings {
         warned.value
     }
 
+    /// [`Warnings::keep`] for a call that may have failed: a failure takes the warnings
+    /// kept so far with it, so they are shown with the error, as Terraform shows them.
+    pub fn kept<T>(&mut self, answer: Result<Warned<T>, LifecycleError>) -> Result<T, LifecycleError> {
+        match answer {
+            Ok(warned) => Ok(self.keep(warned)),
+            Err(error) => Err(self.fail(error)),
+        }
+    }
+
+    /// An answer's value from `check`, the rest of a call's reading of the answer whose
+    /// warnings these are; a failure of it carries them.
+    pub(super) fn checked<T>(
+        mut self,
+        check: impl FnOnce(&mut Warnings) -> Result<T, LifecycleError>,
+    ) -> Result<Warned<T>, LifecycleError> {
+        match check(&mut self) {
+            Ok(value) => Ok(Warned { value, warnings: self }),
+            Err(error) => Err(self.fail(error)),
+        }
+    }
+
+    /// `error`, carrying the warnings kept so far (which leave this list).
+    pub fn fail(&mut self, error: LifecycleError) -> LifecycleError {
+        error.with_warnings(std::mem::take(&mut self.0))
+    }
+
     /// Sends a message where Terraform core sends it ([`checks::audience`]): to the warnings
     /// the engine shows, or to our log only.
     pub(super) fn note(&mut self, message: Message, text: String) {
@@ -164,6 +190,11 @@ impl Warnings {
     }
 
     pub(super) fn extend(&mut self, warnings: impl IntoIterator<Item = String>) {
+        self.0.extend(warnings);
+    }
+
+    /// Warnings of the operation's own for the user (Terraform shows the like in its UI).
+    pub fn warn_all(&mut self, warnings: impl IntoIterator<Item = String>) {
         self.0.extend(warnings);
     }
 
@@ -228,11 +259,14 @@ impl Diagnostics {
 
     /// The warnings as text, and `Err` with the errors, if any.
     fn fail_on_errors(self, subject: &Subject, rpc: Rpc) -> Result<Warnings, LifecycleError> {
-        if !self.errors.is_empty() {
-            return Err(LifecycleError::Diagnostics { subject: subject.clone(), rpc, diagnostics: self.errors });
-        }
         let mut warnings = Warnings::default();
         warnings.reported(&self.warnings);
+        if !self.errors.is_empty() {
+            // The warnings beside the errors are shown too, as Terraform shows every
+            // diagnostic of an answer.
+            let error = LifecycleError::Diagnostics { subject: subject.clone(), rpc, diagnostics: self.errors };
+            return Err(warnings.fail(error));
+        }
         Ok(warnings)
     }
 

@@ -217,18 +217,20 @@ impl DataSource<'_> {
             summary,
             problems: vec![format!("{problem}. {PROVIDER_BUG_SUFFIX}")],
         };
-        let state = decode(&response.state, &ty).map_err(|err| {
-            bug("Provider produced invalid object", format!("{rpc} returned an invalid value: {err}"))
-        })?;
-        if state.is_null() {
-            return Err(bug("Provider produced null object", format!("{tf_name} returned null")));
-        }
-        if !state.is_wholly_known() {
-            return Err(bug(
-                "Provider produced invalid object",
-                format!("{tf_name} returned a value that is not wholly known"),
-            ));
-        }
-        Ok(Warned { value: state, warnings })
+        warnings.checked(|_| {
+            let state = decode(&response.state, &ty).map_err(|err| {
+                bug("Provider produced invalid object", format!("{rpc} returned an invalid value: {err}"))
+            })?;
+            if state.is_null() {
+                return Err(bug("Provider produced null object", format!("{tf_name} returned null")));
+            }
+            if !state.is_wholly_known() {
+                return Err(bug(
+                    "Provider produced invalid object",
+                    format!("{tf_name} returned a value that is not wholly known"),
+                ));
+            }
+            Ok(state)
+        })
     }
 }

@@ -93,7 +93,7 @@ pub(crate) async fn run_action(
     };
     match mode {
         ActionMode::Plan => {
-            if let Some(reason) = warnings.keep(action.plan_action(&config).await?) {
+            if let Some(reason) = warnings.kept(action.plan_action(&config).await)? {
                 warnings.note(checks::Message::Deferred, format!(
                     "the action {tf_name} was deferred by the provider ({}); it will be planned again in the next run",
                     crate::lifecycle::support::deferral::reason_text(reason)
@@ -112,7 +112,7 @@ pub(crate) async fn run_action(
             }
             let urn = run.urn.clone();
             let on_progress = |message: &str| progress(urn.as_deref(), message);
-            warnings.keep(action.invoke_action(&config, &on_progress).await?);
+            warnings.kept(action.invoke_action(&config, &on_progress).await)?;
         }
     }
     run.warnings = warnings.into_vec();

@@ -132,7 +132,7 @@ pub(crate) async fn open_ephemeral(
         invoked.warnings = warnings.into_vec();
         return Ok(invoked);
     }
-    let opened = warnings.keep(resource.open_ephemeral_resource(&config).await?);
+    let opened = warnings.kept(resource.open_ephemeral_resource(&config).await)?;
     let outputs = ephemeral_outputs(subject, block, names, &opened.result);
     let id = track_ephemeral(connection, open, subject, tf_name, opened);
     let problem = match (id, outputs) {

@@ -26,16 +26,16 @@ pub(super) async fn import(resource: &Resource<'_>, id: &str) -> Result<Written,
         message: format!("cannot import {} by identity: {err}", resource.tf_name()),
     })?;
     let imported = match &key {
-        ImportKey::Id(id) => warnings.keep(resource.import_resource_state(id, None).await?),
+        ImportKey::Id(id) => warnings.kept(resource.import_resource_state(id, None).await)?,
         // Terraform sends the identity alone. The bridge also sends the identity's own
         // `id`, when it has one, as the ID: Pulumi resources are known by ID, and
         // providers whose ImportState only passes the ID through (tfcoremock, and
         // Terraform 1.14 with it, crash on an identity alone) then import the same object.
         ImportKey::Identity { identity, id } => {
-            warnings.keep(resource.import_resource_state(id.as_deref().unwrap_or(""), Some(identity)).await?)
+            warnings.kept(resource.import_resource_state(id.as_deref().unwrap_or(""), Some(identity)).await)?
         }
     };
-    let Some(read) = warnings.keep(resource.read_resource(imported.stored(), &[]).await?) else {
+    let Some(read) = warnings.kept(resource.read_resource(imported.stored(), &[]).await)? else {
         tracing::debug!(resource = resource.tf_name(), id, "the object to import does not exist");
         return Ok(Written {
             id: String::new(),
@@ -55,7 +55,7 @@ pub(super) async fn import(resource: &Resource<'_>, id: &str) -> Result<Written,
     // The provider's own configuration when it writes one (GenerateResourceConfig, as
     // `terraform plan -generate-config-out` uses it); else the Go implementation's
     // derivation, so imports stay identical with either implementation.
-    let inputs = match warnings.keep(resource.generate_resource_config(&read.state).await?) {
+    let inputs = match warnings.kept(resource.generate_resource_config(&read.state).await)? {
         Some(config) => {
             let generated = pulumi_outputs(resource, &config, &[], &Meta::default())?;
             inputs_from_outputs(&resource.schema().block, &resource.props().names, &generated)

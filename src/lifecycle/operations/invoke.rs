@@ -102,7 +102,7 @@ pub(crate) async fn invoke_data_source(
         Arguments::Invalid { failures, warnings } => return Ok(Invoked { failures, warnings, ..invoked }),
     };
     let state = if config.is_wholly_known() {
-        warnings.keep(source.read_data_source(&config, &secrets).await?)
+        warnings.kept(source.read_data_source(&config, &secrets).await)?
     } else {
         // A preview with arguments not known yet: what Terraform plans for the read.
         crate::lifecycle::support::proposed_new::planned_data_source_object(block, &config).map_err(|err| {

@@ -158,6 +158,6 @@ pub(crate) async fn configure(
     let (config, secrets) = convert::to_cty(block, &names, &settings, UnknownKeys::Ignore)
         .map_err(|error| LifecycleError::InvalidProperty { subject: subject.clone(), error: Box::new(error) })?;
     let mut warnings = Warnings::default();
-    warnings.keep(connection.configure_provider(&subject, &names, &config, &secrets).await?);
+    warnings.kept(connection.configure_provider(&subject, &names, &config, &secrets).await)?;
     Ok(warnings.into_vec())
 }

@@ -119,6 +119,7 @@ pub(crate) fn without_write_only_in(resource: &Resource<'_>, error: LifecycleErr
             split_write_only(&resource_write_only_keys(resource), &mut partial.inputs);
             LifecycleError::Partial(partial)
         }
+        LifecycleError::Warned { error, warnings } => without_write_only_in(resource, *error).with_warnings(warnings),
         other => other,
     }
 }

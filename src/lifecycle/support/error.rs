@@ -198,14 +198,42 @@ pub enum LifecycleError {
     /// not in the program or the provider.
     #[error("{message}")]
     Internal { subject: Subject, message: String },
+    /// Another error, with the warnings raised before it in the same operation (a warning
+    /// diagnostic beside the provider's errors, a plan's warnings before its apply failed):
+    /// Terraform shows those with the error, so the server sends them before the status.
+    #[error("{error}")]
+    Warned { error: Box<LifecycleError>, warnings: Vec<String> },
 }
 
 impl LifecycleError {
+    /// This error with `warnings` shown before it (nothing changes when there are none).
+    pub fn with_warnings(self, mut warnings: Vec<String>) -> LifecycleError {
+        if warnings.is_empty() {
+            return self;
+        }
+        match self {
+            LifecycleError::Warned { error, warnings: later } => {
+                warnings.extend(later);
+                LifecycleError::Warned { error, warnings }
+            }
+            error => LifecycleError::Warned { error: Box::new(error), warnings },
+        }
+    }
+
+    /// The error itself and the warnings to show before it.
+    pub fn into_parts(self) -> (LifecycleError, Vec<String>) {
+        match self {
+            LifecycleError::Warned { error, warnings } => (*error, warnings),
+            error => (error, Vec::new()),
+        }
+    }
+
     /// The message with what it is about in front (`<subject>: <operation> failed: <cause>`),
     /// for where no engine names it: our own log, and the failures reported when ephemeral
     /// resources close at the end of a deployment.
     pub fn in_context(&self) -> String {
         let about = match self {
+            LifecycleError::Warned { error, .. } => return error.in_context(),
             LifecycleError::Diagnostics { subject, rpc, .. } => Some(format!("{subject}: {rpc} failed")),
             LifecycleError::ApplyFailed { subject, change, .. } => Some(format!("{subject}: {change} failed")),
             LifecycleError::Partial(partial) => Some(partial.urn.clone()),
@@ -237,6 +265,7 @@ impl LifecycleError {
             LifecycleError::Call { rpc, .. }
             | LifecycleError::Interrupted { rpc, .. }
             | LifecycleError::Unreadable { rpc, .. } => rpc.changes_remote_objects(),
+            LifecycleError::Warned { error, .. } => error.remote_state_uncertain(),
             _ => false,
         }
     }
