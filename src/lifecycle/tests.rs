@@ -153,6 +153,14 @@ mod state_and_values {
                 Some(r#"{"apply_failed":"true","schema_version":"1"}"#),
             ),
             (Some(r#"{"apply_failed":"false"}"#), 0, "", None),
+            // A failed create's object: tainted too.
+            (
+                Some(r#"{"apply_failed":"true","tainted":"true"}"#),
+                0,
+                "",
+                Some(r#"{"apply_failed":"true","tainted":"true"}"#),
+            ),
+            (Some(r#"{"tainted":true}"#), 0, "", Some(r#"{"tainted":"true"}"#)),
         ];
         for (stored, version, private, written) in cases {
             let mut outputs = crate::property::PropertyMap::new();

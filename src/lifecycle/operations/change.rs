@@ -8,6 +8,7 @@ use crate::cty::{self, Value};
 use crate::lifecycle::calls::{Applied, Apply, Read, Resource, Stored, Warnings};
 use crate::lifecycle::support::checks::{self};
 use crate::lifecycle::support::error::{Change, LifecycleError, PartialFailure};
+use crate::lifecycle::support::failed_apply::{AfterFailure, FailedAnswer, after_failed_apply};
 use crate::lifecycle::support::inputs::with_operation_timeout;
 use crate::lifecycle::support::state::{self, MISSING_ID, Meta};
 use crate::property::PropertyMap;
@@ -90,7 +91,7 @@ pub(super) async fn plan_and_apply(
         if !write.read {
             let identity = prior_identity.clone();
             let stored = Stored { state: &prior, private: &meta.private, identity: identity.as_ref() };
-            if let Some(read) = warnings.keep(resource.read_resource(stored, &write.stored_secrets).await?)
+            if let Some(read) = warnings.kept(resource.read_resource(stored, &write.stored_secrets).await)?
                 && !read.state.equals_ignoring_refinements(&prior)
             {
                 let prior = after_read(resource, meta, read, identity)?;
@@ -113,49 +114,79 @@ pub(super) async fn plan_and_apply(
         limit: write.deadline.limit(),
         cancel,
     };
-    let applied = warnings.keep(resource.apply_resource_change(change_request).await?);
-    finish(resource, applied, write.news, previous_meta, &secrets, warnings.into_vec(), change)
+    let applied = warnings.kept(resource.apply_resource_change(change_request).await)?;
+    finish(resource, applied, (write.id, write.news), previous_meta, &secrets, warnings, change)
 }
 
-/// Turns an apply result into outputs, or a partial failure when the object exists but
-/// the apply failed.
+/// Turns an apply result into outputs; after a failed apply, into the error with what
+/// `support/failed_apply.rs` decides to record beside it.
 fn finish(
     resource: &Resource<'_>,
     applied: Applied,
-    news: &PropertyMap,
+    (prior_id, news): (&str, &PropertyMap),
     previous: Option<&Meta>,
     secrets: &[cty::Path],
-    warnings: Vec<String>,
+    mut warnings: Warnings,
     change: Change,
 ) -> Result<Written, LifecycleError> {
-    if applied.new_state.is_null() {
-        return Err(LifecycleError::ApplyFailed {
-            subject: resource.subject().clone(),
-            change,
-            reasons: applied.errors,
-        });
-    }
     let id = state::resource_id(resource.props(), &applied.new_state);
-    let mut errors = applied.errors;
-    let id = id.unwrap_or_else(|| {
-        errors.push(format!(
-            "the provider returned no id for the new object; it is recorded as {MISSING_ID:?}: run `pulumi refresh` or import it"
-        ));
-        MISSING_ID.to_owned()
-    });
-    let mut meta = new_meta(resource, previous, applied.private, applied.identity.as_ref())?;
-    meta.apply_failed = !errors.is_empty();
-    let outputs = pulumi_outputs(resource, &applied.new_state, secrets, &meta)?;
-    if errors.is_empty() {
-        return Ok(Written { id, outputs, inputs: None, warnings });
+    if !applied.failed() {
+        let mut errors = Vec::new();
+        let id = id.unwrap_or_else(|| {
+            errors.push(format!(
+                "the provider returned no id for the new object; it is recorded as {MISSING_ID:?}: run `pulumi refresh` or import it"
+            ));
+            MISSING_ID.to_owned()
+        });
+        let mut meta = new_meta(resource, previous, applied.private, applied.identity.as_ref())?;
+        meta.apply_failed = !errors.is_empty();
+        let outputs = pulumi_outputs(resource, &applied.new_state, secrets, &meta)?;
+        if errors.is_empty() {
+            return Ok(Written { id, outputs, inputs: None, warnings: warnings.into_vec() });
+        }
+        let partial =
+            PartialFailure { urn: resource.urn().to_owned(), id, outputs, inputs: news.clone(), reasons: errors };
+        return Err(warnings.fail(LifecycleError::Partial(Box::new(partial))));
     }
-    Err(LifecycleError::Partial(Box::new(PartialFailure {
-        urn: resource.urn().to_owned(),
-        id,
-        outputs,
-        inputs: news.clone(),
-        reasons: errors,
-    })))
+    let answer = FailedAnswer {
+        change,
+        null: applied.new_state.is_null(),
+        id: id.as_deref(),
+        wholly_known: applied.unknown.is_empty(),
+        prior_id,
+    };
+    match after_failed_apply(answer) {
+        AfterFailure::Nothing => {
+            let Applied { mut errors, unknown, .. } = applied;
+            if errors.is_empty() {
+                // Only Terraform's checks failed: they are the reason.
+                errors = unknown;
+            } else {
+                // They describe a state that is not recorded: Terraform's log has them.
+                for text in unknown {
+                    tracing::warn!(target: "tfbridge::terraform", "{text}");
+                }
+                if change == Change::Create && !applied.new_state.is_null() {
+                    errors.push("no object was recorded: the provider's answer has no id to find one by".to_owned());
+                }
+            }
+            Err(warnings.fail(LifecycleError::ApplyFailed {
+                subject: resource.subject().clone(),
+                change,
+                reasons: errors,
+            }))
+        }
+        AfterFailure::Record { id, tainted } => {
+            let mut meta = new_meta(resource, previous, applied.private, applied.identity.as_ref())?;
+            meta.apply_failed = true;
+            meta.tainted = tainted;
+            let outputs = pulumi_outputs(resource, &applied.new_state, secrets, &meta)?;
+            let mut reasons = applied.errors;
+            reasons.extend(applied.unknown);
+            let partial = PartialFailure { urn: resource.urn().to_owned(), id, outputs, inputs: news.clone(), reasons };
+            Err(warnings.fail(LifecycleError::Partial(Box::new(partial))))
+        }
+    }
 }
 
 /// The prior state an operation plans from: the stored outputs, upgraded; when a failed
@@ -164,8 +195,9 @@ fn finish(
 /// apply's state is the one known to disagree with the object: an SDKv2 provider returns
 /// its planned values beside the error, so planning from them fails every later update
 /// until a manual refresh (issue 28). An object the read finds gone ([`Source::Gone`]) is
-/// planned from the stored state, whose apply then reports what the provider says, and a
-/// Delete of it has nothing to do.
+/// planned from the stored state and replaced (Diff), and a Delete of it has nothing to do.
+/// A tainted object's read that fails ([`Source::Unread`]) is a warning: its stored state
+/// stands in, so its replacement and destroy go ahead.
 pub(super) async fn prior(
     resource: &Resource<'_>,
     id: &str,
@@ -173,13 +205,27 @@ pub(super) async fn prior(
     secrets: &[cty::Path],
     warnings: &mut Warnings,
 ) -> Result<(Value, Meta, Source), LifecycleError> {
-    let (state, meta) = warnings.keep(resource.upgrade_resource_state(id, olds, secrets).await?);
+    let (state, meta) = warnings.kept(resource.upgrade_resource_state(id, olds, secrets).await)?;
     if !meta.apply_failed {
         return Ok((state, meta, Source::Stored));
     }
     let identity = resource.stored_identity(&meta)?;
     let stored = Stored { state: &state, private: &meta.private, identity: identity.as_ref() };
-    let Some(read) = warnings.keep(resource.read_resource(stored, secrets).await?) else {
+    let read = match resource.read_resource(stored, secrets).await {
+        Ok(read) => warnings.keep(read),
+        Err(error) if meta.tainted => {
+            // A failed create's object may be a half-made one its provider cannot read (or
+            // the id of nothing): the read stops neither its replacement nor its destroy.
+            let (error, earlier) = error.into_parts();
+            warnings.warn_all(earlier);
+            warnings.warn_all([format!(
+                "the object a failed create left could not be read, so its stored state stands in: {error}"
+            )]);
+            return Ok((state, meta, Source::Unread));
+        }
+        Err(error) => return Err(warnings.fail(error)),
+    };
+    let Some(read) = read else {
         tracing::debug!(urn = %resource.urn(), "the object a failed apply left is gone");
         return Ok((state, meta, Source::Gone));
     };
@@ -208,6 +254,8 @@ pub(super) enum Source {
     Read,
     /// Read from the provider just now, and found gone; the stored state stands in.
     Gone,
+    /// A tainted object whose read failed; the stored state stands in.
+    Unread,
 }
 
 /// Whether a plan changes nothing: Terraform's NoOp (a wholly known planned value equal to

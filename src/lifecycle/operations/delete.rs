@@ -33,7 +33,7 @@ pub(crate) async fn delete(resource: &Resource<'_>, request: &DeleteRequest) -> 
     let prior_identity = resource.stored_identity(&meta)?;
     let private = if resource.connection().capabilities().plan_destroy {
         let stored = Stored { state: &prior, private: &meta.private, identity: prior_identity.as_ref() };
-        warnings.keep(resource.plan_destroy(stored, &secrets).await?)
+        warnings.kept(resource.plan_destroy(stored, &secrets).await)?
     } else {
         meta.private
     };
@@ -47,13 +47,13 @@ pub(crate) async fn delete(resource: &Resource<'_>, request: &DeleteRequest) -> 
         limit: deadline.limit(),
         cancel: &deadline.cancel,
     };
-    let applied = warnings.keep(resource.apply_resource_change(destroy).await?);
-    if !applied.errors.is_empty() {
-        return Err(LifecycleError::ApplyFailed {
-            subject: resource.subject().clone(),
-            change: Change::Delete,
-            reasons: applied.errors,
-        });
+    let applied = warnings.kept(resource.apply_resource_change(destroy).await)?;
+    if applied.failed() {
+        let mut reasons = applied.errors;
+        reasons.extend(applied.unknown);
+        let error =
+            LifecycleError::ApplyFailed { subject: resource.subject().clone(), change: Change::Delete, reasons };
+        return Err(warnings.fail(error));
     }
     Ok(warnings.into_vec())
 }

@@ -3,7 +3,7 @@
 //! the Update that follows. Where a resource's name came from decides the replacement
 //! order ([`delete_before_replace`]).
 
-use super::change::{prior, unchanged};
+use super::change::{Source, prior, unchanged};
 use super::shared::{Diffed, GeneratedNames, PlanCache, Target, configuration, name_property, pulumi_outputs};
 use crate::cty::{self};
 use crate::lifecycle::calls::{Resource, Warnings};
@@ -33,7 +33,16 @@ pub(crate) async fn diff(
     let DiffRequest { id, olds, news, .. } = request;
     let mut warnings = Warnings::default();
     let mut secrets = resource.stored_secrets(olds);
-    let (prior, meta, _) = prior(resource, id, olds, &secrets, &mut warnings).await?;
+    let (prior, meta, source) = prior(resource, id, olds, &secrets, &mut warnings).await?;
+    // Terraform replaces a tainted object (one a failed create left), and creates anew one
+    // its refresh found gone.
+    let replace_why = if meta.tainted {
+        Some("the object's create failed (it is tainted), so it must be replaced")
+    } else if source == Source::Gone {
+        Some("the object a failed apply left no longer exists, so it must be created again")
+    } else {
+        None
+    };
     let (config, config_secrets) = configuration(resource, news)?;
     secrets.extend(config_secrets);
     let prior_identity = resource.stored_identity(&meta)?;
@@ -46,7 +55,7 @@ pub(crate) async fn diff(
         // kept for an Update, which refuses to apply it.
         return Ok(Diffed { changes: true, warnings, ..Diffed::default() });
     }
-    let diffed = if unchanged(&prior, &planned.value) {
+    let diffed = if unchanged(&prior, &planned.value) && replace_why.is_none() {
         Diffed { warnings, ..Diffed::default() }
     } else {
         let no_secrets: &[cty::Path] = &[];
@@ -55,8 +64,14 @@ pub(crate) async fn diff(
         let replace: Vec<PropertyPath> = planned.replace_paths.iter().map(|p| resource.pulumi_path(p)).collect();
         let sets = Sets { paths: resource.set_paths(&[&prior, &planned.value]), inputs: Some(news) };
         let detailed = without_recomputed(detailed_diff(&before, &after, &replace, &sets), news);
-        let replaces = top_level_keys(replace.iter());
+        let mut replaces = top_level_keys(replace.iter());
         let diffs = top_level_keys(detailed.iter().map(|d| &d.path));
+        let mut warnings = warnings;
+        if let Some(why) = replace_why {
+            warnings.push(why.to_owned());
+            // Every changed property forces it; with none, the id names the object replaced.
+            replaces = if diffs.is_empty() { vec!["id".to_owned()] } else { diffs.clone() };
+        }
         // Set whenever a name was given, not only for the provider's replacements: the
         // engine reads it for any replacement, `replaceOnChanges`' too.
         let delete_before_replace = delete_before_replace(name_source(resource, id, news, olds, generated));

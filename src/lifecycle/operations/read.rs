@@ -36,10 +36,24 @@ async fn refresh(
 ) -> Result<Written, LifecycleError> {
     let mut warnings = Warnings::default();
     let stored_secrets = resource.stored_secrets(olds);
-    let (prior, meta) = warnings.keep(resource.upgrade_resource_state(id, olds, &stored_secrets).await?);
+    let (prior, meta) = warnings.kept(resource.upgrade_resource_state(id, olds, &stored_secrets).await)?;
     let current_identity = resource.stored_identity(&meta)?;
     let stored = Stored { state: &prior, private: &meta.private, identity: current_identity.as_ref() };
-    let read = resource.read_resource(stored, &stored_secrets).await?;
+    let read = match resource.read_resource(stored, &stored_secrets).await {
+        Ok(read) => read,
+        Err(error) if meta.tainted => {
+            // As Diff and Delete do (`change.rs: prior`): what a failed create left stays as
+            // stored, so that a refresh does not stop on it.
+            let (error, earlier) = error.into_parts();
+            warnings.warn_all(earlier);
+            warnings.warn_all([format!(
+                "the object a failed create left could not be read, so it is kept as stored: {error}"
+            )]);
+            let inputs = old_inputs.cloned();
+            return Ok(Written { id: id.to_owned(), outputs: olds.clone(), inputs, warnings: warnings.into_vec() });
+        }
+        Err(error) => return Err(warnings.fail(error)),
+    };
     let Some(read) = warnings.keep(read) else {
         let warnings = warnings.into_vec();
         return Ok(Written { id: String::new(), outputs: PropertyMap::new(), inputs: None, warnings });

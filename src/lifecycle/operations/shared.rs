@@ -191,6 +191,7 @@ pub(super) fn new_meta(
         identity: identity.map(|identity| resource.identity_text(identity)).transpose()?,
         identity_schema_version: resource.identity_schema().map_or(0, |schema| schema.version),
         apply_failed: false,
+        tainted: false,
         other: previous.map(|m| m.other.clone()).unwrap_or_default(),
     })
 }

@@ -12,7 +12,8 @@
 //!   data-source plan Terraform core makes itself;
 //! - `detailed_diff`: what changes, in Pulumi property paths;
 //! - `deferral`: the words for Terraform's deferral reasons;
-//! - `config_encoding`: provider settings as the Go implementation stores them.
+//! - `config_encoding`: provider settings as the Go implementation stores them;
+//! - `failed_apply`: what a failed Create or Update leaves in the stack.
 //!
 //! Architecture invariant: imports nothing from the floors above (session, operations,
 //! calls); no provider calls.
@@ -24,6 +25,7 @@ pub(super) mod config_encoding;
 pub(super) mod deferral;
 pub(super) mod detailed_diff;
 pub(super) mod error;
+pub(super) mod failed_apply;
 pub(super) mod identity;
 pub(super) mod inputs;
 pub(super) mod proposed_new;

@@ -56,7 +56,7 @@ pub enum MetaError {
     /// `identity` is a string, but not of a JSON object.
     #[error(".identity is not a JSON object: {0}")]
     IdentityNotAnObject(#[source] serde_json::Error),
-    /// A key that holds a string (`private_state`, `identity`, `apply_failed`) holds
+    /// A key that holds a string (`private_state`, `identity`, `apply_failed`, `tainted`) holds
     /// something else.
     #[error(".{0} is not a string")]
     KeyNotAString(&'static str),
@@ -65,6 +65,9 @@ pub enum MetaError {
 /// The `__meta` key of [`Meta::apply_failed`]. The Go implementation reads `__meta` into a
 /// struct and rewrites it through a map, so it ignores the key and keeps it.
 const APPLY_FAILED: &str = "apply_failed";
+
+/// The `__meta` key of [`Meta::tainted`], kept by the Go implementation as `apply_failed` is.
+const TAINTED: &str = "tainted";
 
 /// The contents of `__meta`.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -81,6 +84,10 @@ pub struct Meta {
     /// answer beside its error, which may hold values the remote object never took, so the
     /// next operation reads the object before it plans, as Terraform's next plan refreshes.
     pub apply_failed: bool,
+    /// The object is what a failed create left (`tainted`, `"true"`), Terraform's tainted
+    /// object: the next `up` replaces it, and a read that fails for it stops nothing
+    /// (`support/failed_apply.rs`).
+    pub tainted: bool,
     /// Keys other writers put there; kept as they are.
     pub other: serde_json::Map<String, serde_json::Value>,
 }
@@ -95,6 +102,16 @@ fn version(meta: &mut serde_json::Map<String, serde_json::Value>, key: &str) -> 
         Some(serde_json::Value::String(text)) => text.parse().map_err(|_| not_an_integer(&format!("{text:?}"))),
         Some(serde_json::Value::Number(n)) => n.as_i64().ok_or_else(|| not_an_integer(&n)),
         Some(other) => Err(not_an_integer(&other)),
+    }
+}
+
+/// Takes the mark `key` out of `__meta`: the string `"true"` (as we write it) or a bool.
+fn flag(meta: &mut serde_json::Map<String, serde_json::Value>, key: &'static str) -> Result<bool, MetaError> {
+    match meta.remove(key) {
+        None | Some(serde_json::Value::Null) => Ok(false),
+        Some(serde_json::Value::String(text)) => Ok(text == "true"),
+        Some(serde_json::Value::Bool(flag)) => Ok(flag),
+        Some(_) => Err(MetaError::KeyNotAString(key)),
     }
 }
 
@@ -131,13 +148,9 @@ impl Meta {
             Some(_) => return Err(MetaError::KeyNotAString("identity")),
         };
         let identity_schema_version = version(&mut other, "identity_schema_version")?;
-        let apply_failed = match other.remove(APPLY_FAILED) {
-            None | Some(serde_json::Value::Null) => false,
-            Some(serde_json::Value::String(text)) => text == "true",
-            Some(serde_json::Value::Bool(flag)) => flag,
-            Some(_) => return Err(MetaError::KeyNotAString(APPLY_FAILED)),
-        };
-        Ok(Meta { schema_version, private, identity, identity_schema_version, apply_failed, other })
+        let apply_failed = flag(&mut other, APPLY_FAILED)?;
+        let tainted = flag(&mut other, TAINTED)?;
+        Ok(Meta { schema_version, private, identity, identity_schema_version, apply_failed, tainted, other })
     }
 
     /// The `__meta` output value, or `None` when there is nothing to store.
@@ -156,6 +169,9 @@ impl Meta {
         }
         if self.apply_failed {
             object.insert(APPLY_FAILED.into(), "true".into());
+        }
+        if self.tainted {
+            object.insert(TAINTED.into(), "true".into());
         }
         // Keys sorted, as Go's encoder writes a map, whatever order they were read in.
         let sorted: std::collections::BTreeMap<_, _> = object.into_iter().collect();
