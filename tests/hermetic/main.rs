@@ -12,6 +12,7 @@ mod debug_log_golden;
 mod file_size;
 mod identity_list_fixture;
 mod installer;
+mod lifecycle_failure_paths;
 mod lifecycle_fixture;
 mod lifecycle_planned_private;
 mod lifecycle_recovery;

@@ -82,7 +82,9 @@
 //!   `fixture_types.number_value` outside 0..=1000; a `fixture_types.list_value` element
 //!   `"bad"` (path `list_value[i]`); `fixture_blocks.list_block[i].value = "bad"`; an unknown
 //!   name in `fixture_misbehave.misbehave`.
-//! - Data source `fixture_lookup`: `name = "bad"` fails validation at `name`; a read answers
+//! - Data source `fixture_lookup`: `name = "bad"` fails validation at `name`; `name =
+//!   "binary"` answers `value` as bytes that are not UTF-8 with hashicorp/http's warning
+//!   "Response body is not recognized as UTF-8"; a read answers
 //!   the config with `id = name`, `value = "value-of-<name>"`,
 //!   `tags = {filters = "<number of filter blocks>", name = <name>}`.
 //! - Functions: `join(separator, parts...)` joins the non-null parts; an empty separator is
@@ -115,6 +117,13 @@
 //! | `garbage_new_state` | apply stores the object but answers a new state that is not msgpack (`c1`) |
 //! | `checks_planned_private` | an update's apply fails ("Missing saved plan private state") unless the plan made at apply time was sent the saved plan's `planned_private` (protocol 6.11); see `saved_plans` |
 //! | `unstable_plan` | every plan sets `computed_value` to a new known `plan-<nanoseconds>`, so the apply-time plan contradicts the earlier one |
+//! | `error_with_planned_state` | apply answers the error "Invalid value" at path `value` AND the planned state as planned (a create's `id` unknown); nothing is made |
+//! | `error_with_null_state` | apply answers a warning "Apply warning", the error "Apply failed" and a null state; nothing is made |
+//! | `read_fails` | Read answers the error "Read failed" (the stored `misbehave` decides, as for the next three) |
+//! | `read_gone` | Read answers null: the object is gone |
+//! | `read_changes_id` | Read answers the object with `id` `<id>-moved` |
+//! | `delete_fails` | a destroy answers the error "Delete failed" and the prior state |
+//! | `non_utf8_state` | Apply and Read answer `computed_value` as the bytes `GIF89a 01 00 ff fe` (not UTF-8) with the warning "Value is not recognized as UTF-8" |
 //!
 //! `tests/fixture/terraform_misbehave.rs` records what Terraform 1.11 makes of each: "Provider
 //! produced invalid plan" (`plan_differs_from_config`, `write_only_in_plan`, and

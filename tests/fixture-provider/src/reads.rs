@@ -78,7 +78,17 @@ impl Fixture {
             _ => 0,
         };
         set_attr(&mut state, "id", Value::from(name.as_str()));
-        set_attr(&mut state, "value", Value::from(format!("value-of-{name}")));
+        let mut diagnostics = Vec::new();
+        if name == "binary" {
+            // What hashicorp/http answers for a binary body: the bytes, and its warning.
+            set_attr(&mut state, "value", value::raw_string(crate::resources::NON_UTF8));
+            diagnostics.push(Diagnostic::warning(
+                "Response body is not recognized as UTF-8",
+                "Terraform may not properly handle the response_body if the contents are binary.",
+            ));
+        } else {
+            set_attr(&mut state, "value", Value::from(format!("value-of-{name}")));
+        }
         set_attr(
             &mut state,
             "tags",
@@ -87,7 +97,7 @@ impl Fixture {
                 (Value::from("name"), Value::from(name.as_str())),
             ]),
         );
-        DataSourceResponse { state: value::encode(&state), diagnostics: Vec::new() }
+        DataSourceResponse { state: value::encode(&state), diagnostics }
     }
 
     /// `CallFunction`.

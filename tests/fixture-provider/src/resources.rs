@@ -68,10 +68,33 @@ pub enum Misbehave {
     /// keeps what it had (the store is not written): what an SDKv2 provider answers when
     /// its update fails before it changed anything.
     ErrorWithUnappliedState,
+    /// Apply answers the error "Invalid value" at the attribute path `value` with the planned
+    /// state exactly as planned, unknowns (a create's `id`) included, and makes nothing: a
+    /// plugin-framework provider that sets its plan as state before returning the error.
+    ErrorWithPlannedState,
+    /// Apply answers a warning and the error "Apply failed" with a null state, and makes
+    /// nothing.
+    ErrorWithNullState,
+    /// Read answers the error "Read failed" (the stored `misbehave` decides).
+    ReadFails,
+    /// Read answers null: the object is gone.
+    ReadGone,
+    /// Read answers the object under another id (`<id>-moved`).
+    ReadChangesId,
+    /// A destroy answers the error "Delete failed" and the prior state (the stored
+    /// `misbehave` decides).
+    DeleteFails,
+    /// Apply and Read answer `computed_value` as bytes that are not UTF-8 ([`NON_UTF8`]),
+    /// with the warning "Value is not recognized as UTF-8".
+    NonUtf8State,
 }
 
+/// The bytes `non_utf8_state` answers: a GIF's first bytes, as hashicorp/http reads a binary
+/// body into a string.
+pub const NON_UTF8: &[u8] = b"GIF89a\x01\x00\xff\xfe";
+
 impl Misbehave {
-    pub const ALL: [(&'static str, Misbehave); 16] = [
+    pub const ALL: [(&'static str, Misbehave); 23] = [
         ("plan_differs_from_config", Misbehave::PlanDiffersFromConfig),
         ("apply_changes_known_value", Misbehave::ApplyChangesKnownValue),
         ("unknown_after_apply", Misbehave::UnknownAfterApply),
@@ -88,6 +111,13 @@ impl Misbehave {
         ("garbage_new_state", Misbehave::GarbageNewState),
         ("checks_planned_private", Misbehave::ChecksPlannedPrivate),
         ("error_with_unapplied_state", Misbehave::ErrorWithUnappliedState),
+        ("error_with_planned_state", Misbehave::ErrorWithPlannedState),
+        ("error_with_null_state", Misbehave::ErrorWithNullState),
+        ("read_fails", Misbehave::ReadFails),
+        ("read_gone", Misbehave::ReadGone),
+        ("read_changes_id", Misbehave::ReadChangesId),
+        ("delete_fails", Misbehave::DeleteFails),
+        ("non_utf8_state", Misbehave::NonUtf8State),
     ];
 
     /// Parses a comma list; the first name that is not a misbehaviour is the error.
@@ -348,6 +378,15 @@ impl Fixture {
             return response;
         };
         if planned.is_nil() {
+            if Misbehave::from_config(&prior).contains(&Misbehave::DeleteFails) {
+                response.diagnostics.push(Diagnostic::error(
+                    "Delete failed",
+                    "The fixture refused to delete the object.",
+                    None,
+                ));
+                response.new_state = value::encode(&prior);
+                return response;
+            }
             if let Some(id) = attr_str(&prior, "id") {
                 self.store_remove(&request.type_name, id);
             }
@@ -375,6 +414,21 @@ impl Fixture {
                 None,
             ));
             response.new_state = value::encode(&prior);
+            return response;
+        }
+        if misbehave.contains(&Misbehave::ErrorWithPlannedState) {
+            response.diagnostics.push(Diagnostic::error(
+                "Invalid value",
+                "The fixture rejected the value; its answer is the plan it was given.",
+                Some(path(&["value"])),
+            ));
+            response.new_state = value::encode(&planned);
+            return response;
+        }
+        if misbehave.contains(&Misbehave::ErrorWithNullState) {
+            response.diagnostics.push(Diagnostic::warning("Apply warning", "The fixture warns before it fails."));
+            response.diagnostics.push(Diagnostic::error("Apply failed", "The fixture made nothing.", None));
+            response.new_state = value::encode(&Value::Nil);
             return response;
         }
         let mut new_state = planned;
@@ -423,6 +477,9 @@ impl Fixture {
             value::fill_unknowns(&mut remote, &schema.block.implied_type(), "");
             self.store_save(&request.type_name, &schema.block.implied_type(), &remote);
         }
+        if misbehave.contains(&Misbehave::NonUtf8State) {
+            non_utf8(&mut new_state, &mut response.diagnostics);
+        }
         response.new_state =
             if misbehave.contains(&Misbehave::GarbageNewState) { vec![0xc1] } else { value::encode(&new_state) };
         response.private = request.planned_private.clone();
@@ -449,6 +506,23 @@ impl Fixture {
             }
             _ => current,
         };
+        let mut new_state = new_state;
+        let misbehave = Misbehave::from_config(&new_state);
+        if misbehave.contains(&Misbehave::ReadFails) {
+            response.diagnostics.push(Diagnostic::error("Read failed", "The fixture cannot read the object.", None));
+            return response;
+        }
+        if misbehave.contains(&Misbehave::ReadGone) {
+            new_state = Value::Nil;
+        }
+        if misbehave.contains(&Misbehave::ReadChangesId)
+            && let Some(id) = attr_str(&new_state, "id").map(str::to_owned)
+        {
+            set_attr(&mut new_state, "id", Value::from(format!("{id}-moved")));
+        }
+        if misbehave.contains(&Misbehave::NonUtf8State) {
+            non_utf8(&mut new_state, &mut response.diagnostics);
+        }
         response.new_state = value::encode(&new_state);
         response
     }
@@ -505,6 +579,15 @@ impl Fixture {
             }
         }
     }
+}
+
+/// `non_utf8_state`: `computed_value` as [`NON_UTF8`], with the provider's warning.
+fn non_utf8(state: &mut Value, diagnostics: &mut Vec<Diagnostic>) {
+    set_attr(state, "computed_value", value::raw_string(NON_UTF8));
+    diagnostics.push(Diagnostic::warning(
+        "Value is not recognized as UTF-8",
+        "computed_value holds bytes that are not UTF-8.",
+    ));
 }
 
 fn number(value: &Value) -> Option<f64> {

@@ -37,6 +37,10 @@ impl Diagnostic {
     ) -> Diagnostic {
         Diagnostic { error: true, summary: summary.into(), detail: detail.into(), attribute }
     }
+
+    pub fn warning(summary: impl Into<String>, detail: impl Into<String>) -> Diagnostic {
+        Diagnostic { error: false, summary: summary.into(), detail: detail.into(), attribute: None }
+    }
 }
 
 /// `Deferred.Reason.RESOURCE_CONFIG_UNKNOWN`, the same number in both protocols.

@@ -35,6 +35,17 @@ pub fn unknown() -> Value {
     Value::Ext(0, vec![0])
 }
 
+/// A msgpack string whose bytes are `bytes`, UTF-8 or not: what a Go provider sends for a
+/// string it read from binary data (Go strings hold any bytes). `rmpv` keeps such a string's
+/// bytes when it reads one, so the value is read from its own encoding.
+pub fn raw_string(bytes: &[u8]) -> Value {
+    let mut encoded = Vec::with_capacity(bytes.len() + 5);
+    encoded.push(0xdb);
+    encoded.extend_from_slice(&u32::try_from(bytes.len()).unwrap_or(u32::MAX).to_be_bytes());
+    encoded.extend_from_slice(bytes);
+    rmpv::decode::read_value(&mut encoded.as_slice()).unwrap_or(Value::Nil)
+}
+
 /// Whether `value` is unknown. Any extension counts, refined unknowns (ext 12) included, as
 /// the object wire format asks of servers.
 pub fn is_unknown(value: &Value) -> bool {
@@ -57,9 +68,47 @@ pub fn decode(bytes: &[u8]) -> Result<Value, ValueError> {
 
 pub fn encode(value: &Value) -> Vec<u8> {
     let mut out = Vec::new();
-    // Writing into a Vec cannot fail.
-    let _ = rmpv::encode::write_value(&mut out, value);
+    write_value(&mut out, value);
     out
+}
+
+/// `rmpv`'s writer, except for strings whose bytes are not UTF-8 ([`raw_string`]): `rmpv`
+/// writes those as msgpack bin, and a Go provider writes every string as str, whatever its
+/// bytes.
+fn write_value(out: &mut Vec<u8>, value: &Value) {
+    fn header(out: &mut Vec<u8>, fix: u8, wide16: u8, wide32: u8, len: usize) {
+        match (u8::try_from(len), u16::try_from(len)) {
+            (Ok(short), _) if short < 16 => out.push(fix | short),
+            (_, Ok(medium)) => {
+                out.push(wide16);
+                out.extend_from_slice(&medium.to_be_bytes());
+            }
+            _ => {
+                out.push(wide32);
+                out.extend_from_slice(&u32::try_from(len).unwrap_or(u32::MAX).to_be_bytes());
+            }
+        }
+    }
+    match value {
+        Value::String(text) if text.as_str().is_none() => {
+            out.push(0xdb);
+            out.extend_from_slice(&u32::try_from(text.as_bytes().len()).unwrap_or(u32::MAX).to_be_bytes());
+            out.extend_from_slice(text.as_bytes());
+        }
+        Value::Array(items) => {
+            header(out, 0x90, 0xdc, 0xdd, items.len());
+            items.iter().for_each(|item| write_value(out, item));
+        }
+        Value::Map(entries) => {
+            header(out, 0x80, 0xde, 0xdf, entries.len());
+            for (key, item) in entries {
+                write_value(out, key);
+                write_value(out, item);
+            }
+        }
+        // Writing into a Vec cannot fail.
+        other => drop(rmpv::encode::write_value(out, other)),
+    }
 }
 
 /// The attribute `name` of an object value, if the value is an object holding it.

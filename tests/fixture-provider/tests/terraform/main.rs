@@ -8,6 +8,7 @@
 mod goplugin_client;
 mod terraform;
 mod terraform_apply;
+mod terraform_failure_paths;
 mod terraform_misbehave;
 #[path = "../../../common/versions.rs"]
 mod versions;

@@ -1,0 +1,91 @@
+//! Terraform's column of `docs/failure-paths.md`: what Terraform 1.14 does with each
+//! failure path of issue 41, run against the fixture. For each row: the failing apply (its
+//! exit status, error summaries and warnings), what the state then holds (`terraform show
+//! -json`: the object, tainted or not, and its `id`), whether the next `apply` of the fixed
+//! configuration converges, and whether `destroy` then succeeds.
+
+use expect_test::expect;
+
+use crate::terraform_apply::Workspace;
+
+fn main_tf(misbehave: &str) -> String {
+    format!(
+        "terraform {{\n  required_providers {{\n    fixture = {{ source = \"pulumi/fixture\" }}\n  }}\n}}\n\
+         provider \"fixture\" {{\n  endpoint    = \"e\"\n  max_retries = 1\n}}\n\
+         resource \"fixture_misbehave\" \"m\" {{\n  misbehave = \"{misbehave}\"\n  value     = \"v\"\n}}\n"
+    )
+}
+
+const APPLY: [&str; 4] = ["apply", "-auto-approve", "-input=false", "-no-color"];
+
+/// Error summaries and warning summaries from Terraform's stderr and stdout.
+fn diagnostics(output: &std::process::Output) -> String {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let errors: Vec<&str> = stderr.lines().filter_map(|line| line.strip_prefix("Error: ")).collect();
+    let warnings: Vec<&str> =
+        stdout.lines().chain(stderr.lines()).filter_map(|line| line.strip_prefix("Warning: ")).collect();
+    let mut text = format!("{errors:?}");
+    if !warnings.is_empty() {
+        text.push_str(&format!(" warnings {warnings:?}"));
+    }
+    text
+}
+
+/// What the state holds of `fixture_misbehave.m`: nothing, or its id and whether tainted.
+fn state(workspace: &Workspace) -> String {
+    let output = workspace.terraform(&["show", "-json", "-no-color"]);
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_default();
+    let resources = json["values"]["root_module"]["resources"].as_array().cloned().unwrap_or_default();
+    let Some(m) = resources.iter().find(|r| r["address"] == "fixture_misbehave.m") else {
+        return "nothing".to_owned();
+    };
+    let tainted = if m["tainted"] == serde_json::Value::Bool(true) { " tainted" } else { "" };
+    format!("id {}{tainted}", m["values"]["id"])
+}
+
+/// One row: `misbehave` on `change` (create, or an update of a well-behaved object, or the
+/// destroy of an object created with it), then the fixed configuration and a destroy.
+fn row(misbehave: &str, change: &str) -> String {
+    let workspace = Workspace::with_config("6", &main_tf(if change == "update" { "" } else { misbehave }));
+    let failing = match change {
+        "create" => workspace.terraform(&APPLY),
+        "update" => {
+            workspace.run(&APPLY, 0);
+            std::fs::write(workspace.store().join("work/main.tf"), main_tf(misbehave)).unwrap();
+            workspace.terraform(&APPLY)
+        }
+        _ => {
+            workspace.run(&APPLY, 0);
+            workspace.terraform(&["destroy", "-auto-approve", "-input=false", "-no-color"])
+        }
+    };
+    let mut line = format!(
+        "{misbehave} ({change}): exit {:?} {}; state: {}",
+        failing.status.code(),
+        diagnostics(&failing),
+        state(&workspace)
+    );
+    std::fs::write(workspace.store().join("work/main.tf"), main_tf("")).unwrap();
+    let fixed = workspace.terraform(&APPLY);
+    line.push_str(&format!("; fixed apply: exit {:?} {}", fixed.status.code(), diagnostics(&fixed)));
+    let destroy = workspace.terraform(&["destroy", "-auto-approve", "-input=false", "-no-color"]);
+    line.push_str(&format!("; destroy: exit {:?}", destroy.status.code()));
+    line
+}
+
+#[test]
+fn terraform_on_each_failure_path() {
+    let rows = [
+        row("error_with_planned_state,read_fails", "create"),
+        row("error_with_planned_state", "create"),
+        row("error_with_partial_state,read_fails", "create"),
+        row("error_with_null_state", "create"),
+        row("error_with_unapplied_state", "update"),
+        row("delete_fails", "destroy"),
+        row("non_utf8_state", "create"),
+        row("read_gone", "create"),
+        row("read_changes_id", "create"),
+    ];
+    expect![[r#""#]].assert_eq(&rows.join("\n"));
+}
