@@ -19,6 +19,7 @@ mod e2e_deferral;
 mod e2e_dns;
 mod e2e_dns_lang;
 mod e2e_ephemeral;
+mod e2e_failure_paths;
 mod e2e_grpc_debug_log;
 mod e2e_identity;
 mod e2e_import_generated;

@@ -152,6 +152,7 @@ pub mod config;
 pub mod convert;
 pub mod ephemeral;
 pub mod identity_list;
+pub mod misbehave;
 pub mod misbehaviour;
 pub mod provider;
 mod provider_v5;
