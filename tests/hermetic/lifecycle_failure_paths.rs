@@ -243,3 +243,18 @@ async fn reads_that_answer_gone_or_another_id_and_a_failing_delete() {
     fx.session.delete(&urn, &id, &updated, &fixed).await.expect("destroy");
     assert!(!fx.remote_ids().contains(&id));
 }
+
+/// A huge value (a 50 MiB string attribute) is a working call, create and refresh, within
+/// the message limits (ours and Terraform's are both above it).
+#[tokio::test]
+async fn a_huge_value_is_a_working_call() {
+    let mut fx = start("6").await;
+    let urn = urn(MISBEHAVE, "m");
+    let inputs = fx.checked(&urn, &json!({}), &json!({"value": "v1", "misbehave": "huge_value"})).await;
+    let (id, outputs) = fx.session.try_create(&urn, &inputs, false).await.expect("the create");
+    assert_eq!(outputs["computedValue"].as_str().map(str::len), Some(50 << 20));
+    let read = fx.session.read(&urn, &id, Some(&outputs), Some(&inputs)).await.expect("the refresh");
+    let refreshed = from_struct(read.properties.as_ref().expect("properties"));
+    assert_eq!(refreshed["computedValue"], outputs["computedValue"]);
+    fx.session.delete(&urn, &id, &refreshed, &inputs).await.expect("destroy");
+}

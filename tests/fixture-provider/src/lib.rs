@@ -123,6 +123,7 @@
 //! | `read_gone` | Read answers null: the object is gone |
 //! | `read_changes_id` | Read answers the object with `id` `<id>-moved` |
 //! | `delete_fails` | a destroy answers the error "Delete failed" and the prior state |
+//! | `huge_value` | Apply and Read answer `computed_value` as a string of 50 MiB |
 //! | `non_utf8_state` | Apply and Read answer `computed_value` as the bytes `GIF89a 01 00 ff fe` (not UTF-8) with the warning "Value is not recognized as UTF-8" |
 //!
 //! `tests/fixture/terraform_misbehave.rs` records what Terraform 1.11 makes of each: "Provider

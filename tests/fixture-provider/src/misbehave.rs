@@ -66,14 +66,19 @@ pub enum Misbehave {
     /// Apply and Read answer `computed_value` as bytes that are not UTF-8 ([`NON_UTF8`]),
     /// with the warning "Value is not recognized as UTF-8".
     NonUtf8State,
+    /// Apply and Read answer `computed_value` as a string of [`HUGE_LEN`] bytes.
+    HugeValue,
 }
+
+/// The length of `huge_value`'s string: 50 MiB.
+pub const HUGE_LEN: usize = 50 << 20;
 
 /// The bytes `non_utf8_state` answers: a GIF's first bytes, as hashicorp/http reads a binary
 /// body into a string.
 pub const NON_UTF8: &[u8] = b"GIF89a\x01\x00\xff\xfe";
 
 impl Misbehave {
-    pub const ALL: [(&'static str, Misbehave); 23] = [
+    pub const ALL: [(&'static str, Misbehave); 24] = [
         ("plan_differs_from_config", Misbehave::PlanDiffersFromConfig),
         ("apply_changes_known_value", Misbehave::ApplyChangesKnownValue),
         ("unknown_after_apply", Misbehave::UnknownAfterApply),
@@ -97,6 +102,7 @@ impl Misbehave {
         ("read_changes_id", Misbehave::ReadChangesId),
         ("delete_fails", Misbehave::DeleteFails),
         ("non_utf8_state", Misbehave::NonUtf8State),
+        ("huge_value", Misbehave::HugeValue),
     ];
 
     /// Parses a comma list; the first name that is not a misbehaviour is the error.

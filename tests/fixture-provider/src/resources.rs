@@ -370,6 +370,9 @@ impl Fixture {
         if misbehave.contains(&Misbehave::NonUtf8State) {
             non_utf8(&mut new_state, &mut response.diagnostics);
         }
+        if misbehave.contains(&Misbehave::HugeValue) {
+            set_attr(&mut new_state, "computed_value", Value::from("x".repeat(crate::misbehave::HUGE_LEN)));
+        }
         response.new_state =
             if misbehave.contains(&Misbehave::GarbageNewState) { vec![0xc1] } else { value::encode(&new_state) };
         response.private = request.planned_private.clone();
@@ -412,6 +415,9 @@ impl Fixture {
         }
         if misbehave.contains(&Misbehave::NonUtf8State) {
             non_utf8(&mut new_state, &mut response.diagnostics);
+        }
+        if misbehave.contains(&Misbehave::HugeValue) {
+            set_attr(&mut new_state, "computed_value", Value::from("x".repeat(crate::misbehave::HUGE_LEN)));
         }
         response.new_state = value::encode(&new_state);
         response
