@@ -68,9 +68,12 @@ impl Plugin {
     }
 
     pub async fn client(&self) -> ResourceProviderClient<Channel> {
+        // The engine takes answers up to 400 MiB, as the plugin does (tonic's default is 4).
         ResourceProviderClient::connect(format!("http://127.0.0.1:{}", self.port))
             .await
             .expect("connects to the plugin")
+            .max_decoding_message_size(tfbridge_proto::MAX_MESSAGE_SIZE)
+            .max_encoding_message_size(tfbridge_proto::MAX_MESSAGE_SIZE)
     }
 
     /// Sends Parameterize and returns its answer.
