@@ -17,6 +17,9 @@
 //!   certificate whose replacement fails in the provider's Create (a key that is not PEM);
 //! - destroy, and `pulumi stack export` holding nothing after it.
 //!
+//! A binary (non-UTF-8) body read by the http data source is `binary_body`: Terraform 1.14
+//! shows the provider's warning and the body with U+FFFD for the bytes that are not UTF-8.
+//!
 //! Needs `scripts/test-tools.sh tls http pulumi anchor`.
 
 use crate::common;
@@ -202,4 +205,70 @@ fn lifecycle(implementation: Implementation) -> anyhow::Result<()> {
     Ok(())
 }
 
-common::for_both_implementations!(lifecycle);
+/// A 1x1 GIF: the bytes 0x80, 0xFF and 0xF9 in it are not UTF-8, each on its own.
+const GIF: &[u8] = &[
+    0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0x01, 0x00, 0x01, 0x00, 0x80, 0x00, 0x00, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00,
+    0x21, 0xf9, 0x04, 0x01, 0x00, 0x00, 0x00, 0x00, 0x2c, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0x02,
+    0x02, 0x44, 0x01, 0x00, 0x3b,
+];
+
+/// The http data source reading a binary body (issue 41 item 1). Terraform 1.14: exit 0, the
+/// provider's warning shown, the body with U+FFFD for each byte that is not UTF-8 and the
+/// exact bytes in `response_body_base64`.
+const BINARY_PROGRAM: &str = "name: e2e-http-binary
+runtime: yaml
+config:
+  documentBase:
+    type: string
+  caCert:
+    type: string
+variables:
+  pixel:
+    fn::invoke:
+      function: http:index/getHttp:getHttp
+      arguments:
+        url: ${documentBase}/pixel.gif
+        caCertPem: ${caCert}
+outputs:
+  body: ${pixel.responseBody}
+  base64: ${pixel.responseBodyBase64}
+  status: ${pixel.statusCode}
+";
+
+fn binary_body(implementation: Implementation) -> anyhow::Result<()> {
+    use base64::Engine as _;
+    let server = Server::start()?;
+    server.server.route("/pixel.gif", Reply::Body { status: 200, content_type: "image/gif", body: GIF.to_vec() });
+    let mut ws = start("http-binary", Some(BINARY_PROGRAM), implementation, &server)?;
+    match implementation {
+        Implementation::Ours => {
+            let up = ws.up()?;
+            assert!(up.all_text().contains("Response body is not recognized as UTF-8"), "the provider's warning: {up}");
+            let outputs = ws.stack_outputs(true)?;
+            // Each of the five bytes that are not UTF-8 stands alone, so a replacement per
+            // byte (Terraform, Go's encoding) and per maximal invalid sequence (Rust's
+            // from_utf8_lossy) agree.
+            assert_eq!(outputs["body"], json!(String::from_utf8_lossy(GIF)), "{outputs:#}");
+            assert_eq!(outputs["body"].as_str().unwrap_or_default().matches('\u{FFFD}').count(), 5, "{outputs:#}");
+            assert_eq!(outputs["base64"], json!(base64::engine::general_purpose::STANDARD.encode(GIF)), "{outputs:#}");
+            assert_eq!(outputs["status"], json!(200), "{outputs:#}");
+            ws.destroy()?;
+            let export = ws.stack_export()?;
+            assert!(export["deployment"]["resources"].as_array().is_none_or(Vec::is_empty), "{export:#}");
+        }
+        // The Go implementation fails the whole invoke (issue 41 item 1): Go's wrong behaviour,
+        // asserted as such.
+        Implementation::Go => {
+            let failed = up_fails_with(
+                &mut ws,
+                "binary body",
+                &["http:index/getHttp:getHttp", "\"body\" is a string that contains non-UTF8 bytes"],
+            )?;
+            // It shows the provider's warning beside the error.
+            assert!(failed.all_text().contains("Response body is not recognized as UTF-8"), "{failed}");
+        }
+    }
+    Ok(())
+}
+
+common::for_both_implementations!(lifecycle, binary_body);
