@@ -38,6 +38,7 @@ mod e2e_restful;
 mod e2e_restful_lang;
 mod e2e_schema_cache;
 mod e2e_sdk_gen;
+mod e2e_utility;
 mod e2e_yaml;
 mod e2e_yaml_errors;
 mod installer_random;
