@@ -2,7 +2,7 @@
 //!
 //! Four floors, one folder each; a module imports only from its own floor or the ones
 //! below, no two modules import each other in a circle, and the calls types are
-//! implemented only in `calls/` (the `layering` test keeps all three):
+//! implemented only in `calls/` (`tests/hermetic/architecture/` keeps all three):
 //!
 //! 1. **session** (`session/`) — [`Session`], the façade: [`start_provider`] obtains,
 //!    launches and describes the Terraform provider a process serves; the session owns
@@ -30,8 +30,6 @@
 //! Pulumi requests into these terms and [`LifecycleError`]s into statuses.
 
 mod calls;
-#[cfg(test)]
-mod layering;
 mod operations;
 mod session;
 mod support;

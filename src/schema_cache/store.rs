@@ -19,12 +19,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::entry::{self, EntryProblem};
-use super::key::CacheKey;
+use super::key::{CacheKey, PACKAGE_SUFFIX, TEMP_PREFIX};
 use super::lazy::LazySchema;
-
-/// Entries are files named `<digest>.schema` (and `<digest>-<inputs>.package`, the
-/// translated packages); temporary files start with this.
-pub(super) const TEMP_PREFIX: &str = ".tmp-";
 
 /// A temporary file this old was left by a process that died mid-write.
 const STALE_TEMP_AGE: Duration = Duration::from_secs(3600);
@@ -184,7 +180,7 @@ pub(super) fn evictions(mut files: Vec<CacheFile>, max_bytes: u64, now: SystemTi
             }
             return false;
         }
-        file.name.ends_with(".schema") || file.name.ends_with(super::package::PACKAGE_SUFFIX)
+        file.name.ends_with(".schema") || file.name.ends_with(PACKAGE_SUFFIX)
     });
     // Newest first; ties by name so the decision is deterministic.
     files.sort_by(|a, b| b.modified.cmp(&a.modified).then_with(|| a.name.cmp(&b.name)));

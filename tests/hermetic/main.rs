@@ -8,6 +8,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod architecture;
 mod debug_log_golden;
 mod file_size;
 mod identity_list_fixture;

@@ -8,7 +8,7 @@
 //! method is one Terraform call, named in Terraform's words (`plan_resource_change`,
 //! `read_data_source`, `configure_provider`); the operations (`lifecycle/operations/`)
 //! compose these calls and never see a request. Every `impl` of a type defined here is in
-//! this folder (the `layering` test keeps it so).
+//! this folder (`tests/hermetic/architecture/` keeps it so).
 //!
 //! - `provider`: calls about the provider as a whole and its functions, on
 //!   [`Connection`]: GetProviderSchema, GetResourceIdentitySchemas, ValidateProviderConfig, ConfigureProvider,
