@@ -36,7 +36,7 @@ mod tests;
 
 use std::collections::BTreeMap;
 
-pub use entry::EntryProblem;
+pub use entry::{EncodeError, EntryProblem};
 pub use key::{CacheKey, FileIdentity};
 pub use lazy::{LazySchema, LazySchemaError};
 pub use package::inputs_digest as package_inputs_digest;

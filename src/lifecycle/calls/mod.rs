@@ -54,7 +54,7 @@ pub use provider::FunctionResult;
 use crate::convert::paths::pulumi_path;
 use crate::cty::{self, Path, Value};
 use crate::lifecycle::support::checks::{self, Audience, Message};
-use crate::lifecycle::support::error::{LifecycleError, Reported, Rpc, Subject};
+use crate::lifecycle::support::error::{BackgroundLaunchError, LifecycleError, Reported, Rpc, Subject};
 use crate::tfplugin::types::{AttributePath, Diagnostic, DynamicValue, PathStep, Severity};
 use crate::tfplugin::{CallError, ProviderClient};
 
@@ -66,7 +66,7 @@ use crate::tfplugin::{CallError, ProviderClient};
 /// first call that needs the provider waits for it ([`Client::ready`]).
 pub struct Client {
     /// The provider once launched, or why its launch failed (said to every call).
-    ready: tokio::sync::OnceCell<Result<ProviderClient, String>>,
+    ready: tokio::sync::OnceCell<Result<ProviderClient, BackgroundLaunchError>>,
     /// The launch still running in the background, if any. Behind a lock and awaited in
     /// place, so a waiting call that is cancelled leaves it for the next one.
     launch: tokio::sync::Mutex<Option<Launch>>,
@@ -74,8 +74,8 @@ pub struct Client {
     provider: String,
 }
 
-/// A launch running in the background: the provider, or the text of why it did not start.
-pub type Launch = tokio::task::JoinHandle<Result<ProviderClient, String>>;
+/// A launch running in the background: the provider, or why it did not start.
+pub type Launch = tokio::task::JoinHandle<Result<ProviderClient, BackgroundLaunchError>>;
 
 impl Client {
     pub(super) fn new(client: ProviderClient) -> Client {
@@ -98,10 +98,10 @@ impl Client {
             .get_or_init(|| async {
                 let mut launch = self.launch.lock().await;
                 let Some(handle) = launch.as_mut() else {
-                    return Err("the provider was never launched".to_owned());
+                    return Err(BackgroundLaunchError::NeverLaunched);
                 };
                 let started = std::time::Instant::now();
-                let result = handle.await.unwrap_or_else(|err| Err(format!("the launch did not finish: {err}")));
+                let result = handle.await.unwrap_or_else(|err| Err(BackgroundLaunchError::Unfinished(err)));
                 *launch = None;
                 tracing::debug!("start-up: the first provider call waited {:?} for the launch", started.elapsed());
                 result
@@ -109,7 +109,7 @@ impl Client {
             .await;
         launched
             .as_ref()
-            .map_err(|message| CallError::NotStarted { provider: self.provider.clone(), message: message.clone() })
+            .map_err(|error| CallError::NotStarted { provider: self.provider.clone(), message: error.to_string() })
     }
 
     /// The provider if it is launched already (a cold start always is).
