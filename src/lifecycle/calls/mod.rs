@@ -25,7 +25,8 @@
 //!   final-plan check, ApplyResourceChange (interruptible).
 //!
 //! A new RPC gets its method here, an [`Rpc`] naming it in errors, and its decisions
-//! as pure functions in `checks`.
+//! as pure functions in `checks`; ARCHITECTURE.md ("A new Terraform RPC, place by place")
+//! lists every other place, sources and tests.
 //!
 //! Architecture invariant: no Pulumi property values except in error paths; values are cty.
 
