@@ -10,19 +10,25 @@
 //! compose these calls and never see a request. Every `impl` of a type defined here is in
 //! this folder (`tests/hermetic/architecture/` keeps it so).
 //!
-//! - `provider`: calls about the provider as a whole and its functions, on
-//!   [`Connection`]: GetProviderSchema, GetResourceIdentitySchemas, ValidateProviderConfig, ConfigureProvider,
-//!   ValidateDataResourceConfig, ReadDataSource, CallFunction.
+//! - `provider`: calls about the provider as a whole and its functions: GetProviderSchema
+//!   and GetResourceIdentitySchemas on [`Client`] (start-up's), ValidateProviderConfig,
+//!   ConfigureProvider and CallFunction on [`Connection`], ValidateDataResourceConfig and
+//!   ReadDataSource on a `DataSource` handle.
 //! - `managed_resource`: [`Resource`] and the calls that read or load a managed resource:
 //!   ValidateResourceConfig, UpgradeResourceState, ReadResource, ImportResourceState.
-//! - `ephemeral`: an ephemeral resource's calls, on [`Connection`]:
+//! - `ephemeral`: an ephemeral resource's calls, on an `EphemeralResource` handle:
 //!   ValidateEphemeralResourceConfig, OpenEphemeralResource, RenewEphemeralResource,
 //!   CloseEphemeralResource.
-//! - `list`: ValidateListResourceConfig and ListResource ([`Listing`]).
-//! - `action`: ValidateActionConfig, PlanAction and InvokeAction (streamed progress).
-//! - `generate`: GenerateResourceConfig, the provider's own configuration of an import.
-//! - `change`: the calls that change one: PlanResourceChange (and its destroy form), the
-//!   final-plan check, ApplyResourceChange (interruptible).
+//! - `list`: ValidateListResourceConfig and ListResource, on a `ListResource` handle
+//!   ([`Listing`]: the pages).
+//! - `action`: ValidateActionConfig, PlanAction and InvokeAction (streamed progress), on an
+//!   `Action` handle.
+//! - `generate`: GenerateResourceConfig on [`Resource`], the provider's own configuration of
+//!   an import.
+//! - `change`: the calls that change one, on [`Resource`]: PlanResourceChange (and its
+//!   destroy form), the final-plan check, ApplyResourceChange (interruptible).
+//! - `handles`: the per-kind handles (`DataSource`, `EphemeralResource`, `Action`,
+//!   `ListResource`), each made by a [`Connection`] method.
 //!
 //! A new RPC gets its method here, an [`Rpc`] naming it in errors, and its decisions
 //! as pure functions in `checks`; ARCHITECTURE.md ("A new Terraform RPC, place by place")
