@@ -217,7 +217,7 @@ pub(super) fn warm_start(
     tokio::spawn(async move {
         let client = match launching.await {
             Ok(Ok(client)) => client,
-            Ok(Err(error)) => return Err(BackgroundLaunchError::Failed(error)),
+            Ok(Err(error)) => return Err(error.into()),
             Err(error) => return Err(BackgroundLaunchError::Unfinished(error)),
         };
         let protocol = client.protocol().number();

@@ -294,7 +294,7 @@ pub enum BackgroundLaunchError {
     Unfinished(tokio::task::JoinError),
     /// The launch, or the schema calls that follow it, failed as a cold start would have.
     #[error(transparent)]
-    Failed(#[from] ParameterizeError),
+    Failed(Box<ParameterizeError>),
     /// The provider speaks another protocol than the cache entry start-up answered from.
     #[error(
         "it speaks plugin protocol {protocol}, but its cached schema was for protocol {expected}; \
@@ -304,6 +304,12 @@ pub enum BackgroundLaunchError {
     /// The schema calls of the launch did not leave the provider behind.
     #[error("the provider was lost after its schema call")]
     Lost,
+}
+
+impl From<ParameterizeError> for BackgroundLaunchError {
+    fn from(error: ParameterizeError) -> BackgroundLaunchError {
+        BackgroundLaunchError::Failed(Box::new(error))
+    }
 }
 
 /// A required setting that has no value.
