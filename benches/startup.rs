@@ -1,6 +1,6 @@
 //! Start-up and schema figures for both implementations, measured over gRPC by the tests'
 //! stand-in engine (`tests/common`), in one run, on the same machine, with the Terraform
-//! provider's own floor beside them. `scripts/bench-rpc.sh` builds what it needs and runs
+//! provider's own floor beside them. `scripts/bench/rpc.sh` builds what it needs and runs
 //! it; run by hand it is
 //! `BENCH_SYNTHETIC_SCHEMA=<schema.json> cargo bench --bench startup`.
 //!
@@ -32,10 +32,10 @@
 //!
 //! Environment: `BENCH_RUNS` (rounds, default 10), `BENCH_SYNTHETIC_SCHEMA` (the AWS-sized
 //! schema file, from the fixture's `synthetic-schema` example; required), `BENCH_OUT` (a
-//! JSON file for `scripts/bench-plot.py`), `BENCH_PROVIDERS` (`random,synthetic` by default; also `dns` and `muxed6`, the muxed ones),
+//! JSON file for `scripts/bench/plot.py`), `BENCH_PROVIDERS` (`random,synthetic` by default; also `dns` and `muxed6`, the muxed ones),
 //! `BENCH_OURS_BINARY` (our plugin; default: the one Cargo built for this bench),
 //! `BENCH_SMAPS_DIR` (a folder: each warm and cold start-up's `/proc/PID/smaps` of the plugin,
-//! read when its resident set is, is written there for `scripts/bench-smaps.py`).
+//! read when its resident set is, is written there for `scripts/bench/smaps.py`).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -198,7 +198,7 @@ fn push(samples: &mut Samples, provider: &Provider, measure: &str, who: &str, va
 /// (local providers are named after their file), as the CLI benchmarks use it.
 fn synthetic_provider(scratch: &Path) -> anyhow::Result<Provider> {
     let schema = std::env::var("BENCH_SYNTHETIC_SCHEMA").context(
-        "BENCH_SYNTHETIC_SCHEMA names no schema file: run scripts/bench-rpc.sh, or write one with \
+        "BENCH_SYNTHETIC_SCHEMA names no schema file: run scripts/bench/rpc.sh, or write one with \
          `cargo run --release -p terraform-provider-fixture --example synthetic-schema`",
     )?;
     let fixture = common::fixture::fixture_binary()?;
@@ -225,7 +225,7 @@ async fn floor(provider: &Path) -> anyhow::Result<(f64, f64)> {
 }
 
 /// The plugin executable: for ours, `BENCH_OURS_BINARY` when set. The shared target dir's
-/// release binary can be rebuilt from another checkout mid-run, so scripts/bench-rpc.sh
+/// release binary can be rebuilt from another checkout mid-run, so scripts/bench/rpc.sh
 /// measures a copy taken right after its build.
 fn plugin_binary(implementation: Implementation) -> PathBuf {
     match (implementation, std::env::var_os("BENCH_OURS_BINARY")) {
@@ -350,7 +350,7 @@ async fn start_up(
     let pid = plugin.child.id();
     let plugin_status = proc_status(pid)?;
     if let Some(dir) = std::env::var_os("BENCH_SMAPS_DIR") {
-        // Where the resident set is, mapping by mapping (scripts/bench-smaps.py groups it).
+        // Where the resident set is, mapping by mapping (scripts/bench/smaps.py groups it).
         let name = format!("{}-{}-{pid}.smaps", provider.label, implementation_name(implementation));
         std::fs::write(Path::new(&dir).join(name), std::fs::read(format!("/proc/{pid}/smaps"))?)?;
     }

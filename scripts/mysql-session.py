@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The MySQL example (examples/pulumi-yaml/mysql) run as a user would, with ours and with the
 Go implementation side by side, against a throw-away MariaDB server on loopback. Used by
-scripts/transcript.sh (writes docs/transcript.md) and scripts/bench-mysql.sh (times up, a
+scripts/transcript.sh (writes docs/transcript.md) and scripts/bench/mysql.sh (times up, a
 no-change preview, refresh and destroy, ours against Go alternating, in one run).
 
   mysql-session.py transcript OUT.md

@@ -63,7 +63,7 @@ echo "== peer tier: ${#peer_targets[@]} test targets with --features peer-tests"
 # time on two cores (a third keeps both busy while a test waits on its processes;
 # TFBRIDGE_PEER_TEST_THREADS), so the newest CLI's pass fills the tier's gaps instead of
 # running alone after it, and the log gives each test's CPU time. The tier is CPU-bound:
-# what shortens it is less work (BENCHMARKS.md, "The test loop"). The times of this run order
+# what shortens it is less work (scripts/README.md, "How long the test loop takes"). The times of this run order
 # the next one ($target_dir/peer-test-times.tsv); tests/peer/times.tsv orders a machine with
 # no history.
 #

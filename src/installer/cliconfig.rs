@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 
 use hcl::{Body, Expression};
 
-use super::address::{DEFAULT_REGISTRY_HOST, InvalidAddress, ProviderAddress};
-use super::error::Error;
+use super::address::{DEFAULT_REGISTRY_HOST, ProviderAddress};
+use super::error::{CliConfigProblem, Error};
 
 /// What we read from the CLI configuration. `Default` is the configuration of a machine without
 /// a CLI configuration file.
@@ -253,56 +253,6 @@ fn parse_provider_installation(body: &Body, config: &mut CliConfig) -> Result<()
     }
     config.installation_methods = Some(methods);
     Ok(())
-}
-
-/// What is wrong with a CLI configuration file.
-#[derive(Debug, thiserror::Error)]
-pub enum CliConfigProblem {
-    /// Not HCL.
-    #[error("{0}")]
-    Hcl(hcl::Error),
-    /// `plugin_cache_dir` is not a string.
-    #[error("plugin_cache_dir must be a string")]
-    PluginCacheDir,
-    /// A `credentials` block without exactly one label.
-    #[error("a credentials block needs exactly one label, the hostname")]
-    CredentialsLabel,
-    /// An attribute of `provider_installation` other than `dev_overrides`.
-    #[error("unexpected attribute {0:?} in provider_installation")]
-    UnexpectedAttribute(String),
-    /// `dev_overrides` that is not an object.
-    #[error("dev_overrides must be a block of \"ADDRESS\" = \"DIRECTORY\" entries")]
-    DevOverridesShape,
-    /// A `dev_overrides` key that is no provider address.
-    #[error("dev_overrides: {0}")]
-    DevOverrideAddress(InvalidAddress),
-    /// A `dev_overrides` entry (its key) whose directory is not a string.
-    #[error("dev_overrides: {0:?} must map to a string")]
-    DevOverrideDirectory(String),
-    /// A `filesystem_mirror` without a path.
-    #[error("filesystem_mirror needs a path")]
-    MirrorPath,
-    /// A `network_mirror` without a URL.
-    #[error("network_mirror needs a url")]
-    MirrorUrlMissing,
-    /// A `network_mirror` URL that does not parse.
-    #[error("network_mirror url {text:?}: {error}")]
-    MirrorUrl { text: String, error: url::ParseError },
-    /// A `network_mirror` URL that is not HTTPS with a host.
-    #[error("network_mirror url {0:?} must be an https URL with a host")]
-    MirrorUrlNotHttps(String),
-    /// An installation method we do not support.
-    #[error("unsupported provider installation method {0:?}")]
-    UnsupportedMethod(String),
-    /// `include` or `exclude` that is not a list of strings.
-    #[error("{0} must be a list of strings")]
-    PatternList(&'static str),
-    /// A provider pattern with too few or too many parts.
-    #[error("invalid provider pattern {0:?}: expected HOST/NAMESPACE/TYPE")]
-    PatternShape(String),
-    /// A provider pattern `HOST/*/TYPE`.
-    #[error("invalid provider pattern {0:?}: a wildcard namespace needs a wildcard type")]
-    PatternWildcard(String),
 }
 
 fn rewrite_dev_overrides_block(text: &str) -> String {

@@ -10,7 +10,7 @@ use std::fmt;
 
 use semver::{BuildMetadata, Prerelease, Version};
 
-use super::error::Error;
+use super::error::{ConstraintProblem, Error};
 
 /// A parsed version constraint: a conjunction of clauses. The empty constraint accepts every
 /// released (non-prerelease) version.
@@ -103,35 +103,6 @@ impl Clause {
             }
         }
     }
-}
-
-/// What is wrong with one clause of a version constraint.
-#[derive(Debug, thiserror::Error)]
-pub enum ConstraintProblem {
-    /// Nothing between two commas.
-    #[error("empty clause")]
-    EmptyClause,
-    /// `=<` or `=>`, which Terraform does not accept, and the operator meant.
-    #[error("invalid operator {given:?}; did you mean {suggestion:?}?")]
-    Operator { given: &'static str, suggestion: &'static str },
-    /// `v1.2.3`.
-    #[error("a \"v\" prefix must not be used")]
-    VPrefix,
-    /// More than major, minor and patch.
-    #[error("too many version parts; only major, minor and patch are allowed")]
-    TooManyParts,
-    /// `*` or `x` as a part.
-    #[error("wildcards are not allowed; omit the parts that should be unconstrained")]
-    Wildcard,
-    /// A part that is not a number (the whole version text).
-    #[error("{0:?} is not a version number")]
-    NotANumber(String),
-    /// A malformed prerelease.
-    #[error("invalid prerelease {pre:?}: {error}")]
-    Prerelease { pre: String, error: semver::Error },
-    /// Malformed build metadata.
-    #[error("invalid build metadata {build:?}: {error}")]
-    Build { build: String, error: semver::Error },
 }
 
 /// Exact matches ignore build metadata unless the constraint itself names some.

@@ -1,5 +1,7 @@
 //! The one error type of the installer: one variant per failure class, each carrying what a
-//! user needs to act on it (the provider address, the URL or path, and the cause).
+//! user needs to act on it (the provider address, the URL or path, and the cause), and the
+//! problem types its variants carry (`ConstraintProblem`, `CliConfigProblem`). The files that
+//! produce them import this one, never the reverse, so no circle runs through it.
 //!
 //! Architecture invariant: messages name the provider, URL or path and the cause; no variant
 //! carries Pulumi notions.
@@ -19,11 +21,11 @@ pub enum Error {
 
     /// The version constraint string does not follow Terraform's constraint syntax.
     #[error("invalid version constraint {given:?}: {reason} in {clause:?}")]
-    InvalidConstraint { given: String, clause: String, reason: super::constraint::ConstraintProblem },
+    InvalidConstraint { given: String, clause: String, reason: ConstraintProblem },
 
     /// The Terraform CLI configuration file could not be read or understood.
     #[error("CLI configuration file {path}: {reason}")]
-    CliConfig { path: PathBuf, reason: super::cliconfig::CliConfigProblem },
+    CliConfig { path: PathBuf, reason: CliConfigProblem },
 
     /// The dependency lock file (`.terraform.lock.hcl`) could not be read or understood.
     #[error("dependency lock file {path}: {reason}")]
@@ -178,6 +180,85 @@ fn render_versions(versions: &[Version]) -> String {
     }
     let rendered: Vec<String> = versions.iter().map(Version::to_string).collect();
     rendered.join(", ")
+}
+
+/// What is wrong with one clause of a version constraint.
+#[derive(Debug, thiserror::Error)]
+pub enum ConstraintProblem {
+    /// Nothing between two commas.
+    #[error("empty clause")]
+    EmptyClause,
+    /// `=<` or `=>`, which Terraform does not accept, and the operator meant.
+    #[error("invalid operator {given:?}; did you mean {suggestion:?}?")]
+    Operator { given: &'static str, suggestion: &'static str },
+    /// `v1.2.3`.
+    #[error("a \"v\" prefix must not be used")]
+    VPrefix,
+    /// More than major, minor and patch.
+    #[error("too many version parts; only major, minor and patch are allowed")]
+    TooManyParts,
+    /// `*` or `x` as a part.
+    #[error("wildcards are not allowed; omit the parts that should be unconstrained")]
+    Wildcard,
+    /// A part that is not a number (the whole version text).
+    #[error("{0:?} is not a version number")]
+    NotANumber(String),
+    /// A malformed prerelease.
+    #[error("invalid prerelease {pre:?}: {error}")]
+    Prerelease { pre: String, error: semver::Error },
+    /// Malformed build metadata.
+    #[error("invalid build metadata {build:?}: {error}")]
+    Build { build: String, error: semver::Error },
+}
+
+/// What is wrong with a CLI configuration file.
+#[derive(Debug, thiserror::Error)]
+pub enum CliConfigProblem {
+    /// Not HCL.
+    #[error("{0}")]
+    Hcl(hcl::Error),
+    /// `plugin_cache_dir` is not a string.
+    #[error("plugin_cache_dir must be a string")]
+    PluginCacheDir,
+    /// A `credentials` block without exactly one label.
+    #[error("a credentials block needs exactly one label, the hostname")]
+    CredentialsLabel,
+    /// An attribute of `provider_installation` other than `dev_overrides`.
+    #[error("unexpected attribute {0:?} in provider_installation")]
+    UnexpectedAttribute(String),
+    /// `dev_overrides` that is not an object.
+    #[error("dev_overrides must be a block of \"ADDRESS\" = \"DIRECTORY\" entries")]
+    DevOverridesShape,
+    /// A `dev_overrides` key that is no provider address.
+    #[error("dev_overrides: {0}")]
+    DevOverrideAddress(InvalidAddress),
+    /// A `dev_overrides` entry (its key) whose directory is not a string.
+    #[error("dev_overrides: {0:?} must map to a string")]
+    DevOverrideDirectory(String),
+    /// A `filesystem_mirror` without a path.
+    #[error("filesystem_mirror needs a path")]
+    MirrorPath,
+    /// A `network_mirror` without a URL.
+    #[error("network_mirror needs a url")]
+    MirrorUrlMissing,
+    /// A `network_mirror` URL that does not parse.
+    #[error("network_mirror url {text:?}: {error}")]
+    MirrorUrl { text: String, error: url::ParseError },
+    /// A `network_mirror` URL that is not HTTPS with a host.
+    #[error("network_mirror url {0:?} must be an https URL with a host")]
+    MirrorUrlNotHttps(String),
+    /// An installation method we do not support.
+    #[error("unsupported provider installation method {0:?}")]
+    UnsupportedMethod(String),
+    /// `include` or `exclude` that is not a list of strings.
+    #[error("{0} must be a list of strings")]
+    PatternList(&'static str),
+    /// A provider pattern with too few or too many parts.
+    #[error("invalid provider pattern {0:?}: expected HOST/NAMESPACE/TYPE")]
+    PatternShape(String),
+    /// A provider pattern `HOST/*/TYPE`.
+    #[error("invalid provider pattern {0:?}: a wildcard namespace needs a wildcard type")]
+    PatternWildcard(String),
 }
 
 /// reqwest's top-level message is often just "error sending request"; the cause sits deeper.

@@ -2,17 +2,18 @@
 //!
 //! Four floors, one folder each; a module imports only from its own floor or the ones
 //! below, no two modules import each other in a circle, and the calls types are
-//! implemented only in `calls/` (the `layering` test keeps all three):
+//! implemented only in `calls/` (`tests/hermetic/architecture/` keeps all three):
 //!
-//! 1. **session** (`session/`) — [`Session`], the façade: [`start_provider`] obtains,
-//!    launches and describes the Terraform provider a process serves; the session owns
+//! 1. **session** (`session/`, and `startup/` beside it) — [`Session`], the façade:
+//!    [`start_provider`] has `startup` obtain, launch and describe the Terraform provider a
+//!    process serves (a `Started` value, which `Session::new` takes); the session owns
 //!    what the process remembers between the engine's calls, and has one method per
 //!    Pulumi operation, each taking one request and calling one operation.
 //! 2. **operations** (`operations/`) — each Pulumi operation, run the way Terraform core
 //!    runs the same step, as a function over a calls handle: `check`, `diff`, `create`,
 //!    `update`, `delete`, `read` and `import` over a [`Resource`]; `provider_config`
-//!    (CheckConfig, DiffConfig, Configure), `invoke`, `ephemeral`, `action`, `list`,
-//!    `terraform_config` and `schema_source` over the [`Connection`]; `write_only` (see
+//!    (CheckConfig, DiffConfig, Configure), `invoke`, `ephemeral`, `action`, `list`
+//!    and `terraform_config` over the [`Connection`]; `write_only` (see
 //!    `operations/mod.rs`).
 //! 3. **calls** (`calls/`) — [`Connection`], [`Resource`] and the per-kind handles: only
 //!    Terraform calls, named in Terraform's words (`plan_resource_change`,
@@ -30,10 +31,9 @@
 //! Pulumi requests into these terms and [`LifecycleError`]s into statuses.
 
 mod calls;
-#[cfg(test)]
-mod layering;
 mod operations;
 mod session;
+mod startup;
 mod support;
 #[cfg(test)]
 mod tests;

@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::key::{CacheKey, FORMAT_VERSION};
-use super::lazy::{LAZY_SECTIONS, LazySchema, Source};
+use super::lazy::{LAZY_SECTIONS, LazySchema, LazySchemaError, Source};
 
 /// The first bytes of every entry.
 pub const MAGIC: &[u8] = b"tfbridge-schema-cache\n";
@@ -76,13 +76,39 @@ struct Index {
     sections: BTreeMap<String, BTreeMap<String, (usize, usize)>>,
 }
 
+/// Why a schema cannot be written as an entry: its model does not serialize, or does not
+/// read back as itself. The store skips the write (a debug line).
+#[derive(Debug, thiserror::Error)]
+pub enum EncodeError {
+    /// A part of the entry does not serialize.
+    #[error("{0}")]
+    Serialize(serde_json::Error),
+    /// The serialized schema does not parse back as a JSON object.
+    #[error("document does not parse: {0}")]
+    Document(serde_json::Error),
+    /// One of its lazy sections does not parse back as a JSON object.
+    #[error("section {name} does not parse: {error}")]
+    Section { name: String, error: serde_json::Error },
+    /// The header does not fit its 32-bit length.
+    #[error("header too long")]
+    HeaderTooLong,
+    /// The encoded entry is refused by the reader.
+    #[error("the entry does not read back: {0}")]
+    NoReadBack(EntryProblem),
+    /// The encoded entry does not decode as a schema.
+    #[error("{0}")]
+    Reread(LazySchemaError),
+    /// The encoded entry decodes as another schema.
+    #[error("the schema does not read back equal")]
+    NotEqual,
+}
+
 /// Encodes an entry for `key`. `facts` is what start-up learned besides the schema.
-pub fn encode<F: Serialize>(key: &CacheKey, facts: &F, schema: &ProviderSchema) -> Result<Vec<u8>, String> {
-    let document = serde_json::to_vec(schema).map_err(|e| e.to_string())?;
+pub fn encode<F: Serialize>(key: &CacheKey, facts: &F, schema: &ProviderSchema) -> Result<Vec<u8>, EncodeError> {
+    let document = serde_json::to_vec(schema).map_err(EncodeError::Serialize)?;
     // Find each item of the lazy sections by where serde_json's borrowed parse lands in
     // the document we just wrote; the eager part is the document without those sections.
-    let top: BTreeMap<&str, &RawValue> =
-        serde_json::from_slice(&document).map_err(|e| format!("document does not parse: {e}"))?;
+    let top: BTreeMap<&str, &RawValue> = serde_json::from_slice(&document).map_err(EncodeError::Document)?;
     let mut index = Index::default();
     let mut eager: BTreeMap<&str, &RawValue> = BTreeMap::new();
     for (name, raw) in &top {
@@ -90,8 +116,8 @@ pub fn encode<F: Serialize>(key: &CacheKey, facts: &F, schema: &ProviderSchema) 
             eager.insert(name, raw);
             continue;
         }
-        let items: BTreeMap<&str, &RawValue> =
-            serde_json::from_str(raw.get()).map_err(|e| format!("section {name} does not parse: {e}"))?;
+        let items: BTreeMap<&str, &RawValue> = serde_json::from_str(raw.get())
+            .map_err(|error| EncodeError::Section { name: (*name).to_owned(), error })?;
         let ranges = items
             .into_iter()
             .map(|(item, raw)| {
@@ -101,10 +127,10 @@ pub fn encode<F: Serialize>(key: &CacheKey, facts: &F, schema: &ProviderSchema) 
             .collect();
         index.sections.insert((*name).to_owned(), ranges);
     }
-    let eager = serde_json::to_vec(&eager).map_err(|e| e.to_string())?;
+    let eager = serde_json::to_vec(&eager).map_err(EncodeError::Serialize)?;
     index.eager_len = eager.len();
-    let facts = serde_json::to_vec(facts).map_err(|e| e.to_string())?;
-    let index_json = serde_json::to_vec(&index).map_err(|e| e.to_string())?;
+    let facts = serde_json::to_vec(facts).map_err(EncodeError::Serialize)?;
+    let index_json = serde_json::to_vec(&index).map_err(EncodeError::Serialize)?;
 
     let mut payload = Vec::with_capacity(facts.len() + index_json.len() + eager.len() + document.len());
     payload.extend_from_slice(&facts);
@@ -120,8 +146,8 @@ pub fn encode<F: Serialize>(key: &CacheKey, facts: &F, schema: &ProviderSchema) 
         document_len: eager.len() + document.len(),
         sha256: sha256_hex(&payload),
     };
-    let header = serde_json::to_vec(&header).map_err(|e| e.to_string())?;
-    let header_len = u32::try_from(header.len()).map_err(|_| "header too long".to_owned())?;
+    let header = serde_json::to_vec(&header).map_err(EncodeError::Serialize)?;
+    let header_len = u32::try_from(header.len()).map_err(|_| EncodeError::HeaderTooLong)?;
     let mut bytes = Vec::with_capacity(MAGIC.len() + 4 + header.len() + payload.len());
     bytes.extend_from_slice(MAGIC);
     bytes.extend_from_slice(&header_len.to_le_bytes());

@@ -20,6 +20,16 @@ use serde::{Deserialize, Serialize};
 /// an entry of another format is never taken for this one.
 pub const FORMAT_VERSION: u32 = 1;
 
+// The cache's file names live here, on its ground floor, so that every file of the cache
+// names them without importing another: entries are `<digest>.schema` (`CacheKey::file_name`)
+// and `<digest>-<inputs>.package`.
+
+/// The end of a translated package entry's name; eviction treats such files as entries.
+pub const PACKAGE_SUFFIX: &str = ".package";
+
+/// The start of a temporary file's name.
+pub const TEMP_PREFIX: &str = ".tmp-";
+
 /// Everything that changes what start-up would learn from a provider binary.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CacheKey {

@@ -309,7 +309,7 @@ impl Cached {
     fn forget(&self) {
         let Some(path) = &self.entry_path else { return };
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let doomed = path.with_file_name(format!("{}removed-{name}", super::store::TEMP_PREFIX));
+        let doomed = path.with_file_name(format!("{}removed-{name}", super::key::TEMP_PREFIX));
         let removed = std::fs::rename(path, &doomed).map(|()| {
             // Best effort: on Windows the file goes when this schema lets go of it.
             let _ = std::fs::remove_file(&doomed);

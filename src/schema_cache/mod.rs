@@ -22,9 +22,11 @@
 //! it. `PULUMI_TF_SCHEMA_CACHE=off` turns it off; `PULUMI_TF_SCHEMA_CACHE_MAX_MB` bounds it
 //! (512 MB by default: dozens of AWS-sized entries).
 //!
-//! Architecture invariant: the file system and serde only; no provider, no gRPC. Every
-//! failure is a miss or a skipped write reported as a value for a debug line, never an
-//! error of the run.
+//! Architecture invariant: the file system and serde only; no provider, no gRPC. A failure
+//! to read or write is a miss or a skipped write, reported as a value for a debug line, not
+//! an error of the run, with one exception: an entry that passed its checks but cannot be
+//! read or decoded when an item is first used ([`LazySchemaError`]) fails that use and is
+//! removed, so the next run starts cold.
 
 mod entry;
 mod key;
@@ -36,7 +38,7 @@ mod tests;
 
 use std::collections::BTreeMap;
 
-pub use entry::EntryProblem;
+pub use entry::{EncodeError, EntryProblem};
 pub use key::{CacheKey, FileIdentity};
 pub use lazy::{LazySchema, LazySchemaError};
 pub use package::inputs_digest as package_inputs_digest;

@@ -19,14 +19,11 @@ use aws_lc_rs::digest;
 use serde::{Deserialize, Serialize};
 
 use super::entry::{EntryProblem, hex, sha256_hex};
-use super::key::{CacheKey, FORMAT_VERSION};
+use super::key::{CacheKey, FORMAT_VERSION, PACKAGE_SUFFIX};
 use super::store::{Miss, SchemaCache, StoreError, touch};
 
 /// The first bytes of every package entry.
 pub const PACKAGE_MAGIC: &[u8] = b"tfbridge-package-cache\n";
-
-/// Package entries end with this; eviction treats them as entries.
-pub const PACKAGE_SUFFIX: &str = ".package";
 
 #[derive(Serialize, Deserialize)]
 struct Header {

@@ -18,13 +18,9 @@ use schema_gen::tf::ProviderSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::entry::{self, EntryProblem};
-use super::key::CacheKey;
+use super::entry::{self, EncodeError, EntryProblem};
+use super::key::{CacheKey, PACKAGE_SUFFIX, TEMP_PREFIX};
 use super::lazy::LazySchema;
-
-/// Entries are files named `<digest>.schema` (and `<digest>-<inputs>.package`, the
-/// translated packages); temporary files start with this.
-pub(super) const TEMP_PREFIX: &str = ".tmp-";
 
 /// A temporary file this old was left by a process that died mid-write.
 const STALE_TEMP_AGE: Duration = Duration::from_secs(3600);
@@ -60,7 +56,7 @@ pub enum StoreError {
     Io { dir: PathBuf, error: std::io::Error },
     /// The schema could not be serialized, or did not read back as itself.
     #[error("the schema cannot be cached: {0}")]
-    Encode(String),
+    Encode(EncodeError),
 }
 
 impl SchemaCache {
@@ -85,9 +81,9 @@ impl SchemaCache {
     pub fn store<F: Serialize>(&self, key: &CacheKey, facts: &F, schema: &ProviderSchema) -> Result<(), StoreError> {
         let bytes = entry::encode(key, facts, schema).map_err(StoreError::Encode)?;
         let (_, reread): (serde_json::Value, LazySchema) = entry::decode(key, bytes.clone())
-            .map_err(|problem| StoreError::Encode(format!("the entry does not read back: {problem}")))?;
-        if reread.whole().map_err(|error| StoreError::Encode(error.to_string()))? != schema {
-            return Err(StoreError::Encode("the schema does not read back equal".to_owned()));
+            .map_err(|problem| StoreError::Encode(EncodeError::NoReadBack(problem)))?;
+        if reread.whole().map_err(|error| StoreError::Encode(EncodeError::Reread(error)))? != schema {
+            return Err(StoreError::Encode(EncodeError::NotEqual));
         }
         drop(reread);
         self.put(&key.file_name(), &bytes)
@@ -184,7 +180,7 @@ pub(super) fn evictions(mut files: Vec<CacheFile>, max_bytes: u64, now: SystemTi
             }
             return false;
         }
-        file.name.ends_with(".schema") || file.name.ends_with(super::package::PACKAGE_SUFFIX)
+        file.name.ends_with(".schema") || file.name.ends_with(PACKAGE_SUFFIX)
     });
     // Newest first; ties by name so the decision is deterministic.
     files.sort_by(|a, b| b.modified.cmp(&a.modified).then_with(|| a.name.cmp(&b.name)));

@@ -4,7 +4,7 @@
 //! all 200; SIGINT to `pulumi` mid-flight returns promptly (ours: the Go implementation
 //! lets its in-flight creates run to the end), every resource reported created is in the
 //! state, whole, nothing is left pending, and the next `up` converges. These are correctness
-//! checks; the wall times are benchmark figures (`scripts/bench-e2e.sh`, provider `parallel`).
+//! checks; the wall times are benchmark figures (`scripts/bench/e2e.sh`, provider `parallel`).
 //!
 //! Needs `scripts/test-tools.sh providers pulumi anchor`.
 

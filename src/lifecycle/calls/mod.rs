@@ -8,24 +8,31 @@
 //! method is one Terraform call, named in Terraform's words (`plan_resource_change`,
 //! `read_data_source`, `configure_provider`); the operations (`lifecycle/operations/`)
 //! compose these calls and never see a request. Every `impl` of a type defined here is in
-//! this folder (the `layering` test keeps it so).
+//! this folder (`tests/hermetic/architecture/` keeps it so).
 //!
-//! - `provider`: calls about the provider as a whole and its functions, on
-//!   [`Connection`]: GetProviderSchema, GetResourceIdentitySchemas, ValidateProviderConfig, ConfigureProvider,
-//!   ValidateDataResourceConfig, ReadDataSource, CallFunction.
+//! - `provider`: calls about the provider as a whole and its functions: GetProviderSchema
+//!   and GetResourceIdentitySchemas on [`Client`] (start-up's), ValidateProviderConfig,
+//!   ConfigureProvider and CallFunction on [`Connection`], ValidateDataResourceConfig and
+//!   ReadDataSource on a `DataSource` handle.
 //! - `managed_resource`: [`Resource`] and the calls that read or load a managed resource:
 //!   ValidateResourceConfig, UpgradeResourceState, ReadResource, ImportResourceState.
-//! - `ephemeral`: an ephemeral resource's calls, on [`Connection`]:
+//! - `ephemeral`: an ephemeral resource's calls, on an `EphemeralResource` handle:
 //!   ValidateEphemeralResourceConfig, OpenEphemeralResource, RenewEphemeralResource,
 //!   CloseEphemeralResource.
-//! - `list`: ValidateListResourceConfig and ListResource ([`Listing`]).
-//! - `action`: ValidateActionConfig, PlanAction and InvokeAction (streamed progress).
-//! - `generate`: GenerateResourceConfig, the provider's own configuration of an import.
-//! - `change`: the calls that change one: PlanResourceChange (and its destroy form), the
-//!   final-plan check, ApplyResourceChange (interruptible).
+//! - `list`: ValidateListResourceConfig and ListResource, on a `ListResource` handle
+//!   ([`Listing`]: the pages).
+//! - `action`: ValidateActionConfig, PlanAction and InvokeAction (streamed progress), on an
+//!   `Action` handle.
+//! - `generate`: GenerateResourceConfig on [`Resource`], the provider's own configuration of
+//!   an import.
+//! - `change`: the calls that change one, on [`Resource`]: PlanResourceChange (and its
+//!   destroy form), the final-plan check, ApplyResourceChange (interruptible).
+//! - `handles`: the per-kind handles (`DataSource`, `EphemeralResource`, `Action`,
+//!   `ListResource`), each made by a [`Connection`] method.
 //!
 //! A new RPC gets its method here, an [`Rpc`] naming it in errors, and its decisions
-//! as pure functions in `checks`.
+//! as pure functions in `checks`; ARCHITECTURE.md ("A new Terraform RPC, place by place")
+//! lists every other place, sources and tests.
 //!
 //! Architecture invariant: no Pulumi property values except in error paths; values are cty.
 
@@ -54,7 +61,7 @@ pub use provider::FunctionResult;
 use crate::convert::paths::pulumi_path;
 use crate::cty::{self, Path, Value};
 use crate::lifecycle::support::checks::{self, Audience, Message};
-use crate::lifecycle::support::error::{LifecycleError, Reported, Rpc, Subject};
+use crate::lifecycle::support::error::{BackgroundLaunchError, LifecycleError, Reported, Rpc, Subject};
 use crate::tfplugin::types::{AttributePath, Diagnostic, DynamicValue, PathStep, Severity};
 use crate::tfplugin::{CallError, ProviderClient};
 
@@ -66,7 +73,7 @@ use crate::tfplugin::{CallError, ProviderClient};
 /// first call that needs the provider waits for it ([`Client::ready`]).
 pub struct Client {
     /// The provider once launched, or why its launch failed (said to every call).
-    ready: tokio::sync::OnceCell<Result<ProviderClient, String>>,
+    ready: tokio::sync::OnceCell<Result<ProviderClient, BackgroundLaunchError>>,
     /// The launch still running in the background, if any. Behind a lock and awaited in
     /// place, so a waiting call that is cancelled leaves it for the next one.
     launch: tokio::sync::Mutex<Option<Launch>>,
@@ -74,8 +81,8 @@ pub struct Client {
     provider: String,
 }
 
-/// A launch running in the background: the provider, or the text of why it did not start.
-pub type Launch = tokio::task::JoinHandle<Result<ProviderClient, String>>;
+/// A launch running in the background: the provider, or why it did not start.
+pub type Launch = tokio::task::JoinHandle<Result<ProviderClient, BackgroundLaunchError>>;
 
 impl Client {
     pub(super) fn new(client: ProviderClient) -> Client {
@@ -98,10 +105,10 @@ impl Client {
             .get_or_init(|| async {
                 let mut launch = self.launch.lock().await;
                 let Some(handle) = launch.as_mut() else {
-                    return Err("the provider was never launched".to_owned());
+                    return Err(BackgroundLaunchError::NeverLaunched);
                 };
                 let started = std::time::Instant::now();
-                let result = handle.await.unwrap_or_else(|err| Err(format!("the launch did not finish: {err}")));
+                let result = handle.await.unwrap_or_else(|err| Err(BackgroundLaunchError::Unfinished(err)));
                 *launch = None;
                 tracing::debug!("start-up: the first provider call waited {:?} for the launch", started.elapsed());
                 result
@@ -109,7 +116,7 @@ impl Client {
             .await;
         launched
             .as_ref()
-            .map_err(|message| CallError::NotStarted { provider: self.provider.clone(), message: message.clone() })
+            .map_err(|error| CallError::NotStarted { provider: self.provider.clone(), message: error.to_string() })
     }
 
     /// The provider if it is launched already (a cold start always is).

@@ -15,8 +15,7 @@
 //! - `action`: Terraform actions, invoked as functions (planned in a preview, run in an
 //!   update);
 //! - `list`: the `List` RPC's pages over a Terraform list resource;
-//! - `terraform_config`: the provider resource's `terraformConfig` method;
-//! - `schema_source`: the schema at start-up, from the schema cache or the provider.
+//! - `terraform_config`: the provider resource's `terraformConfig` method.
 //!
 //! Architecture invariant: operations compose calls and never build a request; they never
 //! import the session, and no operation file imports another in a circle.
@@ -36,7 +35,6 @@ pub(super) mod invoke;
 pub(super) mod list;
 pub(super) mod provider_config;
 pub(super) mod read;
-pub(super) mod schema_source;
 pub(super) mod shared;
 pub(super) mod terraform_config;
 pub(super) mod update;

@@ -1,10 +1,9 @@
 //! The session: the Terraform provider a process is parameterized with, and everything the
 //! process remembers between the engine's calls.
 //!
-//! [`start_provider`] takes a parsed request (arguments or a parameter value), obtains the
-//! binary (a local path as given, or the installer for a registry address), launches it,
-//! reads its schema and computes every token. The result, [`Session`], is what every later
-//! call of the process works against. It owns the [`Connection`] (the calls) and the
+//! [`start_provider`] takes a parsed request (arguments or a parameter value) and has
+//! `startup` obtain the binary, launch it, read its schema and compute every token; the
+//! [`Session`] made of the result is what every later call of the process works against. It owns the [`Connection`] (the calls) and the
 //! memory of the deployment: the plans Diff made, the write-only values Check held back,
 //! the open ephemeral resources, the listings waiting for their next page, the provider
 //! configuration last given, and the schema cache write start-up began.
@@ -15,8 +14,8 @@
 //! - `functions`: Invoke (data sources, provider functions, ephemeral resources, actions),
 //!   the closing of ephemeral resources, and List;
 //! - `mapping`: GetMapping and GetMappings;
-//! - here: start-up, Parameterize's answer, GetSchema ([`Session::package_schema`]) and
-//!   shutdown.
+//! - here: [`start_provider`] (over `lifecycle/startup/`), Parameterize's answer, GetSchema
+//!   ([`Session::package_schema`]) and shutdown.
 //!
 //! Architecture invariant: the top of `lifecycle`; nothing in `lifecycle` imports it.
 
@@ -29,21 +28,19 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use schema_gen::pulumi::PackageSpec;
-use schema_gen::translate::{ProviderNames, TokenFilter, TranslateConfig, Warning, translate};
+use schema_gen::translate::{TokenFilter, TranslateConfig, Warning, translate};
 
-use super::calls::{Client, Connection, Described};
+use super::calls::Connection;
 use super::operations::ephemeral::OpenEphemerals;
 use super::operations::list::ListSessions;
-use super::operations::schema_source::{self, CacheLookup, CacheWrite, StartupFacts, StartupSchema, warm_start};
 use super::operations::shared::{GeneratedNames, PlanCache};
 use super::operations::write_only::WriteOnlyInputs;
+use super::startup::{self, CacheWrite, Started};
 use super::support::error::ParameterizeError;
 use crate::installer;
-use crate::parameterize::{Args, LocalValue, ParameterValue, RemoteValue, Source};
+use crate::parameterize::{Args, ParameterValue};
 use crate::property::PropertyMap;
 use crate::schema_cache::{CacheKey, LazySchemaError, Miss, SchemaCache, package_inputs_digest};
-use crate::tfplugin::reattach::{REATTACH_ENV_VARS, reattach_config_from_env};
-use crate::tfplugin::{LaunchConfig, ProviderClient, launch, reattach, resolve_executable};
 
 pub use mapping::{Mapping, MappingError, mapped_providers, mapping};
 
@@ -105,196 +102,32 @@ pub async fn start_provider_with_cache(
     progress: &dyn installer::Progress,
     cache: Option<SchemaCache>,
 ) -> Result<Session, ParameterizeError> {
-    // Start-up's phases, for the debug line below: where a slow start-up spends its time.
-    let started = std::time::Instant::now();
-    let Launched { launching, terraform_name, package_version, source_address, origin, downloaded, mut lookup } =
-        match &args.source {
-            Source::Local { path } => launch_local(path, working_dir, cache.as_ref()).await?,
-            Source::Registry { address, constraint } => {
-                launch_registry(address, constraint.as_deref(), working_dir, progress, cache.as_ref()).await?
-            }
-        };
-    let found = lookup.finish().await;
-    let package_cache = lookup.cache_and_key();
-    let display_name = source_address.clone().unwrap_or_else(|| terraform_name.clone());
-    let (client, StartupSchema { schema, capabilities, identity_schemas, write: cache_write }) =
-        match (launching, found) {
-            // Warm: the entry answers start-up; the provider goes on launching meanwhile.
-            (Launching::Started(launch), Some((facts, schema))) => {
-                let client = Client::launching(display_name, warm_start(launch, &facts, package_cache.clone()));
-                let StartupFacts { capabilities, identity_schemas, .. } = facts;
-                (client, StartupSchema { schema, capabilities, identity_schemas, write: None })
-            }
-            (launching, found) => {
-                let client = Client::new(launching.wait().await?);
-                let startup = schema_source::startup_schema(&client, found, package_cache.clone()).await?;
-                (client, startup)
-            }
-        };
-    let launched = client.launched().map(|_| started.elapsed());
-    let schema_done = started.elapsed();
-
-    let package_name = args.provider_name.clone().unwrap_or_else(|| terraform_name.clone());
-    let filter = TokenFilter { include: &args.includes, exclude: &args.excludes };
-    let (names, warnings) = ProviderNames::new(schema.names(), &package_name, &filter);
-    tracing::debug!(
-        "start-up: provider ready after {launched:?} (None: launching in the background), schemas after {schema_done:?}, names after {:?}",
-        started.elapsed()
-    );
-    let parameter = parameter_value(args, source_address.as_deref(), &package_version);
-    let connection = Connection::new(Described {
-        package_name,
-        package_version: package_version.clone(),
-        terraform_name,
-        source_address,
-        client,
-        schema,
-        identity_schemas,
-        names,
-        capabilities,
-    });
-    Ok(Session {
-        connection: Arc::new(connection),
-        announced_version: package_version,
-        parameter,
-        warnings,
-        origin,
-        downloaded,
-        cache_writes: Mutex::new(cache_write.into_iter().collect()),
-        package_cache,
-        plans: PlanCache::default(),
-        write_only: WriteOnlyInputs::default(),
-        generated_names: GeneratedNames::default(),
-        ephemerals: OpenEphemerals::default(),
-        lists: ListSessions::default(),
-        last_config: Mutex::new(PropertyMap::new()),
-    })
-}
-
-/// The provider being launched: a task of its own, so a warm start can answer without it.
-enum Launching {
-    Started(tokio::task::JoinHandle<Result<ProviderClient, ParameterizeError>>),
-    /// Reattached: running already.
-    Ready(Box<ProviderClient>),
-}
-
-impl Launching {
-    fn start(config: LaunchConfig) -> Launching {
-        Launching::Started(tokio::spawn(async move { Ok(launch(&config).await?) }))
-    }
-
-    async fn wait(self) -> Result<ProviderClient, ParameterizeError> {
-        match self {
-            Launching::Ready(client) => Ok(*client),
-            Launching::Started(launch) => launch.await.map_err(|err| ParameterizeError::LaunchTask(err.to_string()))?,
-        }
-    }
-}
-
-/// A provider launching, before its schema is read: start-up's first part.
-struct Launched {
-    /// The provider, launching in a task of its own (or reattached, running already).
-    launching: Launching,
-    /// Its Terraform type (`random`).
-    terraform_name: String,
-    /// Its exact version; `0.0.0` for a local binary or a reattached provider.
-    package_version: String,
-    /// Its registry source address; `None` for a local binary.
-    source_address: Option<String>,
-    /// One line saying where it came from.
-    origin: String,
-    /// Whether it was downloaded just now.
-    downloaded: bool,
-    /// The schema cache read, begun beside the launch.
-    lookup: CacheLookup,
-}
-
-/// Starts launching the local binary `path` (relative to `working_dir`). Async like its
-/// registry sibling, though nothing here waits.
-async fn launch_local(
-    path: &str,
-    working_dir: &Path,
-    cache: Option<&SchemaCache>,
-) -> Result<Launched, ParameterizeError> {
-    let terraform_name = schema_gen::naming::package_name_from_binary(path)?;
-    // The file that runs, as the cache keys it: on Windows a path typed without .exe is the
-    // .exe beside it.
-    let executable = resolve_executable(&working_dir.join(path))?;
-    let origin = format!("{terraform_name} from the local binary {}", executable.display());
-    // The cache read overlaps the launch.
-    let lookup = CacheLookup::start(&executable, cache);
-    let launching = Launching::start(LaunchConfig::terraform_defaults(executable));
-    Ok(Launched {
-        launching,
-        terraform_name,
-        package_version: "0.0.0".to_owned(),
-        source_address: None,
-        origin,
-        downloaded: false,
-        lookup,
-    })
-}
-
-/// Attaches to the registry provider `address` if it is listed for reattaching, or
-/// installs (`constraint`: its version constraint) and starts launching it.
-async fn launch_registry(
-    address: &str,
-    constraint: Option<&str>,
-    working_dir: &Path,
-    progress: &dyn installer::Progress,
-    cache: Option<&SchemaCache>,
-) -> Result<Launched, ParameterizeError> {
-    let request = installer::InstallRequest::parse(address, constraint.unwrap_or(""))?;
-    let source = request.address.to_string();
-    if let Some(config) = reattach_config_from_env(&source)? {
-        // A running provider has no registry version: like the Go implementation, it is
-        // 0.0.0 and any version constraint is ignored.
-        let origin = format!("{source} reattached at {} (from {})", config.address, REATTACH_ENV_VARS.join(" or "));
-        let launching = Launching::Ready(Box::new(reattach(&source, &config).await?));
-        return Ok(Launched {
-            launching,
-            terraform_name: request.address.type_name.clone(),
-            package_version: "0.0.0".to_owned(),
-            source_address: Some(source),
-            origin,
-            downloaded: false,
-            lookup: CacheLookup::none(),
-        });
-    }
-    let config = installer::InstallerConfig::from_environment(working_dir)?;
-    for warning in &config.warnings {
-        progress.warning(warning);
-    }
-    let installed = installer::install(&request, &config, progress).await?;
-    let lookup = CacheLookup::start(&installed.executable, cache);
-    let launching = Launching::start(LaunchConfig::terraform_defaults(installed.executable));
-    Ok(Launched {
-        launching,
-        terraform_name: installed.address.type_name.clone(),
-        package_version: installed.version.to_string(),
-        source_address: Some(installed.address.to_string()),
-        origin: installed.source,
-        downloaded: installed.downloaded,
-        lookup,
-    })
-}
-
-/// The parameter value that reproduces the provider `args` started: the registry's at the
-/// version found, or the local binary's.
-fn parameter_value(args: &Args, source_address: Option<&str>, package_version: &str) -> ParameterValue {
-    ParameterValue {
-        remote: source_address.map(|url| RemoteValue { url: url.to_owned(), version: package_version.to_owned() }),
-        local: match &args.source {
-            Source::Local { path } => Some(LocalValue { path: path.clone() }),
-            Source::Registry { .. } => None,
-        },
-        includes: args.includes.clone(),
-        excludes: args.excludes.clone(),
-        provider_name: args.provider_name.clone().unwrap_or_default(),
-    }
+    Ok(Session::new(startup::start(args, working_dir, progress, cache).await?))
 }
 
 impl Session {
+    /// The session of a started provider, remembering nothing yet; it announces the
+    /// provider's own version until [`Self::announce_as`] says otherwise.
+    pub(in crate::lifecycle) fn new(started: Started) -> Session {
+        let Started { connection, parameter, warnings, origin, downloaded, cache_write, package_cache } = started;
+        Session {
+            announced_version: connection.package_version().to_owned(),
+            connection: Arc::new(connection),
+            parameter,
+            warnings,
+            origin,
+            downloaded,
+            cache_writes: Mutex::new(cache_write.into_iter().collect()),
+            package_cache,
+            plans: PlanCache::default(),
+            write_only: WriteOnlyInputs::default(),
+            generated_names: GeneratedNames::default(),
+            ephemerals: OpenEphemerals::default(),
+            lists: ListSessions::default(),
+            last_config: Mutex::new(PropertyMap::new()),
+        }
+    }
+
     /// The Pulumi package name.
     pub fn package_name(&self) -> &str {
         self.connection.package_name()

@@ -310,6 +310,37 @@ pub enum ParameterizeError {
     LaunchTask(String),
 }
 
+/// Why a provider launched in the background (a warm start, `calls::Client::launching`)
+/// is not there for the calls: each call fails with it as `CallError::NotStarted`.
+#[derive(Debug, thiserror::Error)]
+pub enum BackgroundLaunchError {
+    /// The client was made with no launch to wait for.
+    #[error("the provider was never launched")]
+    NeverLaunched,
+    /// The launch's task ended without an answer (it panicked or the runtime is shutting
+    /// down).
+    #[error("the launch did not finish: {0}")]
+    Unfinished(tokio::task::JoinError),
+    /// The launch, or the schema calls that follow it, failed as a cold start would have.
+    #[error(transparent)]
+    Failed(Box<ParameterizeError>),
+    /// The provider speaks another protocol than the cache entry start-up answered from.
+    #[error(
+        "it speaks plugin protocol {protocol}, but its cached schema was for protocol {expected}; \
+         the cache entry is removed: run the command again"
+    )]
+    OtherProtocol { protocol: u32, expected: u32 },
+    /// The schema calls of the launch did not leave the provider behind.
+    #[error("the provider was lost after its schema call")]
+    Lost,
+}
+
+impl From<ParameterizeError> for BackgroundLaunchError {
+    fn from(error: ParameterizeError) -> BackgroundLaunchError {
+        BackgroundLaunchError::Failed(Box::new(error))
+    }
+}
+
 /// A required setting that has no value.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MissingKey {

@@ -6,9 +6,9 @@
 # by round; round 0 is a warm-up. Prints medians and the median of the paired ratios;
 # raw rows go to $CARGO_TARGET_DIR/bench/mysql/results.tsv.
 #
-#   scripts/bench-mysql.sh            # BENCH_RUNS=5; OURS_BINARY=<path> to skip the release build
+#   scripts/bench/mysql.sh            # BENCH_RUNS=5; OURS_BINARY=<path> to skip the release build
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 runs=${BENCH_RUNS:-5}
 target=${CARGO_TARGET_DIR:-$PWD/target}
 bash scripts/test-tools.sh mysql pulumi anchor services >/dev/null

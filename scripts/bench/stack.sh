@@ -4,7 +4,7 @@
 # without the engine's checkpoints (PULUMI_SKIP_CHECKPOINTS=true). Issue 35's measure of the
 # plugin's CPU per resource, its resident set across a long run, and where `up`'s wall time goes.
 #
-#   scripts/bench-stack.sh     # BENCH_RESOURCES=2000 BENCH_RUNS=3 BENCH_PARALLEL=16
+#   scripts/bench/stack.sh     # BENCH_RESOURCES=2000 BENCH_RUNS=3 BENCH_PARALLEL=16
 #                              # BENCH_CHECKPOINTS="on off" BENCH_IMPLS="ours go"
 #
 # BENCH_OURS_BINARY picks our plugin (default: a release build of this checkout); with
@@ -12,20 +12,20 @@
 # (before and after a change), run like the others.
 # BENCH_PERF=1 records ours with `perf record --call-graph dwarf` (attached to the plugin
 # process, so its stdout and signals stay the engine's; BENCH_PERF_FREQ samples a second, 999)
-# into $out/perf/<round>-<ckpt>-<pid>.data, for scripts/bench-perf-top.py.
+# into $out/perf/<round>-<ckpt>-<pid>.data, for scripts/bench/perf-top.py.
 #
 # Per round, per checkpoint setting, ours and Go alternate (which goes first alternates by
 # round). Each `up` starts from an empty stack: the stack is removed with `stack rm --force`
 # between runs (random's resources exist only in the state, so nothing is left behind).
-# Each plugin process runs under scripts/bench-usage.py: its own CPU (without the Terraform
+# Each plugin process runs under scripts/bench/usage.py: its own CPU (without the Terraform
 # provider it reaps), its context switches (wake-ups and preemptions, summed over the run's
 # plugin processes), its peak RSS, its RSS every 50 ms and its last /proc/PID/smaps
-# (usage/<round>-<ckpt>-<pid>.rss and .smaps; scripts/bench-smaps.py groups the latter).
+# (usage/<round>-<ckpt>-<pid>.rss and .smaps; scripts/bench/smaps.py groups the latter).
 #
 # Rows: $CARGO_TARGET_DIR/bench/stack/results.tsv (or $BENCH_OUT/results.tsv; round 0 is a
-# warm-up, not counted); scripts/bench-stack-summary.py prints medians and paired ratios at the end.
+# warm-up, not counted); scripts/bench/stack-summary.py prints medians and paired ratios at the end.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 n=${BENCH_RESOURCES:-2000}
 runs=${BENCH_RUNS:-3}
@@ -70,7 +70,7 @@ setup() { # setup IMPL BINARY
   mkdir -p "$dir/bin" "$dir/state" "$dir/prog" "$dir/usage" "$dir/logs" "$out/perf"
   local perf_line=""
   if [[ $impl == ours && -n ${BENCH_PERF:-} ]]; then
-    # Attached to the plugin (the child of this script once it execs bench-usage.py) rather
+    # Attached to the plugin (the child of this script once it execs bench/usage.py) rather
     # than wrapping it, so the plugin's stdout (the port) and the engine's signals reach it.
     perf_line="(sleep 0.3; pid=\$(pgrep -n -P \$\$ -f -- '$binary') && exec env -u BENCH_STACK_RUN perf record -q --call-graph dwarf,32768 -F ${BENCH_PERF_FREQ:-999} -o \"$out/perf/\$BENCH_STEP-\$pid.data\" -p \$pid >/dev/null 2>&1) &"
   fi
@@ -78,7 +78,7 @@ setup() { # setup IMPL BINARY
 #!/bin/sh
 [ -n "\${BENCH_USAGE_DIR:-}" ] || exec "$binary" "\$@"
 $perf_line
-exec /usr/bin/python3 -S "$PWD/scripts/bench-usage.py" "\$BENCH_USAGE_DIR/plugin.txt" "\$BENCH_STEP" "$binary" "\$@"
+exec /usr/bin/python3 -S "$PWD/scripts/bench/usage.py" "\$BENCH_USAGE_DIR/plugin.txt" "\$BENCH_STEP" "$binary" "\$@"
 EOF
   chmod +x "$dir/bin/pulumi-resource-terraform-provider"
   {
@@ -151,4 +151,4 @@ for round in $(seq 0 "$runs"); do # round 0 is a warm-up, not counted
     for impl in $order; do run "$impl" "$round" "$ckpt"; done
   done
 done
-python3 scripts/bench-stack-summary.py "$out/results.tsv" "$n" | tee "$out/summary.md"
+python3 scripts/bench/stack-summary.py "$out/results.tsv" "$n" | tee "$out/summary.md"

@@ -11,7 +11,7 @@
 //!
 //! How another start-up call joins the cache: add a field to [`StartupFacts`] (serde,
 //! `#[serde(default)]` is not needed because the bridge's build is in the key), fill it
-//! where GetProviderSchema is called in [`Client::startup_schema`], and read it from the
+//! where GetProviderSchema is called in [`startup_schema`], and read it from the
 //! facts on the cached path. A new section of the schema model needs nothing: the entry
 //! holds the model's serde form.
 
@@ -22,7 +22,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::lifecycle::calls::{Client, Launch};
-use crate::lifecycle::support::error::ParameterizeError;
+use crate::lifecycle::support::error::{BackgroundLaunchError, ParameterizeError};
 use crate::schema_cache::{CacheKey, LazySchema, Miss, SchemaCache};
 use crate::tfplugin::ProviderClient;
 use crate::tfplugin::types::ServerCapabilities;
@@ -155,7 +155,7 @@ pub(in crate::lifecycle) fn decide(cached: &Cached) -> Decision {
 
 /// The schema, capabilities and identity schemas for start-up, from the cache entry
 /// `found` or the provider, and the background write of a fresh answer to `cache`.
-pub(crate) async fn startup_schema(
+pub(super) async fn startup_schema(
     client: &Client,
     found: Option<(StartupFacts, LazySchema)>,
     cache: Option<(SchemaCache, CacheKey)>,
@@ -203,7 +203,7 @@ pub(crate) async fn startup_schema(
 /// The entry's key is the binary's identity, so the launched provider is the one the
 /// entry describes; it is still checked to speak the entry's protocol. If it does not,
 /// the entry is removed and the calls fail with an error saying to run again.
-pub(crate) fn warm_start(
+pub(super) fn warm_start(
     launching: tokio::task::JoinHandle<Result<ProviderClient, ParameterizeError>>,
     facts: &StartupFacts,
     cache: Option<(SchemaCache, CacheKey)>,
@@ -217,26 +217,23 @@ pub(crate) fn warm_start(
     tokio::spawn(async move {
         let client = match launching.await {
             Ok(Ok(client)) => client,
-            Ok(Err(error)) => return Err(error.to_string()),
-            Err(error) => return Err(format!("the launch did not finish: {error}")),
+            Ok(Err(error)) => return Err(error.into()),
+            Err(error) => return Err(BackgroundLaunchError::Unfinished(error)),
         };
         let protocol = client.protocol().number();
         if protocol != expected {
             if let Some((cache, key)) = cache {
                 let _ = std::fs::remove_file(cache.dir.join(key.file_name()));
             }
-            return Err(format!(
-                "it speaks plugin protocol {protocol}, but its cached schema was for protocol {expected}; \
-                 the cache entry is removed: run the command again"
-            ));
+            return Err(BackgroundLaunchError::OtherProtocol { protocol, expected });
         }
         if decision == Decision::UseCache {
             return Ok(client);
         }
         let client = Client::new(client);
-        client.get_provider_schema().await.map_err(|error| error.to_string())?;
-        client.get_resource_identity_schemas().await.map_err(|error| error.to_string())?;
-        client.into_launched().ok_or_else(|| "the provider was lost after its schema call".to_owned())
+        client.get_provider_schema().await?;
+        client.get_resource_identity_schemas().await?;
+        client.into_launched().ok_or(BackgroundLaunchError::Lost)
     })
 }
 

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Draws the benchmark results as PNG charts: ours, the Go implementation and the floor side
-by side. Run through scripts/bench-plot.sh, which provides matplotlib.
+by side. Run through scripts/bench/plot.sh, which provides matplotlib.
 
-    bench-plot.py RPC-RESULTS.json E2E-RESULTS.json OUT-DIR
+    bench/plot.py RPC-RESULTS.json E2E-RESULTS.json OUT-DIR
 
-RPC-RESULTS.json is written by benches/startup.rs (scripts/bench-rpc.sh), E2E-RESULTS.json by
-scripts/bench-summary.py (scripts/bench-e2e.sh). Either may be missing; its charts are skipped.
+RPC-RESULTS.json is written by benches/startup.rs (scripts/bench/rpc.sh), E2E-RESULTS.json by
+scripts/bench/summary.py (scripts/bench/e2e.sh). Either may be missing; its charts are skipped.
 """
 
 import json

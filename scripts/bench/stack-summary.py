@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Medians and paired ratios of scripts/bench-stack.sh's rows (results.tsv), as Markdown.
+"""Medians and paired ratios of scripts/bench/stack.sh's rows (results.tsv), as Markdown.
 
-    python3 scripts/bench-stack-summary.py RESULTS.TSV N_RESOURCES
+    python3 scripts/bench/stack-summary.py RESULTS.TSV N_RESOURCES
 
 Round 0 is the warm-up and is left out. A ratio is the median of the per-round ratios
 ours/Go. "checkpoint share" is, per implementation and round, 1 - wall(off)/wall(on): the

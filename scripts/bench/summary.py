@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Medians and ratios of scripts/bench-e2e.sh's raw rows (results.tsv), as a Markdown table on
-stdout and as results.json beside the TSV for scripts/bench-plot.py.
+"""Medians and ratios of scripts/bench/e2e.sh's raw rows (results.tsv), as a Markdown table on
+stdout and as results.json beside the TSV for scripts/bench/plot.py.
 
-    python3 scripts/bench-summary.py RESULTS.TSV N_RESOURCES
+    python3 scripts/bench/summary.py RESULTS.TSV N_RESOURCES
 
 Round 0 is the warm-up and is left out. A ratio is the median of the per-round ratios
 ours/Go (the two ran back to back in each round), so a slow spell of the machine that hit
-both cancels out. Plugin CPU and peak RSS are the plugin processes' own (scripts/bench-usage.py),
+both cancels out. Plugin CPU and peak RSS are the plugin processes' own (scripts/bench/usage.py),
 CPU summed over the plugin processes the CLI started for the command, RSS the largest.
 """
 

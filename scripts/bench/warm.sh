@@ -4,7 +4,7 @@
 # `pulumi preview` of a YAML program that uses it, each after a first run has warmed every
 # cache (ours: the schema cache's provider schema and translated package).
 #
-#   scripts/bench-warm.sh       # BENCH_RUNS=7, BENCH_PROVIDERS="dns muxed6 synthetic"
+#   scripts/bench/warm.sh       # BENCH_RUNS=7, BENCH_PROVIDERS="dns muxed6 synthetic"
 #
 # Providers: dns (hashicorp/dns 3.6.1, muxed SDKv2 + framework, protocol 5), muxed6 (our
 # tests/go-providers/muxed6: proxmox-sized, protocol 6), synthetic (the fixture provider
@@ -16,7 +16,7 @@
 # median of the per-pair ratios ours/Go are printed and written to
 # $CARGO_TARGET_DIR/bench/warm/results.tsv.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 repo=$PWD
 
 runs=${BENCH_RUNS:-7}
@@ -75,7 +75,7 @@ program() { # program PROVIDER PULUMI-SCHEMA: two resources of the provider, pla
   case $1 in
     dns) printf '  a:\n    type: dns:index/aRecordSet:ARecordSet\n    properties: {zone: example.com., name: a, addresses: [192.0.2.1]}\n  t:\n    type: dns:index/txtRecordSet:TxtRecordSet\n    properties: {zone: example.com., name: t, txts: [x]}\n' ;;
     muxed6) printf '  s:\n    type: muxed6test:index/sdk0:Sdk0\n    properties: {name: a, value: v1}\n  f:\n    type: muxed6test:index/fw56:Fw56\n    properties: {name: b, members: [x]}\n' ;;
-    synthetic) python3 scripts/bench-program.py "$2" 2 ;;
+    synthetic) python3 scripts/bench/program.py "$2" 2 ;;
   esac
 }
 

@@ -2,7 +2,7 @@
 """Where a process's resident set is: one /proc/PID/smaps (a file, or a live pid) grouped into
 parts, as a Markdown table of resident KiB (Rss) and of proportional KiB (Pss).
 
-    python3 scripts/bench-smaps.py SMAPS_FILE_OR_PID [EXECUTABLE_PATH_SUFFIX]
+    python3 scripts/bench/smaps.py SMAPS_FILE_OR_PID [EXECUTABLE_PATH_SUFFIX]
 
 The executable is the file with the largest r-x mapping that is not a shared library (`.so`),
 unless named.

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """The resources of a Pulumi YAML program on the AWS-sized synthetic provider, for
-scripts/bench-e2e.sh: N resources spread evenly over five resource types taken from across the
+scripts/bench/e2e.sh: N resources spread evenly over five resource types taken from across the
 schema (services 0, 18, 37, 56 and 75 of 94), each with every required input set to a value
 of its type. The types come from the Pulumi package schema (schema-gen's output), so the
 program follows the naming rules rather than restating them.
 
-    python3 scripts/bench-program.py PULUMI-SCHEMA.json N >program.yaml
+    python3 scripts/bench/program.py PULUMI-SCHEMA.json N >program.yaml
 """
 
 import json

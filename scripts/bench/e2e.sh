@@ -2,7 +2,7 @@
 # Whole-command costs through the real Pulumi CLI, ours against the Go implementation, on the
 # same machine in one run: measure (c) of issue 15, and the parallel load of item 4.
 #
-#   scripts/bench-e2e.sh        # BENCH_RESOURCES=200, BENCH_RUNS=5, BENCH_PROVIDERS="random synthetic parallel"
+#   scripts/bench/e2e.sh        # BENCH_RESOURCES=200, BENCH_RUNS=5, BENCH_PROVIDERS="random synthetic parallel"
 #
 # Providers:
 #   random     random 3.9.0: half random_pet, half random_string.
@@ -14,15 +14,15 @@
 # `refresh`, `destroy`; for `parallel` only `up --parallel 64` (destroy is not timed). Ours
 # and Go alternate command by command, and which goes first alternates by round, so a slow
 # spell of the shared machine hits both. Each command's wall time comes from /usr/bin/time;
-# each plugin process runs under scripts/bench-usage.py, which records its own CPU (user+sys,
+# each plugin process runs under scripts/bench/usage.py, which records its own CPU (user+sys,
 # without the Terraform provider it reaps) and peak RSS; that wrapper adds about 30 ms to
 # each plugin launch, for both implementations alike. hyperfine cannot alternate two
 # commands run by run, and the per-process figures need the wrapper anyway.
 #
-# Raw rows go to $CARGO_TARGET_DIR/bench/e2e/results.tsv; scripts/bench-summary.py prints
-# medians and ratios and writes results.json for scripts/bench-plot.sh.
+# Raw rows go to $CARGO_TARGET_DIR/bench/e2e/results.tsv; scripts/bench/summary.py prints
+# medians and ratios and writes results.json for scripts/bench/plot.sh.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 n=${BENCH_RESOURCES:-200}
 runs=${BENCH_RUNS:-5}
@@ -89,20 +89,20 @@ program() { # program PROVIDER: the resources of Pulumi.yaml
       done ;;
     synthetic)
       "$target/release/schema-gen" "$(provider_path synthetic)" >"$out/synthetic-pulumi-schema.json"
-      python3 scripts/bench-program.py "$out/synthetic-pulumi-schema.json" "$n" ;;
+      python3 scripts/bench/program.py "$out/synthetic-pulumi-schema.json" "$n" ;;
   esac
 }
 
 # setup PROVIDER IMPL BINARY: an isolated Pulumi home, backend and program using BINARY as the
 # terraform-provider plugin, through a wrapper that records each plugin process's own CPU and
-# peak RSS (scripts/bench-usage.py) during a measured step, labelled with the step.
+# peak RSS (scripts/bench/usage.py) during a measured step, labelled with the step.
 setup() {
   local provider=$1 impl=$2 binary=$3 dir=$out/$1/$2
   mkdir -p "$dir/bin" "$dir/state" "$dir/prog" "$dir/usage" "$dir/logs"
   cat >"$dir/bin/pulumi-resource-terraform-provider" <<EOF
 #!/bin/sh
 [ -n "\${BENCH_USAGE_DIR:-}" ] || exec "$binary" "\$@"
-exec /usr/bin/python3 -S "$PWD/scripts/bench-usage.py" "\$BENCH_USAGE_DIR/plugin.txt" "\$BENCH_STEP" "$binary" "\$@"
+exec /usr/bin/python3 -S "$PWD/scripts/bench/usage.py" "\$BENCH_USAGE_DIR/plugin.txt" "\$BENCH_STEP" "$binary" "\$@"
 EOF
   chmod +x "$dir/bin/pulumi-resource-terraform-provider"
   {
@@ -174,5 +174,5 @@ for provider in $providers; do
     for impl in $order; do step "$provider" "$impl" "$round" destroy destroy --yes --skip-preview; done
   done
 done
-python3 scripts/bench-summary.py "$out/results.tsv" "$n" >"$out/summary.md"
+python3 scripts/bench/summary.py "$out/results.tsv" "$n" >"$out/summary.md"
 cat "$out/summary.md"

@@ -6,12 +6,12 @@
 # on random 3.9.0 and on the fixture serving the AWS-sized synthetic schema; cold and warm
 # PULUMI_HOME.
 #
-#   scripts/bench-rpc.sh        # BENCH_RUNS=10 paired rounds
+#   scripts/bench/rpc.sh        # BENCH_RUNS=10 paired rounds
 #
 # Prints one table per provider and writes $CARGO_TARGET_DIR/bench/rpc/results.json for
-# scripts/bench-plot.sh.
+# scripts/bench/plot.sh.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 target=${CARGO_TARGET_DIR:-$PWD/target}
 bash scripts/test-tools.sh providers anchor >/dev/null

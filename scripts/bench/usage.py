@@ -4,9 +4,9 @@
 without its children (the last two: its voluntary and involuntary context switches over all
 its threads, each thread's as last seen, -1 where unreadable).
 
-    bench-usage.py LOG LABEL COMMAND [ARG...]
+    bench/usage.py LOG LABEL COMMAND [ARG...]
 
-scripts/bench-e2e.sh runs every plugin process under it. GNU time cannot do this: the rusage
+scripts/bench/e2e.sh runs every plugin process under it. GNU time cannot do this: the rusage
 of a reaped process includes the children it reaped, and a plugin reaps its Terraform
 provider, so the provider's CPU would count as the plugin's (for one implementation and not
 the other, depending on how each stops its provider). Here the CPU is read from

@@ -6,11 +6,11 @@
 # do. Reports hyperfine's median and schema-gen's peak RSS; checks the output is the same
 # bytes on every run.
 #
-#   scripts/bench-schema.sh      # BENCH_RUNS=5
+#   scripts/bench/schema.sh      # BENCH_RUNS=5
 #
 # Needs hyperfine (apt-get install hyperfine).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 runs=${BENCH_RUNS:-5}
 command -v hyperfine >/dev/null || { echo "bench-schema: hyperfine is missing (apt-get install hyperfine)" >&2; exit 1; }

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """The top costs of a `perf record -g` profile, by function and by crate, self and inclusive.
 
-    perf script -i perf.data -F comm,tid,time,ip,sym,dso --no-inline | python3 scripts/bench-perf-top.py [TOP]
+    perf script -i perf.data -F comm,tid,time,ip,sym,dso --no-inline | python3 scripts/bench/perf-top.py [TOP]
 
-(scripts/bench-stack.sh with BENCH_PERF=1 records the plugin; `--no-inline` keeps perf script
+(scripts/bench/stack.sh with BENCH_PERF=1 records the plugin; `--no-inline` keeps perf script
 fast: costs of inlined functions are then their callers'.)
 
 A sample's "self" is its leaf frame; "inclusive" counts a function (or crate) once per sample
