@@ -11,7 +11,10 @@
 #
 # Cache root: ${TFBRIDGE_TOOLS_DIR:-$HOME/.cache/tfbridge-tools}
 #   providers/<name>/<version>/terraform-provider-<name>
-#   providers/<name>/<hash12>/terraform-provider-<name>   our own providers (sdkv2test, framework6test, muxed6test)
+#   providers/bridgetests/<bridge-version>/terraform-provider-{pfprovider,sdkv1,conflictsprovider}
+#                                                    the Go implementation's test providers
+#   providers/<name>/<hash12>/terraform-provider-<name>   our own providers (sdkv2test, framework6test, muxed6test,
+#                                                    bridgecases, replay)
 #   providers/<name>/current -> <hash12>                   symlink: the one matching the sources of the last run
 #   pulumi/<version>/bin/{pulumi,pulumi-language-go,pulumi-language-python,pulumi-language-nodejs,
 #                         pulumi-language-python-exec,pulumi-resource-pulumi-python,pulumi-resource-pulumi-nodejs}
@@ -136,9 +139,10 @@ declare -A OWN_PROVIDER_SRC=(
   [framework6test]=$REPO/tests/go-providers/framework6
   [muxed6test]=$REPO/tests/go-providers/muxed6
   [bridgecases]=$REPO/tests/go-providers/bridgecases
+  [replay]=$REPO/tests/go-providers/replay
 )
 
-PROVIDERS=(random local null tls http time tfcoremock sdkv2test framework6test muxed6test bridgecases mysql dns restful)
+PROVIDERS=(random random-golden bridgetests local null tls http time tfcoremock sdkv2test framework6test muxed6test bridgecases replay mysql dns restful)
 PULUMI_TOOLS=(pulumi-cli pulumi-cli-newest pulumi-language-yaml)
 LANGUAGE_TOOLS=(language-hosts sdk-python sdk-nodejs pnpm sdk-go sdk-python-newest language-java sdk-java)
 # Real services the tests start throw-away instances of (tests/common/mariadb.rs, tests/common/bind.rs,
@@ -313,6 +317,7 @@ build_provider() { # NAME GOMOD GOVERSION VERSION OUT [REPLACE...]
     -o "$out/terraform-provider-$name" "$mod" || return 1
 }
 b_random()     { build_provider random     "$RANDOM_MOD"     "$RANDOM_GOVER"     "$RANDOM_VER"     "$1"; }
+b_random-golden() { build_provider random "$RANDOM_MOD" "$RANDOM_GOLDEN_GOVER" "$RANDOM_GOLDEN_VER" "$1"; }
 b_null()       { build_provider null       "$NULL_MOD"       "$NULL_GOVER"       "$NULL_VER"       "$1"; }
 b_local()      { build_provider local      "$LOCAL_MOD"      "$LOCAL_GOVER"      "$LOCAL_VER"      "$1"; }
 b_tls()        { build_provider tls        "$TLS_MOD"        "$TLS_GOVER"        "$TLS_VER"        "$1"; }
@@ -445,6 +450,7 @@ b_sdkv2test()      { build_own_provider sdkv2test "$1"; }
 b_framework6test() { build_own_provider framework6test "$1"; }
 b_muxed6test()     { build_own_provider muxed6test "$1"; }
 b_bridgecases()    { build_own_provider bridgecases "$1"; }
+b_replay()         { build_own_provider replay "$1"; }
 
 # point_current DIR LEAF: DIR/current -> LEAF, replaced atomically.
 point_current() {
@@ -715,6 +721,25 @@ b_anchor() {
     return 1
 }
 
+# The Go implementation's own test providers (dynamic/test/ in the bridge's module at
+# BRIDGE_VER), which its gRPC goldens were made with; for the conformance tier
+# (tests/peer/conformance.rs). Named as the bridge's tests name them, since a local provider's
+# file name gives its package name (pfprovider, sdkv1, conflictsprovider).
+BRIDGE_TEST_PROVIDERS=(pfprovider:pfprovider sdkv1provider:sdkv1 conflictsprovider:conflictsprovider)
+b_bridgetests() {
+  local out=$1 entry pkgs=()
+  wrapper "bridgetests-$BRIDGE_VER" "${ANCHOR_REPLACES[@]}" || return 1
+  for entry in "${BRIDGE_TEST_PROVIDERS[@]}"; do
+    pkgs+=("github.com/pulumi/pulumi-terraform-bridge/v3/dynamic/test/${entry%%:*}@v$BRIDGE_VER")
+  done
+  run go get "${pkgs[@]}" || return 1
+  check_version github.com/pulumi/pulumi-terraform-bridge/v3 "v$BRIDGE_VER" || return 1
+  for entry in "${BRIDGE_TEST_PROVIDERS[@]}"; do
+    run go build -trimpath -ldflags "-s -w" -o "$out/terraform-provider-${entry#*:}" \
+      "github.com/pulumi/pulumi-terraform-bridge/v3/dynamic/test/${entry%%:*}" || return 1
+  done
+}
+
 # --- Terraform CLI (begin) ---
 # The module's source is copied out of the module cache and built as the main module (its
 # go.sum applies), with the backends above taken out of internal/backend/init.
@@ -877,12 +902,14 @@ for tool in "${selected[@]}"; do
     time)       install_leaf time       "$TIME_VER"       "$ROOT/providers/time/$TIME_VER"             b_time ;;
     tfcoremock) install_leaf tfcoremock "$TFCOREMOCK_VER" "$ROOT/providers/tfcoremock/$TFCOREMOCK_VER" b_tfcoremock ;;
     mysql)      install_leaf mysql      "$MYSQL_VER"      "$ROOT/providers/mysql/$MYSQL_VER"           b_mysql ;;
+    random-golden) install_leaf random "$RANDOM_GOLDEN_VER" "$ROOT/providers/random/$RANDOM_GOLDEN_VER" b_random-golden ;;
+    bridgetests) install_leaf bridgetests "$BRIDGE_VER" "$ROOT/providers/bridgetests/$BRIDGE_VER" b_bridgetests ;;
     dns)        install_leaf dns        "$DNS_VER"        "$ROOT/providers/dns/$DNS_VER"               b_dns ;;
     restful)    install_leaf restful    "$RESTFUL_VER"    "$ROOT/providers/restful/$RESTFUL_VER"       b_restful ;;
     mariadb)    install_debian mariadb "mariadbd mariadb mariadb-install-db" mariadb-server mariadb-client ;;
     bind9)      install_debian bind9 "named nsupdate dig" bind9 bind9-dnsutils ;;
     pdns)       install_debian pdns "pdns_server sqlite3" pdns-server pdns-backend-sqlite3 sqlite3 ;;
-    sdkv2test|framework6test|muxed6test|bridgecases)
+    sdkv2test|framework6test|muxed6test|bridgecases|replay)
       if ! own_hash=$(source_hash "${OWN_PROVIDER_SRC[$tool]}"); then
         echo "test-tools: FAILED $tool: cannot hash ${OWN_PROVIDER_SRC[$tool]}" >&2
         failures+=("$tool (cannot hash ${OWN_PROVIDER_SRC[$tool]})")
