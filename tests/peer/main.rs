@@ -11,6 +11,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod conformance;
 mod diff_terraform;
 mod e2e_actions;
 mod e2e_bridge_cases;
