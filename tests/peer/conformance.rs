@@ -117,8 +117,16 @@ fn summary() {
             expectations::Form::Strict => {}
         }
     }
+    let deliberate = table
+        .iter()
+        .filter(|e| match e.form {
+            expectations::Form::Differs { doc, .. } | expectations::Form::DiffersInMany { doc, .. } => doc.is_some(),
+            _ => false,
+        })
+        .count();
     println!(
-        "conformance: {strict} of {} expectations met strictly; {documented} asserted as documented differences; {not_run} not run ({})",
+        "conformance: {strict} of {} expectations met strictly; {documented} asserted as documented differences \
+         ({deliberate} of them in the table of deliberate differences); {not_run} not run ({})",
         table.len(),
         reasons.into_iter().collect::<Vec<_>>().join("; "),
     );

@@ -84,7 +84,7 @@ pub const EXPECTATIONS: &[Expectation] = &[
     // --- TestPrimitiveTypes (dynamic/testdata/TestPrimitiveTypes/*.golden, pfprovider) ---
     strict("TestPrimitiveTypes", "parameterize"),
     strict("TestPrimitiveTypes", "check"),
-    // differs from Go: TestPrimitiveTypes/create(preview)
+    // differs from Go: testdata/TestPrimitiveTypes/create(preview).golden: typed unknown sentinels
     differs(
         "TestPrimitiveTypes",
         "create(preview)",
@@ -95,7 +95,7 @@ pub const EXPECTATIONS: &[Expectation] = &[
         ],
         "unknown computed values: ours sends Pulumi's typed unknown sentinels (bool, number), Go the string sentinel for every type; the engine reads each as unknown",
     ),
-    // differs from Go: TestPrimitiveTypes/create
+    // differs from Go: testdata/TestPrimitiveTypes/create.golden: no __pulumi_raw_state_delta
     differs(
         "TestPrimitiveTypes",
         "create",
@@ -103,7 +103,7 @@ pub const EXPECTATIONS: &[Expectation] = &[
         "no __pulumi_raw_state_delta: Go records the null write-only attribute attrStringWriteOnly in it",
     ),
     strict("TestPrimitiveTypes", "diff(none)"),
-    // differs from Go: TestPrimitiveTypes/diff(some)
+    // differs from Go: testdata/TestPrimitiveTypes/diff(some).golden: a detailed diff besides
     differs(
         "TestPrimitiveTypes",
         "diff(some)",
@@ -118,7 +118,7 @@ pub const EXPECTATIONS: &[Expectation] = &[
         ],
         "ours also answers a detailed diff (hasDetailedDiff, detailedDiff); Go answers only changes and diffs",
     ),
-    // differs from Go: TestPrimitiveTypes/diff(all)
+    // differs from Go: testdata/TestPrimitiveTypes/diff(all).golden: a detailed diff besides
     differs(
         "TestPrimitiveTypes",
         "diff(all)",
@@ -134,7 +134,7 @@ pub const EXPECTATIONS: &[Expectation] = &[
         "ours also answers a detailed diff (hasDetailedDiff, detailedDiff); Go answers only changes and diffs",
     ),
     strict("TestPrimitiveTypes", "delete"),
-    // differs from Go: TestPrimitiveTypes/update
+    // differs from Go: testdata/TestPrimitiveTypes/update.golden: Terraform core's apply check fails the update
     differs(
         "TestPrimitiveTypes",
         "update",
@@ -149,14 +149,14 @@ pub const EXPECTATIONS: &[Expectation] = &[
         ],
         "ours refuses the provider's new value (attrBoolRequired planned false, applied true) as Terraform core does (\"Provider produced inconsistent result after apply\"); Go stores it",
     ),
-    // differs from Go: TestPrimitiveTypes/read
+    // differs from Go: testdata/TestPrimitiveTypes/read.golden: no inputs {}, no __pulumi_raw_state_delta
     differs(
         "TestPrimitiveTypes",
         "read",
         &[change(r#"/inputs"#, None), change(r#"/properties/__pulumi_raw_state_delta"#, None)],
         "a Read without inputs: Go answers inputs {}, ours none; and no __pulumi_raw_state_delta",
     ),
-    // differs from Go: TestPrimitiveTypes/import
+    // differs from Go: testdata/TestPrimitiveTypes/import.golden: no __pulumi_raw_state_delta
     differs(
         "TestPrimitiveTypes",
         "import",
@@ -165,7 +165,7 @@ pub const EXPECTATIONS: &[Expectation] = &[
     ),
     // --- TestDynamicConfigure, TestDynamicProviderFunction, TestDynamicCheckConfig (inline goldens) ---
     strict("TestDynamicConfigure", "parameterize"),
-    // differs from Go: TestDynamicConfigure/configure
+    // differs from Go: provider_test.go, TestDynamicConfigure's inline Configure golden: acceptSecrets
     differs(
         "TestDynamicConfigure",
         "configure",
@@ -178,7 +178,7 @@ pub const EXPECTATIONS: &[Expectation] = &[
     strict("TestDynamicCheckConfig", "parameterize"),
     strict("TestDynamicCheckConfig", "check-config"),
     strict("TestDynamicCheckConfig", "check-config (invalid)"),
-    // differs from Go: TestDynamicCheckConfig/json-encoded-nested-config
+    // differs from Go: provider_test.go, TestDynamicCheckConfig's inline json-encoded-nested-config golden: JSON text kept as given
     differs(
         "TestDynamicCheckConfig",
         "json-encoded-nested-config",
@@ -186,7 +186,7 @@ pub const EXPECTATIONS: &[Expectation] = &[
         "a JSON-encoded nested provider config is kept as given; Go stores its compact re-encoding",
     ),
     // --- schema goldens ---
-    // differs from Go: TestSchemaGeneration/unparameterized
+    // differs from Go: testdata/TestSchemaGeneration/unparameterized.golden: only name and version
     differs(
         "TestSchemaGeneration",
         "unparameterized",
@@ -209,7 +209,7 @@ pub const EXPECTATIONS: &[Expectation] = &[
     not_run("TestSchemaGeneration", "Backblaze/b2-0.8.9", REFUSED_B2),
     not_run("TestSchemaGeneration", "BunnyWay/bunnynet-0.5.1", REFUSED_BUNNYNET),
     not_run("TestSchemaGeneration", "Azure/alz-0.11.1", REFUSED_ALZ),
-    // differs from Go: TestSchemaGenerationFullDocs/hashicorp/random-3.6.3.golden
+    // differs from Go: testdata/TestSchemaGenerationFullDocs/hashicorp/random-3.6.3.golden: no registry docs
     Expectation {
         test: "TestSchemaGenerationFullDocs",
         name: "hashicorp/random-3.6.3",
@@ -217,18 +217,18 @@ pub const EXPECTATIONS: &[Expectation] = &[
             leaves: &["/description"],
             changes: &[change("/parameterization/baseProvider/version", Some(r#""100.0.0""#))],
             count: 157,
-            what: "--fullDocs is accepted and ignored: 156 descriptions are the provider schema's, not the registry docs' (with their per-language spans); and the base provider is our plugin's version",
+            what: "--fullDocs is accepted and ignored: 145 descriptions lack the trailing newline the registry docs end them with, 11 resource descriptions lack the docs' Example Usage (a code chooser) and Import sections; and the base provider is our plugin's version",
             doc: None,
         },
     },
-    // differs from Go: TestSchemaGenerationIndexDocOutDir/with full docs
+    // differs from Go: testdata/TestSchemaGenerationIndexDocOutDir/with_full_docs.golden: no _index.md
     differs(
         "TestSchemaGenerationIndexDocOutDir",
         "with full docs",
         &[change(r#"/_index.md"#, Some(r#"null"#))],
         "--indexDocOutDir is accepted and ignored: no _index.md is written",
     ),
-    // differs from Go: TestSchemaGenerationIndexDocOutDir/index file only
+    // differs from Go: testdata/TestSchemaGenerationIndexDocOutDir/index_file_only.golden: no _index.md
     differs(
         "TestSchemaGenerationIndexDocOutDir",
         "index file only",
@@ -243,7 +243,7 @@ pub const EXPECTATIONS: &[Expectation] = &[
     strict("TestConflictsWithNamePrefixOnly", "check"),
     strict("TestConflictsWithNamePrefixOnly", "create"),
     strict("TestConflictsWithBothUserSpecified", "parameterize"),
-    // differs from Go: TestConflictsWithBothUserSpecified/check
+    // differs from Go: conflicting_test.go, the two failure texts TestConflictsWithBothUserSpecified expects: Terraform's text, no path
     differs(
         "TestConflictsWithBothUserSpecified",
         "check",
@@ -254,7 +254,7 @@ pub const EXPECTATIONS: &[Expectation] = &[
         "ConflictsWith failures: ours has Terraform's summary with a colon and no path; Go's names the property path (\"Examine values at 'lg.name'\")",
     ),
     not_run("TestRandomCreate", "parameterize", REFUSED_RANDOM_330),
-    // differs from Go: TestRandomCreate/preview
+    // differs from Go: provider_test.go, TestRandomCreate's inline preview golden: __meta in a preview
     differs(
         "TestRandomCreate",
         "preview",
@@ -269,7 +269,7 @@ pub const EXPECTATIONS: &[Expectation] = &[
     strict("reattach_test.go", "TestNamedProviderReattachProtocol5"),
     strict("reattach_test.go", "TestNamedProviderReattachNormalizesAddresses"),
     strict("reattach_test.go", "TestNamedProviderReattachInvalidEnv"),
-    // differs from Go: reattach_test.go/TestNamedProviderReattachMalformedSiblingKey
+    // differs from Go: reattach_test.go, the error text TestNamedProviderReattachMalformedSiblingKey expects: a bad key accepted
     differs(
         "reattach_test.go",
         "TestNamedProviderReattachMalformedSiblingKey",
@@ -281,7 +281,7 @@ pub const EXPECTATIONS: &[Expectation] = &[
         )],
         "a key that is not a provider address is accepted; ours refuses the entry for its empty network instead",
     ),
-    // differs from Go: reattach_test.go/TestReattachProviderRejectsUnsupportedEntries/unsupported network
+    // differs from Go: reattach_test.go, the error text expected for network pipe: other wording
     differs(
         "reattach_test.go",
         "TestReattachProviderRejectsUnsupportedEntries/unsupported network",
@@ -293,7 +293,7 @@ pub const EXPECTATIONS: &[Expectation] = &[
         )],
         "refused, in other words (\"network \"pipe\" is not supported\")",
     ),
-    // differs from Go: reattach_test.go/TestReattachProviderRejectsUnsupportedEntries/unsupported protocol
+    // differs from Go: reattach_test.go, the error text expected for protocol netrpc: other wording
     differs(
         "reattach_test.go",
         "TestReattachProviderRejectsUnsupportedEntries/unsupported protocol",
@@ -305,7 +305,7 @@ pub const EXPECTATIONS: &[Expectation] = &[
         )],
         "refused, in other words (\"protocol \"netrpc\" is not supported\")",
     ),
-    // differs from Go: reattach_test.go/TestReattachProviderRejectsUnsupportedEntries/empty protocol
+    // differs from Go: reattach_test.go, the error text expected for an empty protocol: accepted
     differs(
         "reattach_test.go",
         "TestReattachProviderRejectsUnsupportedEntries/empty protocol",
@@ -318,7 +318,7 @@ pub const EXPECTATIONS: &[Expectation] = &[
         "an empty protocol is accepted (taken as gRPC); the connection then fails",
     ),
     // --- dynamic/log_replay_test.go ---
-    // differs from Go: TestConfigInDestroy/delete
+    // differs from Go: testdata/TestConfigInDestroy/logs.json, the recorded requests: UpgradeResourceState, planned_private, provider_meta
     differs(
         "TestConfigInDestroy",
         "delete",
@@ -330,7 +330,7 @@ pub const EXPECTATIONS: &[Expectation] = &[
         )],
         "ours upgrades the prior state first (UpgradeResourceState, as Terraform core does; not in Go's log), and destroy's ApplyResourceChange carries planned_private and a null provider_meta (Terraform's form; Go sends neither); its config is null, as Go's",
     ),
-    // differs from Go: TestLogReplayProviderWithProgram/up
+    // differs from Go: testdata/TestLogReplayProvider/grpc_log_random.json, the recorded requests: deferral_allowed
     differs(
         "TestLogReplayProviderWithProgram",
         "up",
