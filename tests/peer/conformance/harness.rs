@@ -26,6 +26,11 @@ use super::expectations::{Change, Form, expectation};
 /// `scripts/test-tools.sh` finds it (`$TFBRIDGE_SHARED_PEERS`, `../shared/peers` beside this
 /// checkout, or beside the main checkout of a git worktree). Never copied into the project.
 pub fn goldens_dir() -> PathBuf {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(find_goldens_dir).clone()
+}
+
+fn find_goldens_dir() -> PathBuf {
     let mut bases = Vec::new();
     if let Some(dir) = std::env::var_os("TFBRIDGE_SHARED_PEERS").filter(|dir| !dir.is_empty()) {
         bases.push(PathBuf::from(dir));
