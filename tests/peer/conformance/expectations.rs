@@ -147,7 +147,7 @@ pub const EXPECTATIONS: &[Expectation] = &[
             ),
             change(r#"/properties"#, None),
         ],
-        "ours refuses the provider's new value (attrBoolRequired planned false, applied true) as Terraform core does (\"Provider produced inconsistent result after apply\"); Go stores it",
+        "ours refuses the provider's new state as Terraform core does (\"Provider produced inconsistent result after apply\"): attrBoolRequired planned false, applied true; attrIntComputed planned null, applied 256; attrStringComputed planned \"t\", applied null. Go stores it",
     ),
     // differs from Go: testdata/TestPrimitiveTypes/read.golden: no inputs {}, no __pulumi_raw_state_delta
     differs(
