@@ -11,7 +11,10 @@
 #
 # Cache root: ${TFBRIDGE_TOOLS_DIR:-$HOME/.cache/tfbridge-tools}
 #   providers/<name>/<version>/terraform-provider-<name>
-#   providers/<name>/<hash12>/terraform-provider-<name>   our own providers (sdkv2test, framework6test, muxed6test)
+#   providers/bridgetests/<bridge-version>/terraform-provider-{pfprovider,sdkv1,conflictsprovider}
+#                                                    the Go implementation's test providers
+#   providers/<name>/<hash12>/terraform-provider-<name>   our own providers (sdkv2test, framework6test, muxed6test,
+#                                                    bridgecases, replay)
 #   providers/<name>/current -> <hash12>                   symlink: the one matching the sources of the last run
 #   pulumi/<version>/bin/{pulumi,pulumi-language-go,pulumi-language-python,pulumi-language-nodejs,
 #                         pulumi-language-python-exec,pulumi-resource-pulumi-python,pulumi-resource-pulumi-nodejs}
@@ -131,12 +134,14 @@ for tool in "${selected[@]}"; do
     time)       install_leaf time       "$TIME_VER"       "$ROOT/providers/time/$TIME_VER"             b_time ;;
     tfcoremock) install_leaf tfcoremock "$TFCOREMOCK_VER" "$ROOT/providers/tfcoremock/$TFCOREMOCK_VER" b_tfcoremock ;;
     mysql)      install_leaf mysql      "$MYSQL_VER"      "$ROOT/providers/mysql/$MYSQL_VER"           b_mysql ;;
+    random-golden) install_leaf random "$RANDOM_GOLDEN_VER" "$ROOT/providers/random/$RANDOM_GOLDEN_VER" b_random-golden ;;
+    bridgetests) install_leaf bridgetests "$BRIDGE_VER" "$ROOT/providers/bridgetests/$BRIDGE_VER" b_bridgetests ;;
     dns)        install_leaf dns        "$DNS_VER"        "$ROOT/providers/dns/$DNS_VER"               b_dns ;;
     restful)    install_leaf restful    "$RESTFUL_VER"    "$ROOT/providers/restful/$RESTFUL_VER"       b_restful ;;
     mariadb)    install_debian mariadb "mariadbd mariadb mariadb-install-db" mariadb-server mariadb-client ;;
     bind9)      install_debian bind9 "named nsupdate dig" bind9 bind9-dnsutils ;;
     pdns)       install_debian pdns "pdns_server sqlite3" pdns-server pdns-backend-sqlite3 sqlite3 ;;
-    sdkv2test|framework6test|muxed6test|bridgecases)
+    sdkv2test|framework6test|muxed6test|bridgecases|replay)
       if ! own_hash=$(source_hash "${OWN_PROVIDER_SRC[$tool]}"); then
         echo "test-tools: FAILED $tool: cannot hash ${OWN_PROVIDER_SRC[$tool]}" >&2
         failures+=("$tool (cannot hash ${OWN_PROVIDER_SRC[$tool]})")

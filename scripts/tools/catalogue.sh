@@ -70,9 +70,10 @@ declare -A OWN_PROVIDER_SRC=(
   [framework6test]=$REPO/tests/go-providers/framework6
   [muxed6test]=$REPO/tests/go-providers/muxed6
   [bridgecases]=$REPO/tests/go-providers/bridgecases
+  [replay]=$REPO/tests/go-providers/replay
 )
 
-PROVIDERS=(random local null tls http time tfcoremock sdkv2test framework6test muxed6test bridgecases mysql dns restful)
+PROVIDERS=(random random-golden bridgetests local null tls http time tfcoremock sdkv2test framework6test muxed6test bridgecases replay mysql dns restful)
 PULUMI_TOOLS=(pulumi-cli pulumi-cli-newest pulumi-language-yaml)
 LANGUAGE_TOOLS=(language-hosts sdk-python sdk-nodejs pnpm sdk-go sdk-python-newest language-java sdk-java)
 # Real services the tests start throw-away instances of (tests/common/mariadb.rs, tests/common/bind.rs,

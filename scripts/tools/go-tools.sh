@@ -13,6 +13,25 @@ b_anchor() {
     return 1
 }
 
+# The Go implementation's own test providers (dynamic/test/ in the bridge's module at
+# BRIDGE_VER), which its gRPC goldens were made with; for the conformance tier
+# (tests/peer/conformance.rs). Named as the bridge's tests name them, since a local provider's
+# file name gives its package name (pfprovider, sdkv1, conflictsprovider).
+BRIDGE_TEST_PROVIDERS=(pfprovider:pfprovider sdkv1provider:sdkv1 conflictsprovider:conflictsprovider)
+b_bridgetests() {
+  local out=$1 entry pkgs=()
+  wrapper "bridgetests-$BRIDGE_VER" "${ANCHOR_REPLACES[@]}" || return 1
+  for entry in "${BRIDGE_TEST_PROVIDERS[@]}"; do
+    pkgs+=("github.com/pulumi/pulumi-terraform-bridge/v3/dynamic/test/${entry%%:*}@v$BRIDGE_VER")
+  done
+  run go get "${pkgs[@]}" || return 1
+  check_version github.com/pulumi/pulumi-terraform-bridge/v3 "v$BRIDGE_VER" || return 1
+  for entry in "${BRIDGE_TEST_PROVIDERS[@]}"; do
+    run go build -trimpath -ldflags "-s -w" -o "$out/terraform-provider-${entry#*:}" \
+      "github.com/pulumi/pulumi-terraform-bridge/v3/dynamic/test/${entry%%:*}" || return 1
+  done
+}
+
 # --- Terraform CLI (begin) ---
 # The module's source is copied out of the module cache and built as the main module (its
 # go.sum applies), with the backends above taken out of internal/backend/init.

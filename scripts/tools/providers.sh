@@ -13,6 +13,7 @@ build_provider() { # NAME GOMOD GOVERSION VERSION OUT [REPLACE...]
     -o "$out/terraform-provider-$name" "$mod" || return 1
 }
 b_random()     { build_provider random     "$RANDOM_MOD"     "$RANDOM_GOVER"     "$RANDOM_VER"     "$1"; }
+b_random-golden() { build_provider random "$RANDOM_MOD" "$RANDOM_GOLDEN_GOVER" "$RANDOM_GOLDEN_VER" "$1"; }
 b_null()       { build_provider null       "$NULL_MOD"       "$NULL_GOVER"       "$NULL_VER"       "$1"; }
 b_local()      { build_provider local      "$LOCAL_MOD"      "$LOCAL_GOVER"      "$LOCAL_VER"      "$1"; }
 b_tls()        { build_provider tls        "$TLS_MOD"        "$TLS_GOVER"        "$TLS_VER"        "$1"; }
@@ -145,6 +146,7 @@ b_sdkv2test()      { build_own_provider sdkv2test "$1"; }
 b_framework6test() { build_own_provider framework6test "$1"; }
 b_muxed6test()     { build_own_provider muxed6test "$1"; }
 b_bridgecases()    { build_own_provider bridgecases "$1"; }
+b_replay()         { build_own_provider replay "$1"; }
 
 # point_current DIR LEAF: DIR/current -> LEAF, replaced atomically.
 point_current() {

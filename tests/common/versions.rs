@@ -12,6 +12,9 @@ const PEERS_ENV: &str = include_str!("../../scripts/peers.env");
 
 /// The random provider (`hashicorp/random`).
 pub const RANDOM: &str = peer_version("RANDOM_VER");
+/// random at the version of the Go implementation's `--fullDocs` schema golden (the
+/// conformance tier, `tests/peer/conformance.rs`).
+pub const RANDOM_GOLDEN: &str = peer_version("RANDOM_GOLDEN_VER");
 /// The local provider (`hashicorp/local`).
 pub const LOCAL: &str = peer_version("LOCAL_VER");
 /// The null provider (`hashicorp/null`), a legacy-SDK provider.

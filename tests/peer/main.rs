@@ -11,6 +11,8 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+// The Go implementation's own tests (bridge v3.136.0 goldens) made against ours: issue 42's conformance tier.
+mod conformance;
 // Our detailed diffs against `terraform plan` for the same change.
 mod diff_terraform;
 // Terraform actions as Pulumi functions (tfcoremock) through the CLI and YAML.
