@@ -147,6 +147,7 @@ resource_provider! {
     cancel(()) -> () => do_cancel;
     // The provider's configuration.
     check_config(pulumirpc::CheckRequest) -> pulumirpc::CheckResponse => do_check_config;
+    check_config2(pulumirpc::CheckConfigRequest) -> pulumirpc::CheckConfigResponse => do_check_config2;
     diff_config(pulumirpc::DiffRequest) -> pulumirpc::DiffResponse => do_diff_config;
     configure(pulumirpc::ConfigureRequest) -> pulumirpc::ConfigureResponse => do_configure;
     // Resources.
