@@ -253,7 +253,7 @@ impl Provider {
     ) -> Result<pulumirpc::GetSchemaResponse, Status> {
         let Some(session) = self.session.lock().await.clone() else {
             // Without a provider there is nothing to describe but the plugin itself.
-            let schema = serde_json::json!({"name": "terraform-provider", "version": plugin_identity::VERSION});
+            let schema = schema_gen::translate::base_package_schema(plugin_identity::VERSION);
             return Ok(pulumirpc::GetSchemaResponse { schema: schema.to_string() });
         };
         let wanted_name = &request.subpackage_name;

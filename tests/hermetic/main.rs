@@ -10,6 +10,7 @@ mod common;
 
 mod debug_log_golden;
 mod file_size;
+mod go_answers;
 mod identity_list_fixture;
 mod installer;
 mod lifecycle_fixture;

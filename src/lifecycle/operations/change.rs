@@ -64,8 +64,12 @@ pub(super) async fn plan_and_apply(
     );
     if write.preview {
         // The planned identity may still be unknown-free but is not the provider's final
-        // word; a preview keeps the stored one.
-        let meta = new_meta(resource, previous_meta, meta.private.clone(), prior_identity.as_ref())?;
+        // word; a preview keeps the stored one. A create's preview has nothing stored: no
+        // `__meta`, as the Go implementation answers (docs/go-differences.md).
+        let meta = match previous_meta {
+            Some(_) => new_meta(resource, previous_meta, meta.private.clone(), prior_identity.as_ref())?,
+            None => Meta::default(),
+        };
         let outputs = pulumi_outputs(resource, &planned.value, &secrets, &meta)?;
         let id = match previous_meta {
             Some(_) => write.id.to_owned(),
