@@ -146,7 +146,7 @@ async fn check_config_reencodes_json_text_as_go_does() {
 }
 
 /// `TestPrimitiveTypes/read` (inputs `{}` when the engine sends none), `create(preview)` (no
-/// `__meta`), and Read by id alone of an object that is not there, as the engine's
+/// `__meta`, nor in an update's preview), and Read by id alone of an object that is not there, as the engine's
 /// `ExistsResource` asks it (3.273): an empty answer, not an error.
 #[tokio::test]
 async fn read_without_inputs_preview_and_exists() {
@@ -163,6 +163,26 @@ async fn read_without_inputs_preview_and_exists() {
     let meta = created["__meta"].as_str().unwrap_or_default();
     assert!(meta.contains(r#""schema_version":"3""#), "the created state has its __meta: {created}");
     assert!(preview_id.is_empty() || preview_id == id, "{preview_id} / {id}");
+    // An update's preview neither (the Go implementation's Update returns the planned state).
+    let update_preview = session
+        .client
+        .update(pulumirpc::UpdateRequest {
+            id: id.clone(),
+            urn: versioned.clone(),
+            olds: Some(to_struct(&created)),
+            news: Some(to_struct(&json!({"value": "y"}))),
+            old_inputs: Some(to_struct(&json!({"value": "x"}))),
+            preview: true,
+            name: "v".to_owned(),
+            r#type: VERSIONED.to_owned(),
+            ..Default::default()
+        })
+        .await
+        .expect("Update preview")
+        .into_inner();
+    let update_preview = from_struct(update_preview.properties.as_ref().expect("properties"));
+    assert_eq!(update_preview["value"], json!("y"));
+    assert!(update_preview.get("__meta").is_none(), "an update's preview has no __meta: {update_preview}");
 
     let flags = urn(FLAGS, "f");
     let (inputs, id, outputs) = session.create(&flags, json!({"name": "a", "region": "r1"})).await;
