@@ -147,6 +147,7 @@ resource_provider! {
     cancel(()) -> () => do_cancel;
     // The provider's configuration.
     check_config(pulumirpc::CheckRequest) -> pulumirpc::CheckResponse => do_check_config;
+    check_config2(pulumirpc::CheckConfigRequest) -> pulumirpc::CheckConfigResponse => do_check_config2;
     diff_config(pulumirpc::DiffRequest) -> pulumirpc::DiffResponse => do_diff_config;
     configure(pulumirpc::ConfigureRequest) -> pulumirpc::ConfigureResponse => do_configure;
     // Resources.
@@ -252,7 +253,7 @@ impl Provider {
     ) -> Result<pulumirpc::GetSchemaResponse, Status> {
         let Some(session) = self.session.lock().await.clone() else {
             // Without a provider there is nothing to describe but the plugin itself.
-            let schema = serde_json::json!({"name": "terraform-provider", "version": plugin_identity::VERSION});
+            let schema = schema_gen::translate::base_package_schema(plugin_identity::VERSION);
             return Ok(pulumirpc::GetSchemaResponse { schema: schema.to_string() });
         };
         let wanted_name = &request.subpackage_name;

@@ -216,6 +216,28 @@ impl Provider {
         })
     }
 
+    /// CheckConfig2 (Pulumi 3.277): the same check as CheckConfig, in messages of its own.
+    /// Answered rather than left to the engine's fallback, so a 3.277 engine makes one call,
+    /// not an UNIMPLEMENTED round trip and then CheckConfig.
+    pub(super) async fn do_check_config2(
+        &self,
+        request: pulumirpc::CheckConfigRequest,
+    ) -> Result<pulumirpc::CheckConfigResponse, Status> {
+        let session = self.session().await?;
+        let config = properties(request.new_inputs.as_ref(), "new_inputs")?;
+        let checked =
+            session.check_config(ConfigureRequest { urn: request.urn.clone(), config }).await.map_err(status)?;
+        self.warn_all(Some(&request.urn), &checked.warnings).await;
+        Ok(pulumirpc::CheckConfigResponse {
+            inputs: Some(encode_struct(&checked.inputs)),
+            failures: checked
+                .failures
+                .into_iter()
+                .map(|f| pulumirpc::CheckConfigFailure { property: f.property, reason: f.reason })
+                .collect(),
+        })
+    }
+
     pub(super) async fn do_diff_config(
         &self,
         request: pulumirpc::DiffRequest,

@@ -60,6 +60,7 @@ macro_rules! resource_requests {
 
 resource_requests!(
     pulumirpc::CheckRequest,
+    pulumirpc::CheckConfigRequest,
     pulumirpc::DiffRequest,
     pulumirpc::CreateRequest,
     pulumirpc::UpdateRequest,
@@ -114,6 +115,7 @@ mod tests {
     fn wire_names() {
         let cases = [
             ("check_config", "CheckConfig"),
+            ("check_config2", "CheckConfig2"),
             ("get_plugin_info", "GetPluginInfo"),
             ("create", "Create"),
             ("get_mappings", "GetMappings"),

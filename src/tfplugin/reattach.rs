@@ -39,6 +39,10 @@ pub enum ReattachError {
     /// An entry asks for something the bridge cannot do.
     #[error("{variable} entry {provider:?}: {reason}")]
     Entry { variable: String, provider: String, reason: String },
+    /// A key is not a provider source address. Every key is checked, whichever provider is
+    /// looked up, so a typo is reported at once rather than as "not reattached".
+    #[error("{variable}: provider key {key:?} is not a provider source address: {reason}")]
+    Key { variable: String, key: String, reason: String },
 }
 
 #[derive(Deserialize)]
@@ -69,6 +73,8 @@ pub fn normalize_source_address(address: &str) -> String {
     let lower = address.trim().to_ascii_lowercase();
     let parts: Vec<&str> = lower.split('/').collect();
     match parts.as_slice() {
+        // A bare type means `hashicorp/<type>`, as in Terraform.
+        [name] => format!("{DEFAULT_REGISTRY_HOST}/hashicorp/{name}"),
         [namespace, name] => format!("{DEFAULT_REGISTRY_HOST}/{namespace}/{name}"),
         ["registry.opentofu.org", namespace, name] => format!("{DEFAULT_REGISTRY_HOST}/{namespace}/{name}"),
         _ => lower,
@@ -81,13 +87,16 @@ pub fn parse_reattach_providers(variable: &str, json: &str) -> Result<BTreeMap<S
         serde_json::from_str(json).map_err(|source| ReattachError::Json { variable: variable.to_owned(), source })?;
     let mut configs = BTreeMap::new();
     for (provider, entry) in entries {
+        if let Err(reason) = check_source_address(&provider) {
+            return Err(ReattachError::Key { variable: variable.to_owned(), key: provider, reason });
+        }
         let entry_error =
             |reason: String| ReattachError::Entry { variable: variable.to_owned(), provider: provider.clone(), reason };
-        if let Some(protocol) = entry.protocol.as_deref()
-            && !protocol.is_empty()
-            && protocol != "grpc"
-        {
-            return Err(entry_error(format!("protocol {protocol:?} is not supported (only grpc)")));
+        // go-plugin reads an absent protocol as net/rpc, which no Terraform provider serves
+        // any more: refused like any other, as Terraform and the Go implementation refuse it.
+        let protocol = entry.protocol.as_deref().unwrap_or_default();
+        if protocol != "grpc" {
+            return Err(entry_error(format!("unsupported protocol {protocol:?} (only \"grpc\" is supported)")));
         }
         // Terraform reads 0 (absent) as protocol 5.
         let version = if entry.protocol_version == 0 { 5 } else { entry.protocol_version };
@@ -102,11 +111,38 @@ pub fn parse_reattach_providers(variable: &str, json: &str) -> Result<BTreeMap<S
                     .parse()
                     .map_err(|_| entry_error(format!("invalid tcp address {:?}", entry.addr.string)))?,
             ),
-            other => return Err(entry_error(format!("network {other:?} is not supported (unix or tcp)"))),
+            other => return Err(entry_error(format!("unsupported network {other:?} (only \"unix\" or \"tcp\")"))),
         };
         configs.insert(normalize_source_address(&provider), ReattachConfig { protocol, address, pid: entry.pid });
     }
     Ok(configs)
+}
+
+/// Whether `key` has the shape of a provider source address: `type`, `namespace/type` or
+/// `hostname/namespace/type`, each part non-empty; names of letters, digits, `-` and `_`,
+/// a host of letters, digits, `-`, `.` and an optional `:port`.
+fn check_source_address(key: &str) -> Result<(), String> {
+    let parts: Vec<&str> = key.split('/').collect();
+    let (host, names) = match parts.as_slice() {
+        [_] | [_, _] => (None, &parts[..]),
+        [host, rest @ ..] if rest.len() == 2 => (Some(*host), rest),
+        _ => return Err("it must be TYPE, NAMESPACE/TYPE or HOSTNAME/NAMESPACE/TYPE".to_owned()),
+    };
+    if let Some(host) = host
+        && (host.is_empty() || !host.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | ':')))
+    {
+        return Err(format!("invalid hostname {host:?}"));
+    }
+    for name in names {
+        let valid = !name.is_empty()
+            && !name.starts_with('-')
+            && !name.ends_with('-')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'));
+        if !valid {
+            return Err(format!("invalid name {name:?} (letters, digits, \"-\" and \"_\" only)"));
+        }
+    }
+    Ok(())
 }
 
 /// Looks `source_address` up in the reattach variables of this process's environment.
@@ -156,23 +192,52 @@ mod tests {
     fn reattach_json() {
         check(
             r#"{"registry.terraform.io/hashicorp/aws":{"Protocol":"grpc","ProtocolVersion":6,"Pid":123,"Test":true,"Addr":{"Network":"unix","String":"/tmp/plugin123"}},
-                "hashicorp/Random":{"Addr":{"Network":"tcp","String":"127.0.0.1:1234"}}}"#,
+                "hashicorp/Random":{"Protocol":"grpc","Addr":{"Network":"tcp","String":"127.0.0.1:1234"}},
+                "mini":{"Protocol":"grpc","Addr":{"Network":"unix","String":"/tmp/mini"}}}"#,
             expect![[r#"
                 registry.terraform.io/hashicorp/aws: v6 unix:/tmp/plugin123 pid=Some(123)
+                registry.terraform.io/hashicorp/mini: v5 unix:/tmp/mini pid=None
                 registry.terraform.io/hashicorp/random: v5 tcp:127.0.0.1:1234 pid=None"#]],
         );
+        // The Go implementation's TestReattachProviderRejectsUnsupportedEntries and
+        // TestNamedProviderReattachMalformedSiblingKey: the same refusals, quoting the same.
         check(
             r#"{"a/b":{"Protocol":"netrpc","Addr":{"Network":"unix","String":"/x"}}}"#,
-            expect![[r#"error: TF_REATTACH_PROVIDERS entry "a/b": protocol "netrpc" is not supported (only grpc)"#]],
+            expect![[
+                r#"error: TF_REATTACH_PROVIDERS entry "a/b": unsupported protocol "netrpc" (only "grpc" is supported)"#
+            ]],
         );
         check(
-            r#"{"a/b":{"ProtocolVersion":4,"Addr":{"Network":"unix","String":"/x"}}}"#,
+            r#"{"a/b":{"Protocol":"","Addr":{"Network":"unix","String":"/x"}}}"#,
+            expect![[
+                r#"error: TF_REATTACH_PROVIDERS entry "a/b": unsupported protocol "" (only "grpc" is supported)"#
+            ]],
+        );
+        check(
+            r#"{"a/b":{"Addr":{"Network":"unix","String":"/x"}}}"#,
+            expect![[
+                r#"error: TF_REATTACH_PROVIDERS entry "a/b": unsupported protocol "" (only "grpc" is supported)"#
+            ]],
+        );
+        check(
+            r#"{"a/b":{"Protocol":"grpc","ProtocolVersion":4,"Addr":{"Network":"unix","String":"/x"}}}"#,
             expect![[r#"error: TF_REATTACH_PROVIDERS entry "a/b": protocol version 4 is not supported (5 or 6)"#]],
         );
         check(
-            r#"{"a/b":{"Addr":{"Network":"udp","String":"/x"}}}"#,
-            expect![[r#"error: TF_REATTACH_PROVIDERS entry "a/b": network "udp" is not supported (unix or tcp)"#]],
+            r#"{"a/b":{"Protocol":"grpc","Addr":{"Network":"pipe","String":"/x"}}}"#,
+            expect![[r#"error: TF_REATTACH_PROVIDERS entry "a/b": unsupported network "pipe" (only "unix" or "tcp")"#]],
         );
+        check(
+            r#"{"a/b":{"Protocol":"grpc","Addr":{"Network":"unix","String":"/x"}},"bad key!":{"Addr":{"Network":"","String":""}}}"#,
+            expect![[
+                r#"error: TF_REATTACH_PROVIDERS: provider key "bad key!" is not a provider source address: invalid name "bad key!" (letters, digits, "-" and "_" only)"#
+            ]],
+        );
+        for key in ["", "a//b", "h/a/b/c", "-a/b", "exa mple.com/a/b"] {
+            let json = format!(r#"{{"{key}":{{"Protocol":"grpc","Addr":{{"Network":"unix","String":"/x"}}}}}}"#);
+            let result = parse_reattach_providers("TF_REATTACH_PROVIDERS", &json);
+            assert!(matches!(result, Err(ReattachError::Key { .. })), "{key:?}: {result:?}");
+        }
         check(
             r#"[1]"#,
             expect![[
@@ -183,16 +248,18 @@ mod tests {
 
     #[test]
     fn the_bridge_variable_wins_and_addresses_are_normalized() {
-        let vars = |variable: &str| match variable {
+        let vars = |variable: &str| {
+            match variable {
             "PULUMI_BRIDGE_REATTACH_PROVIDERS" => {
-                Some(r#"{"hashicorp/random":{"ProtocolVersion":6,"Addr":{"Network":"unix","String":"/a"}}}"#.to_owned())
+                Some(r#"{"hashicorp/random":{"Protocol":"grpc","ProtocolVersion":6,"Addr":{"Network":"unix","String":"/a"}}}"#.to_owned())
             }
             "TF_REATTACH_PROVIDERS" => Some(
-                r#"{"registry.terraform.io/hashicorp/random":{"Addr":{"Network":"unix","String":"/b"}},
-                    "hashicorp/null":{"Addr":{"Network":"unix","String":"/c"}}}"#
+                r#"{"registry.terraform.io/hashicorp/random":{"Protocol":"grpc","Addr":{"Network":"unix","String":"/b"}},
+                    "hashicorp/null":{"Protocol":"grpc","Addr":{"Network":"unix","String":"/c"}}}"#
                     .to_owned(),
             ),
             _ => None,
+        }
         };
         let found = reattach_config_from_vars("registry.terraform.io/HashiCorp/random", vars).unwrap().unwrap();
         assert_eq!(found.address, PluginAddress::Unix(PathBuf::from("/a")));

@@ -14,6 +14,8 @@ mod architecture;
 mod debug_log_golden;
 // No Rust source over 600 lines.
 mod file_size;
+// Where ours answers as the Go implementation's own tests expect (issue 42): schema, reads, previews.
+mod go_answers;
 // Identity and list-resource failures the fixture provider makes on demand, via the stand-in engine.
 mod identity_list_fixture;
 // The installer against loopback TLS registries and network mirrors serving signed zips.

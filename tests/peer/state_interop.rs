@@ -6,13 +6,18 @@
 //! runs on the next `pulumi up` and `pulumi refresh` with the same program: Check (with the
 //! stored inputs as olds), Diff (which must be DIFF_NONE) and Read (which must find the same
 //! object with the same values).
+//!
+//! The provider resource too: a block setting given as JSON text (as stack configuration
+//! holds it) is stored in the Go implementation's compact re-encoding by both, so a stack
+//! moves from Go to ours and back with no DiffConfig change.
 
 use crate::common;
 
 use common::Implementation;
-use common::engine_client::{Session, reveal, summarize_diff, urn};
+use common::engine_client::{Session, from_struct, reveal, summarize_diff, to_struct, urn};
 use common::versions;
 use serde_json::{Value as Json, json};
+use tfbridge_proto::pulumirpc;
 
 struct Case {
     provider: (&'static str, &'static str),
@@ -168,4 +173,86 @@ async fn state_written_by_the_go_implementation_reads_with_no_diff() {
 #[tokio::test]
 async fn state_written_by_ours_reads_with_no_diff_in_the_go_implementation() {
     writes_then_reads(Implementation::Ours, Implementation::Go).await;
+}
+
+const TLS_PROVIDER_URN: &str = "urn:pulumi:test::lifecycle::pulumi:providers:tls::default";
+
+/// CheckConfig as the engine sends it on an up: the stored inputs as olds, the program's as
+/// news; the checked inputs (what the stack stores).
+async fn check_config(session: &mut Session, olds: &Json, news: &Json) -> Json {
+    let checked = session
+        .client
+        .check_config(pulumirpc::CheckRequest {
+            urn: TLS_PROVIDER_URN.to_owned(),
+            olds: Some(to_struct(olds)),
+            news: Some(to_struct(news)),
+            ..Default::default()
+        })
+        .await
+        .unwrap_or_else(|status| panic!("{:?} CheckConfig: {status}", session.implementation))
+        .into_inner();
+    assert!(checked.failures.is_empty(), "{:?}: {:?}", session.implementation, checked.failures);
+    from_struct(checked.inputs.as_ref().expect("inputs"))
+}
+
+/// DiffConfig of the stored inputs against the new ones, summarized; Configure must accept
+/// the new ones.
+async fn diff_and_configure(session: &mut Session, stored: &Json, news: &Json) -> String {
+    let diff = session
+        .client
+        .diff_config(pulumirpc::DiffRequest {
+            urn: TLS_PROVIDER_URN.to_owned(),
+            olds: Some(to_struct(stored)),
+            old_inputs: Some(to_struct(stored)),
+            news: Some(to_struct(news)),
+            ..Default::default()
+        })
+        .await
+        .unwrap_or_else(|status| panic!("{:?} DiffConfig: {status}", session.implementation))
+        .into_inner();
+    session
+        .client
+        .configure(pulumirpc::ConfigureRequest {
+            args: Some(to_struct(news)),
+            accept_secrets: true,
+            accept_resources: true,
+            urn: Some(TLS_PROVIDER_URN.to_owned()),
+            ..Default::default()
+        })
+        .await
+        .unwrap_or_else(|status| panic!("{:?} Configure: {status}", session.implementation));
+    summarize_diff(&diff)
+}
+
+/// tls's `proxy` block (Pulumi name `proxies`, a list), given as JSON text with spaces and
+/// keys out of order (as stack configuration or a program's own encoding may hold it): Go
+/// stores its compact re-encoding; ours stores the same bytes, so the stack moves over and
+/// back clean.
+#[tokio::test]
+async fn json_encoded_provider_config_moves_from_go_to_ours_and_back() {
+    let provider = common::real_provider("tls", versions::TLS).unwrap_or_else(|e| panic!("{e}"));
+    let program = json!({
+        "proxies": r#"[{"username": "u",  "url": "http://proxy.example.com:3128"}]"#,
+        "version": versions::TLS,
+    });
+    let compact = r#"[{"url":"http://proxy.example.com:3128","username":"u"}]"#;
+    let none = "DIFF_NONE replaces=[] diffs=[] detailed=[]";
+
+    let mut go = Session::start(Implementation::Go, &provider).await;
+    let stored_by_go = check_config(&mut go, &json!({}), &program).await;
+    assert_eq!(stored_by_go["proxies"], json!(compact), "Go's stored form");
+
+    let mut ours = Session::start(Implementation::Ours, &provider).await;
+    let stored_by_ours = check_config(&mut ours, &stored_by_go, &program).await;
+    assert_eq!(stored_by_ours, stored_by_go, "ours stores what Go stored");
+    assert_eq!(diff_and_configure(&mut ours, &stored_by_go, &stored_by_ours).await, none, "Go -> ours");
+
+    let mut back = Session::start(Implementation::Go, &provider).await;
+    let stored_again = check_config(&mut back, &stored_by_ours, &program).await;
+    assert_eq!(stored_again, stored_by_ours);
+    // Go's DiffConfig leaves the decision to the engine (DIFF_UNKNOWN), which then compares
+    // the stored inputs with the new ones: equal, as asserted above.
+    let go_diff = diff_and_configure(&mut back, &stored_by_ours, &stored_again).await;
+    let unknown = "DIFF_UNKNOWN replaces=[] diffs=[] detailed=[]";
+    assert!(go_diff == none || go_diff == unknown, "ours -> Go: {go_diff}");
 }

@@ -428,7 +428,7 @@ fn provider_resource(
 
 /// `pulumi:providers:<pkg>/terraformConfig`: returns the provider's configuration with
 /// Terraform names, for the Terraform-module provider.
-fn terraform_config_method(package: &str) -> (String, FunctionSpec) {
+pub(super) fn terraform_config_method(package: &str) -> (String, FunctionSpec) {
     let token = format!("pulumi:providers:{package}/terraformConfig");
     let inputs = FunctionInputs {
         properties: BTreeMap::from([(

@@ -31,6 +31,7 @@ mod package;
 pub use functions::argument_names;
 pub use members::ACTION_URN_ARGUMENT;
 pub use names::{PropertyName, PropertyNames, ProviderNames, ResourceId, ResourceProperties, TokenFilter};
+pub use package::base_package_schema;
 
 use crate::pulumi::PackageSpec;
 use crate::tf::ProviderSchema;

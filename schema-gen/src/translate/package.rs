@@ -19,6 +19,9 @@ pub const BASE_PROVIDER_NAME: &str = "terraform-provider";
 
 const COMPATIBILITY: &str = "tfbridge20";
 const MPL_URL: &str = "https://www.mozilla.org/en-US/MPL/2.0/";
+/// Every module of a package is its own file: a token's module is the part before the
+/// last `/`.
+const MODULE_FORMAT: &str = "(.*)(?:/[^/]*)";
 
 pub(super) fn package_spec(
     config: &TranslateConfig,
@@ -106,7 +109,7 @@ pub(super) fn package_spec(
         attribution,
         repository,
         publisher,
-        meta: MetadataSpec { module_format: "(.*)(?:/[^/]*)".to_owned() },
+        meta: MetadataSpec { module_format: MODULE_FORMAT.to_owned() },
         language,
         config: config_spec,
         types,
@@ -121,6 +124,30 @@ pub(super) fn package_spec(
             parameter: base64::engine::general_purpose::STANDARD.encode(config.parameter_value),
         },
     }
+}
+
+/// The schema of the plugin itself, before Parameterize names a provider (`pulumi package
+/// get-schema terraform-provider`): the base package's presentation, an empty configuration
+/// and provider, and the `terraformConfig` method every parameterized provider has. The
+/// fields are the Go implementation's (its `TestSchemaGeneration/unparameterized` golden),
+/// but for `version`, which is each build's own.
+pub fn base_package_schema(plugin_version: &str) -> serde_json::Value {
+    let (token, function) = super::members::terraform_config_method(BASE_PROVIDER_NAME);
+    let function = serde_json::to_value(function).expect("a FunctionSpec holds only strings, maps and booleans");
+    serde_json::json!({
+        "name": BASE_PROVIDER_NAME,
+        "displayName": "Any Terraform Provider",
+        "version": plugin_version,
+        "description": "Use any Terraform provider with Pulumi",
+        "keywords": ["category/utility"],
+        "license": "Apache-2.0",
+        "repository": "https://github.com/pulumi/pulumi-terraform-provider",
+        "logoUrl": "https://raw.githubusercontent.com/pulumi/pulumi-terraform-provider/main/assets/logo.png",
+        "meta": {"moduleFormat": MODULE_FORMAT},
+        "config": {},
+        "provider": {},
+        "functions": {token: function},
+    })
 }
 
 /// The README the Node.js and Python packages carry. Go picks a longer text when the

@@ -64,10 +64,9 @@ pub(super) async fn plan_and_apply(
             .await?,
     );
     if write.preview {
-        // The planned identity may still be unknown-free but is not the provider's final
-        // word; a preview keeps the stored one.
-        let meta = new_meta(resource, previous_meta, meta.private.clone(), prior_identity.as_ref())?;
-        let outputs = pulumi_outputs(resource, &planned.value, &secrets, &meta)?;
+        // Nothing of a preview is stored: its outputs have no `__meta`, as the Go
+        // implementation's have none (docs/go-differences.md).
+        let outputs = pulumi_outputs(resource, &planned.value, &secrets, &Meta::default())?;
         let id = match previous_meta {
             Some(_) => write.id.to_owned(),
             None => state::resource_id(resource.props(), &planned.value).unwrap_or_default(),

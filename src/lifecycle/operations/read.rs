@@ -72,9 +72,14 @@ async fn refresh(
         &new_meta(resource, Some(&meta), read.private, identity.as_ref())?,
     )?;
     let new_id = state::resource_id(resource.props(), &read.state).unwrap_or_else(|| id.to_owned());
-    let inputs =
-        old_inputs.map(|old| refreshed_inputs(&resource.schema().block, &resource.props().names, old, &outputs));
-    Ok(Written { id: new_id, outputs, inputs, warnings: warnings.into_vec() })
+    // Without old inputs (state given, inputs not: a read by id and state) there are none
+    // to refresh: empty inputs, as the Go implementation answers (its TestPrimitiveTypes
+    // read golden), so the engine records the same either way.
+    let inputs = match old_inputs {
+        Some(old) => refreshed_inputs(&resource.schema().block, &resource.props().names, old, &outputs),
+        None => PropertyMap::new(),
+    };
+    Ok(Written { id: new_id, outputs, inputs: Some(inputs), warnings: warnings.into_vec() })
 }
 
 /// The Terraform paths of the secret values in stored properties.

@@ -40,24 +40,47 @@ pub fn fold(config: &PropertyMap, kinds: &BTreeMap<String, Kind>) -> PropertyMap
     config
         .iter()
         .map(|(key, value)| {
-            let folded = if kinds.contains_key(key) { fold_value(value) } else { value.clone() };
+            let folded = match kinds.get(key) {
+                Some(kind) => fold_value(value, *kind),
+                None => value.clone(),
+            };
             (key.clone(), folded)
         })
         .collect()
 }
 
-fn fold_value(value: &PropertyValue) -> PropertyValue {
+fn fold_value(value: &PropertyValue, kind: Kind) -> PropertyValue {
     if has_unknown(value) {
         return PropertyValue::Unknown(UnknownKind::String);
     }
     if has_secret(value) {
-        return PropertyValue::Secret(Box::new(fold_value(&without_secrets(value))));
+        return PropertyValue::Secret(Box::new(fold_value(&without_secrets(value), kind)));
     }
     match value {
         PropertyValue::Null => PropertyValue::String(String::new()),
-        PropertyValue::String(_) => value.clone(),
+        PropertyValue::String(text) => match reencoded(text, kind) {
+            Some(compact) => PropertyValue::String(compact),
+            None => value.clone(),
+        },
         other => PropertyValue::String(go_json(other)),
     }
+}
+
+/// A setting that is not a string, given as JSON text (stack configuration, or a program
+/// that encoded it itself: `nested = '{"field1": "true", "field2": false}'`): Go decodes it
+/// and encodes it again, so the stack holds the compact form whatever spacing or key order
+/// was given. Text that is not JSON of the setting's kind is kept as given, for the
+/// conversion to the provider's configuration to reject by name.
+fn reencoded(text: &str, kind: Kind) -> Option<String> {
+    let json = serde_json::from_str::<serde_json::Value>(text).ok()?;
+    let fits = match kind {
+        Kind::String => false,
+        Kind::Bool => json.is_boolean(),
+        Kind::Number => json.is_number(),
+        Kind::List => json.is_array(),
+        Kind::Object => json.is_object(),
+    };
+    fits.then(|| go_json(&structpb::from_json(json)))
 }
 
 /// The settings with each JSON-encoded string decoded by its setting's kind (the inverse of
@@ -247,6 +270,16 @@ mod tests {
             // Unknown stays unknown; null becomes the empty string; the engine's keys stay.
             (format!(r#"{{"port": "{u}", "version": "100.0.0"}}"#), r#"{"port":"?","version":"100.0.0"}"#.into()),
             (r#"{"tls": null}"#.into(), r#"{"tls":""}"#.into()),
+            // JSON text for a setting that is not a string: Go's compact re-encoding
+            // (TestDynamicCheckConfig/json-encoded-nested-config).
+            (
+                r#"{"awsConfig": "{\"region\": \"r\", \"key\": false}"}"#.into(),
+                r#"{"awsConfig":"{\"key\":false,\"region\":\"r\"}"}"#.into(),
+            ),
+            (r#"{"hosts": "[ \"a\" , \"<b>\" ]"}"#.into(), r#"{"hosts":"[\"a\",\"\\u003cb\\u003e\"]"}"#.into()),
+            (r#"{"port": "1.50", "tls": " true"}"#.into(), r#"{"port":"1.5","tls":"true"}"#.into()),
+            // Text that is not JSON of the setting's kind: kept, for Configure to reject.
+            (r#"{"awsConfig": "[1]", "port": "many"}"#.into(), r#"{"awsConfig":"[1]","port":"many"}"#.into()),
         ];
         for (given, expected) in cases {
             let folded = fold(&properties(&given), &kinds());
