@@ -17,8 +17,7 @@ use super::objects::{
 };
 use super::{TranslateConfig, Warning, functions, list_inputs, package};
 use crate::pulumi::{
-    ConfigSpec, FunctionInputs, FunctionOutputs, FunctionSpec, ObjectTypeSpec, PackageSpec, PropertySpec, ResourceSpec,
-    TypeSpec,
+    ConfigSpec, FunctionOutputs, FunctionSpec, ObjectTypeSpec, PackageSpec, PropertySpec, ResourceSpec, TypeSpec,
 };
 use crate::tf::{Block, Schema};
 
@@ -78,7 +77,7 @@ pub(super) fn package(config: &TranslateConfig, names: &ProviderNames, warnings:
             functions.insert(token.to_owned(), spec);
         }
     }
-    let (method_token, method) = terraform_config_method(package_name);
+    let (method_token, method) = package::terraform_config_method(package_name);
     functions.insert(method_token, method);
 
     let renames = table.settle_names_as_go(warnings);
@@ -421,45 +420,9 @@ fn provider_resource(
     }
     spec.properties = spec.input_properties.clone();
     spec.required = spec.required_inputs.clone();
-    let (method_token, _) = terraform_config_method(package);
+    let (method_token, _) = package::terraform_config_method(package);
     spec.methods.insert("terraformConfig".to_owned(), method_token);
     spec
-}
-
-/// `pulumi:providers:<pkg>/terraformConfig`: returns the provider's configuration with
-/// Terraform names, for the Terraform-module provider.
-pub(super) fn terraform_config_method(package: &str) -> (String, FunctionSpec) {
-    let token = format!("pulumi:providers:{package}/terraformConfig");
-    let inputs = FunctionInputs {
-        properties: BTreeMap::from([(
-            "__self__".to_owned(),
-            PropertySpec {
-                ty: TypeSpec { ty: "ref".into(), ..TypeSpec::reference("#/provider") },
-                ..PropertySpec::default()
-            },
-        )]),
-        ty: token.clone(),
-        required: vec!["__self__".to_owned()],
-        ..FunctionInputs::default()
-    };
-    let outputs = ObjectTypeSpec {
-        properties: BTreeMap::from([(
-            "result".to_owned(),
-            PropertySpec { ty: TypeSpec::map(TypeSpec::any()), ..PropertySpec::default() },
-        )]),
-        ty: "object".to_owned(),
-        required: vec!["result".to_owned()],
-        ..ObjectTypeSpec::default()
-    };
-    let spec = FunctionSpec {
-        description: "This function returns a Terraform config object with terraform-namecased keys,to be used with \
-                      the Terraform Module Provider."
-            .to_owned(),
-        inputs: Some(inputs),
-        outputs: Some(FunctionOutputs::ReturnObject(outputs)),
-        ..FunctionSpec::default()
-    };
-    (token, spec)
 }
 
 /// The type name and origin of a top-level property; empty when its type holds no

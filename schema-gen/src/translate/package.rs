@@ -10,8 +10,9 @@ use base64::Engine as _;
 
 use super::{TranslateConfig, Warning};
 use crate::pulumi::{
-    BaseProviderSpec, CSharpLanguage, ConfigSpec, FunctionSpec, GoLanguage, JavaLanguage, LanguageSpec, MetadataSpec,
-    NodejsLanguage, ObjectTypeSpec, PackageSpec, ParameterizationSpec, PyprojectSpec, PythonLanguage, ResourceSpec,
+    BaseProviderSpec, CSharpLanguage, ConfigSpec, FunctionInputs, FunctionOutputs, FunctionSpec, GoLanguage,
+    JavaLanguage, LanguageSpec, MetadataSpec, NodejsLanguage, ObjectTypeSpec, PackageSpec, ParameterizationSpec,
+    PropertySpec, PyprojectSpec, PythonLanguage, ResourceSpec, TypeSpec,
 };
 
 /// The plugin every package is parameterized from.
@@ -132,7 +133,7 @@ pub(super) fn package_spec(
 /// fields are the Go implementation's (its `TestSchemaGeneration/unparameterized` golden),
 /// but for `version`, which is each build's own.
 pub fn base_package_schema(plugin_version: &str) -> serde_json::Value {
-    let (token, function) = super::members::terraform_config_method(BASE_PROVIDER_NAME);
+    let (token, function) = terraform_config_method(BASE_PROVIDER_NAME);
     let function = serde_json::to_value(function).expect("a FunctionSpec holds only strings, maps and booleans");
     serde_json::json!({
         "name": BASE_PROVIDER_NAME,
@@ -195,4 +196,40 @@ fn check_package_name(name: &str) -> Result<(), &'static str> {
         return Err("the name is reserved");
     }
     Ok(())
+}
+
+/// `pulumi:providers:<pkg>/terraformConfig`: returns the provider's configuration with
+/// Terraform names, for the Terraform-module provider.
+pub(super) fn terraform_config_method(package: &str) -> (String, FunctionSpec) {
+    let token = format!("pulumi:providers:{package}/terraformConfig");
+    let inputs = FunctionInputs {
+        properties: BTreeMap::from([(
+            "__self__".to_owned(),
+            PropertySpec {
+                ty: TypeSpec { ty: "ref".into(), ..TypeSpec::reference("#/provider") },
+                ..PropertySpec::default()
+            },
+        )]),
+        ty: token.clone(),
+        required: vec!["__self__".to_owned()],
+        ..FunctionInputs::default()
+    };
+    let outputs = ObjectTypeSpec {
+        properties: BTreeMap::from([(
+            "result".to_owned(),
+            PropertySpec { ty: TypeSpec::map(TypeSpec::any()), ..PropertySpec::default() },
+        )]),
+        ty: "object".to_owned(),
+        required: vec!["result".to_owned()],
+        ..ObjectTypeSpec::default()
+    };
+    let spec = FunctionSpec {
+        description: "This function returns a Terraform config object with terraform-namecased keys,to be used with \
+                      the Terraform Module Provider."
+            .to_owned(),
+        inputs: Some(inputs),
+        outputs: Some(FunctionOutputs::ReturnObject(outputs)),
+        ..FunctionSpec::default()
+    };
+    (token, spec)
 }
