@@ -65,7 +65,9 @@ async fn the_schema_before_parameterize_describes_the_plugin() {
         }
     });
     assert_eq!(schema, expected);
-    plugin.close(std::time::Duration::from_secs(5));
+    // Dropped, not closed: Wine cannot deliver the Ctrl+Break a close sends, and the shutdown
+    // is plugin_process's to test.
+    drop(plugin);
 }
 
 /// `TestDynamicCheckConfig/json-encoded-nested-config`: a block or map setting given as JSON
