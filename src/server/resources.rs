@@ -90,6 +90,11 @@ fn status_with_detail(code: Code, message: String, detail: prost_types::Any) -> 
     Status::with_details(code, message, status.encode_to_vec().into())
 }
 
+/// An Invoke's warnings, each after the token it invoked (the engine names no resource).
+fn after_token(token: &str, warnings: &[String]) -> Vec<String> {
+    warnings.iter().map(|warning| format!("{token}: {warning}")).collect()
+}
+
 /// The status for a lifecycle error.
 pub(super) fn status(error: LifecycleError) -> Status {
     // The engine shows the message under the resource (or after the invoke's token); our log
@@ -446,15 +451,11 @@ impl Provider {
             Ok(invoked) => invoked,
             Err(error) => {
                 let (error, warnings) = error.into_parts();
-                let warnings: Vec<String> =
-                    warnings.iter().map(|warning| format!("{}: {warning}", request.tok)).collect();
-                self.warn_all(None, &warnings).await;
+                self.warn_all(None, &after_token(&request.tok, &warnings)).await;
                 return Err(status(error));
             }
         };
-        let warnings: Vec<String> =
-            invoked.warnings.iter().map(|warning| format!("{}: {warning}", request.tok)).collect();
-        self.warn_all(invoked.urn.as_deref(), &warnings).await;
+        self.warn_all(invoked.urn.as_deref(), &after_token(&request.tok, &invoked.warnings)).await;
         Ok(pulumirpc::InvokeResponse {
             r#return: Some(encode_struct(&invoked.outputs)),
             failures: failures(invoked.failures),

@@ -196,12 +196,9 @@ impl Warnings {
         }
     }
 
-    pub(super) fn extend(&mut self, warnings: impl IntoIterator<Item = String>) {
-        self.0.extend(warnings);
-    }
-
-    /// Warnings of the operation's own for the user (Terraform shows the like in its UI).
-    pub fn warn_all(&mut self, warnings: impl IntoIterator<Item = String>) {
+    /// Warnings for the user, in order (the operations' own, as Terraform shows the like in
+    /// its UI, and those a failed call carried).
+    pub(in crate::lifecycle) fn extend(&mut self, warnings: impl IntoIterator<Item = String>) {
         self.0.extend(warnings);
     }
 

@@ -213,13 +213,7 @@ pub(super) async fn prior(
     let read = match resource.read_resource(stored, secrets).await {
         Ok(read) => warnings.keep(read),
         Err(error) if meta.tainted => {
-            // A failed create's object may be a half-made one its provider cannot read (or
-            // the id of nothing): the read stops neither its replacement nor its destroy.
-            let (error, earlier) = error.into_parts();
-            warnings.warn_all(earlier);
-            warnings.warn_all([format!(
-                "the object a failed create left could not be read, so its stored state stands in: {error}"
-            )]);
+            unread_tainted(warnings, error);
             return Ok((state, meta, Source::Unread));
         }
         Err(error) => return Err(warnings.fail(error)),
@@ -230,6 +224,16 @@ pub(super) async fn prior(
     };
     let (state, meta) = after_read(resource, meta, read, identity)?;
     Ok((state, meta, Source::Read))
+}
+
+/// A failed read of a tainted object, as a warning: a failed create's object may be a
+/// half-made one its provider cannot read (or the id of nothing), so the read stops neither
+/// its refresh nor its replacement nor its destroy; its stored state stands in.
+pub(super) fn unread_tainted(warnings: &mut Warnings, error: LifecycleError) {
+    let (error, earlier) = error.into_parts();
+    warnings.extend(earlier);
+    warnings
+        .extend([format!("the object a failed create left could not be read, so its stored state stands in: {error}")]);
 }
 
 /// The state and meta a read found, in place of the stored ones: a provider that sends no

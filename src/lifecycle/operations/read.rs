@@ -1,6 +1,7 @@
 //! Read: a refresh (`ReadResource`) when the engine sends outputs, else an import
 //! (`import.rs`).
 
+use super::change::unread_tainted;
 use super::import::import;
 use super::shared::{Target, Written, new_meta, pulumi_outputs};
 use crate::convert::values::{self as convert, UnknownKeys};
@@ -42,13 +43,8 @@ async fn refresh(
     let read = match resource.read_resource(stored, &stored_secrets).await {
         Ok(read) => read,
         Err(error) if meta.tainted => {
-            // As Diff and Delete do (`change.rs: prior`): what a failed create left stays as
-            // stored, so that a refresh does not stop on it.
-            let (error, earlier) = error.into_parts();
-            warnings.warn_all(earlier);
-            warnings.warn_all([format!(
-                "the object a failed create left could not be read, so it is kept as stored: {error}"
-            )]);
+            // As Diff and Delete do (`change.rs: prior`).
+            unread_tainted(&mut warnings, error);
             let inputs = old_inputs.cloned();
             return Ok(Written { id: id.to_owned(), outputs: olds.clone(), inputs, warnings: warnings.into_vec() });
         }
