@@ -146,3 +146,17 @@ pub fn show(value: &DynamicValue) -> String {
         DynamicValue::Json(bytes) => format!("json {}", String::from_utf8_lossy(bytes)),
     }
 }
+
+/// The ids of the objects of `type_name` the fixture holds in `store` (its
+/// `FIXTURE_STORE_DIR`), sorted: what a provider made, whatever a stack records.
+pub fn stored_ids(store: &std::path::Path, type_name: &str) -> Vec<String> {
+    let mut ids: Vec<String> = std::fs::read_dir(store.join(type_name))
+        .map(|entries| {
+            entries
+                .filter_map(|entry| entry.ok()?.file_name().to_str()?.strip_suffix(".json").map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    ids.sort();
+    ids
+}

@@ -104,6 +104,34 @@ pub fn real_provider(name: &str, version: &str) -> anyhow::Result<PathBuf> {
     Ok(path)
 }
 
+/// The real provider `name` started with `-debug` (go-plugin's debug mode, as `terraform
+/// providers` debugging does), and the value of TF_REATTACH_PROVIDERS it printed. The process
+/// dies with the handle; its stdout is drained meanwhile, so it never blocks on the pipe.
+pub async fn debug_mode(name: &str, version: &str) -> (tokio::process::Child, String) {
+    use tokio::io::AsyncBufReadExt;
+    let path = real_provider(name, version).expect("the provider is built");
+    let mut child = tokio::process::Command::new(&path)
+        .arg("-debug")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the provider starts in debug mode");
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().expect("piped stdout")).lines();
+    let value = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        while let Some(line) = lines.next_line().await.expect("stdout is readable") {
+            if let Some((_, value)) = line.split_once("TF_REATTACH_PROVIDERS='") {
+                return value.trim_end().trim_end_matches('\'').to_owned();
+            }
+        }
+        panic!("{name} in debug mode exited without printing TF_REATTACH_PROVIDERS")
+    })
+    .await
+    .expect("TF_REATTACH_PROVIDERS within 30 s");
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    (child, value)
+}
+
 /// A directory holding `terraform-provider-fixture`: a script that runs the fixture provider
 /// Cargo built (target/<profile>/terraform-provider-fixture) serving only `protocol` (`5` or
 /// `6`), with the schema in `schema_file` (`terraform providers schema -json` format) when one

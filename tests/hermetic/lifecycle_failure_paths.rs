@@ -55,15 +55,7 @@ impl Fixture {
 
     /// The ids of the objects the fixture holds of `fixture_misbehave`.
     fn remote_ids(&self) -> Vec<String> {
-        let mut ids: Vec<String> = std::fs::read_dir(self.store.join("fixture_misbehave"))
-            .map(|entries| {
-                entries
-                    .filter_map(|entry| entry.ok()?.file_name().to_str()?.strip_suffix(".json").map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default();
-        ids.sort();
-        ids
+        common::fixture::stored_ids(&self.store, "fixture_misbehave")
     }
 
     async fn checked(&mut self, urn: &str, olds: &Json, news: &Json) -> Json {

@@ -31,17 +31,17 @@ mod sdk;
 
 use crate::common::Implementation;
 
-/// One `#[test]` per Go test (or Go test file), on our plugin.
+/// One `#[test]` per Go test (or Go test file), on one implementation.
 macro_rules! conformance_tests {
-    ($($name:ident => $run:path),* $(,)?) => {$(
+    ($implementation:expr; $($name:ident => $run:path),* $(,)?) => {$(
         #[tokio::test]
         async fn $name() {
-            $run(Implementation::Ours).await;
+            $run($implementation).await;
         }
     )*};
 }
 
-conformance_tests!(
+conformance_tests!(Implementation::Ours;
     primitive_types => pfprovider::primitive_types,
     dynamic_configure => pfprovider::dynamic_configure,
     dynamic_provider_function => pfprovider::dynamic_provider_function,
@@ -65,16 +65,7 @@ conformance_tests!(
 mod harness_on_go {
     use super::*;
 
-    macro_rules! on_go {
-        ($($name:ident => $run:path),* $(,)?) => {$(
-            #[tokio::test]
-            async fn $name() {
-                $run(Implementation::Go).await;
-            }
-        )*};
-    }
-
-    on_go!(
+    conformance_tests!(Implementation::Go;
         primitive_types => pfprovider::primitive_types,
         dynamic_configure => pfprovider::dynamic_configure,
         dynamic_provider_function => pfprovider::dynamic_provider_function,

@@ -56,15 +56,7 @@ const BINARY_LOOKUP: &str = r#"  body:
 
 /// The ids of the objects the fixture holds.
 fn remote_ids(store: &Path) -> Vec<String> {
-    let mut ids: Vec<String> = std::fs::read_dir(store.join("fixture_misbehave"))
-        .map(|entries| {
-            entries
-                .filter_map(|entry| entry.ok()?.file_name().to_str()?.strip_suffix(".json").map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default();
-    ids.sort();
-    ids
+    common::fixture::stored_ids(store, "fixture_misbehave")
 }
 
 /// The ids of the `fixture_misbehave` objects the stack records, `missing ID` included.

@@ -11,33 +11,6 @@ use common::plugin::Plugin;
 use common::versions;
 use tfbridge_proto::pulumirpc;
 use tfbridge_proto::pulumirpc::parameterize_request::{Parameters, ParametersArgs};
-use tokio::io::AsyncBufReadExt;
-
-/// random 3.9.0 started with `-debug`, and the TF_REATTACH_PROVIDERS value it printed.
-async fn debug_mode_random() -> (tokio::process::Child, String) {
-    let path = common::real_provider("random", versions::RANDOM).expect("random is built");
-    let mut debug = tokio::process::Command::new(&path)
-        .arg("-debug")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the provider starts in debug mode");
-    let mut lines = tokio::io::BufReader::new(debug.stdout.take().expect("piped stdout")).lines();
-    let json = tokio::time::timeout(Duration::from_secs(30), async {
-        while let Some(line) = lines.next_line().await.expect("stdout is readable") {
-            if let Some((_, value)) = line.split_once("TF_REATTACH_PROVIDERS='") {
-                return value.trim_end().trim_end_matches('\'').to_owned();
-            }
-        }
-        panic!("the debug-mode provider exited without printing TF_REATTACH_PROVIDERS")
-    })
-    .await
-    .expect("TF_REATTACH_PROVIDERS within 30 s");
-    // Keep reading, so the provider never blocks on a full stdout pipe.
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    (debug, json)
-}
 
 async fn parameterize_and_create_a_pet(variable: &str, json: &str, debug_pid: u32) {
     // No registry is reachable: only the reattach variable can make this work.
@@ -86,7 +59,7 @@ async fn parameterize_and_create_a_pet(variable: &str, json: &str, debug_pid: u3
 
 #[tokio::test]
 async fn a_registry_provider_in_debug_mode_is_attached_to_instead_of_installed() {
-    let (mut debug, json) = debug_mode_random().await;
+    let (mut debug, json) = common::debug_mode("random", versions::RANDOM).await;
     let debug_pid = debug.id().expect("a running process has a pid");
     for variable in ["PULUMI_BRIDGE_REATTACH_PROVIDERS", "TF_REATTACH_PROVIDERS"] {
         parameterize_and_create_a_pet(variable, &json, debug_pid).await;

@@ -6,11 +6,9 @@
 //! 6, random on protocol 5), keyed as the Go tests key theirs (`test/mini`).
 
 use std::ffi::OsString;
-use std::time::Duration;
 
 use serde_json::{Value as Json, json};
 use tfbridge_proto::pulumirpc;
-use tokio::io::AsyncBufReadExt;
 
 use super::harness::{Record, Server};
 use crate::common::{self, Implementation, versions};
@@ -26,27 +24,7 @@ struct Debugged {
 }
 
 async fn debugged(name: &str, version: &str) -> Debugged {
-    let path = common::real_provider(name, version).expect("the provider is built");
-    let mut child = tokio::process::Command::new(&path)
-        .arg("-debug")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the provider starts in debug mode");
-    let mut lines = tokio::io::BufReader::new(child.stdout.take().expect("piped stdout")).lines();
-    let value = tokio::time::timeout(Duration::from_secs(30), async {
-        while let Some(line) = lines.next_line().await.expect("stdout is readable") {
-            if let Some((_, value)) = line.split_once("TF_REATTACH_PROVIDERS='") {
-                return value.trim_end().trim_end_matches('\'').to_owned();
-            }
-        }
-        panic!("{name} in debug mode exited without printing TF_REATTACH_PROVIDERS")
-    })
-    .await
-    .expect("TF_REATTACH_PROVIDERS within 30 s");
-    // Keep reading, so the provider never blocks on a full stdout pipe.
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    let (child, value) = common::debug_mode(name, version).await;
     let all: serde_json::Map<String, Json> = serde_json::from_str(&value).expect("TF_REATTACH_PROVIDERS is JSON");
     let entry = all.into_iter().next().expect("one provider").1;
     Debugged { _child: child, entry }
