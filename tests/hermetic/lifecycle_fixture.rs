@@ -424,6 +424,34 @@ async fn cancel_stops_the_provider_and_keeps_the_object() {
     assert_eq!(from_struct(detail.properties.as_ref().expect("properties"))["value"], json!("v1"));
 }
 
+/// A create that finishes as the engine's Cancel stops the provider (a `time_sleep` whose
+/// sleep ends then) is a success, recorded whole: Terraform takes the provider's answer as it
+/// comes, and does not taint an object it answered without an error. Before, the
+/// interruption alone made it a failure, and the next `up` replaced it.
+#[tokio::test]
+async fn a_create_that_finishes_at_cancel_is_recorded_whole() {
+    let mut fx = fixture("6").await;
+    let urn = urn(MISBEHAVE, "finishing");
+    let news = json!({"value": "v1", "misbehave": "finishes_at_stop"});
+    let checked = fx.session.check(&urn, &json!({}), &news).await;
+    let inputs = from_struct(checked.inputs.as_ref().expect("inputs"));
+    let mut canceller = fx.session.plugin.client().await;
+    let cancel = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        canceller.cancel(()).await
+    });
+    let started = std::time::Instant::now();
+    let (id, outputs) = fx.session.try_create(&urn, &inputs, false).await.expect("the create finished");
+    cancel.await.expect("the cancel task").expect("Cancel");
+    assert!(started.elapsed() < Duration::from_secs(20), "the fixture waits 30 s unless stopped");
+    assert!(!id.is_empty());
+    assert_eq!(outputs["value"], json!("v1"));
+    let meta = outputs["__meta"].as_str().unwrap_or("{}");
+    assert!(!meta.contains("tainted") && !meta.contains("apply_failed"), "{meta}");
+    let diff = fx.session.diff(&urn, &id, &outputs, &inputs, &inputs).await;
+    assert!(diff.replaces.is_empty(), "{diff:?}");
+}
+
 /// The engine's create timeout (customTimeouts) stops the provider when it runs out.
 #[tokio::test]
 async fn create_timeout_stops_the_provider() {

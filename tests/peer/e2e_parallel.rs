@@ -137,6 +137,11 @@ fn sigint_mid_flight_then_up_converges(implementation: Implementation) -> anyhow
     assert!(missing.is_empty(), "reported created but not recorded: {missing:?}\n{interrupted}");
     for resource in ws.managed_resources()? {
         assert!(resource["outputs"]["id"].as_str().is_some_and(|id| !id.is_empty()), "{resource:#}");
+        // time_sleep answers a cancelled create with an error and no object, and a finished
+        // one whole: nothing it recorded is a failed create's (tainted) object, which the
+        // next up would replace.
+        let meta = resource["outputs"]["__meta"].as_str().unwrap_or_default();
+        assert!(!meta.contains("tainted"), "a finished create recorded as failed: {resource:#}");
     }
     // The interrupted creates ended (the provider answered them), so nothing is left
     // pending for the next run to clear.

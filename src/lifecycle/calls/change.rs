@@ -222,9 +222,6 @@ impl Resource<'_> {
         let provider = self.provider.display_name();
         let (reported, mut warnings) = self.diagnostics(&response.diagnostics).split();
         let mut errors: Vec<String> = reported.iter().map(ToString::to_string).collect();
-        if let Some(interruption) = interruption {
-            errors.push(format!("the rpc {interruption}"));
-        }
         let new_state = match decode(&response.new_state, self.ty()) {
             Ok(new_state) => new_state,
             Err(err) => {
@@ -245,7 +242,10 @@ impl Resource<'_> {
         let verdict = checks::check_apply(&self.schema.block, planned, new_state, outcome);
         let mut unknown = Vec::new();
         for problem in &verdict.problems {
-            let text = self.apply_problem(problem);
+            let text = match (problem, interruption) {
+                (ApplyProblem::Interrupted, Some(how)) => format!("the rpc {how}"),
+                _ => self.apply_problem(problem),
+            };
             match problem {
                 ApplyProblem::UnknownAfterApply(_) => unknown.push(text),
                 _ => errors.push(text),
@@ -307,6 +307,7 @@ impl Resource<'_> {
             ApplyProblem::WriteOnlyReturned(name) => {
                 format!("Provider produced invalid object: {}", self.write_only_problem(name, "after apply"))
             }
+            ApplyProblem::Interrupted => "the rpc was interrupted".to_owned(),
             ApplyProblem::Inconsistent(violation) => {
                 let text = self.unexpected_new_values(std::slice::from_ref(violation)).remove(0);
                 format!("Provider produced inconsistent result after apply: {text}. {PROVIDER_BUG_SUFFIX}")

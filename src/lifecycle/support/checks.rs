@@ -153,6 +153,10 @@ pub enum ApplyProblem {
     WriteOnlyReturned(String),
     /// The new state breaks a known planned value (Terraform's `AssertObjectCompatible`).
     Inconsistent(Violation),
+    /// The call was interrupted and the provider's answer is not a finished change: it
+    /// reported errors, or its state is not the one the change makes (no object after a
+    /// create or update, an object after a delete).
+    Interrupted,
 }
 
 /// What Terraform makes of an apply's new state.
@@ -179,10 +183,19 @@ pub struct ApplyOutcome {
 /// Terraform's checks of an apply result. `planned` null is a delete. A provider that
 /// reported errors (or an interrupted call) may return what it has, so the null checks and
 /// the consistency check only apply to an apply that claims success.
+///
+/// An interrupted call whose provider still finished the change (no errors, and the state
+/// the change makes) is not a failure: Terraform asks the provider to stop and then takes its
+/// answer as it comes, so a create that completed as the stop arrived is saved whole, not
+/// tainted.
 pub fn check_apply(block: &Block, planned: &Value, new_state: Value, outcome: ApplyOutcome) -> ApplyVerdict {
     let is_delete = planned.is_null();
     let failed = outcome.provider_errors || outcome.interrupted;
+    let finished = !outcome.provider_errors && new_state.is_null() == is_delete;
     let mut verdict = ApplyVerdict { new_state, problems: Vec::new(), tolerated: Vec::new() };
+    if outcome.interrupted && !finished {
+        verdict.problems.push(ApplyProblem::Interrupted);
+    }
     if verdict.new_state.is_null() {
         if !is_delete && !failed {
             verdict.problems.push(ApplyProblem::NullAfterApply);

@@ -114,6 +114,7 @@
 //! | `deferred` | the plan answers deferred `RESOURCE_CONFIG_UNKNOWN` with the proposed state as planned state |
 //! | `panic_in_apply` | apply prints a Go panic to the real stderr and exits 2 |
 //! | `slow_apply` | apply waits for `StopProvider`/`Stop` (then: error "Apply interrupted" and the prior state) or 30 s (then applies normally) |
+//! | `finishes_at_stop` | apply waits for `StopProvider`/`Stop` or 30 s, then applies normally |
 //! | `garbage_new_state` | apply stores the object but answers a new state that is not msgpack (`c1`) |
 //! | `checks_planned_private` | an update's apply fails ("Missing saved plan private state") unless the plan made at apply time was sent the saved plan's `planned_private` (protocol 6.11); see `saved_plans` |
 //! | `unstable_plan` | every plan sets `computed_value` to a new known `plan-<nanoseconds>`, so the apply-time plan contradicts the earlier one |

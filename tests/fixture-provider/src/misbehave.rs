@@ -34,6 +34,9 @@ pub enum Misbehave {
     /// Apply waits until `StopProvider`/`Stop` (then answers an error diagnostic and the
     /// prior state) or 30 seconds (then applies normally).
     SlowApply,
+    /// Apply waits until `StopProvider`/`Stop` or 30 seconds, then applies normally: a create
+    /// that finishes as the stop arrives (hashicorp/time's `time_sleep` whose sleep ends then).
+    FinishesAtStop,
     /// Each plan sets `computed_value` to a new known value, `plan-<nanoseconds since the
     /// epoch>`, so the plan made at apply time differs from the one before it.
     UnstablePlan,
@@ -78,7 +81,7 @@ pub const HUGE_LEN: usize = 50 << 20;
 pub const NON_UTF8: &[u8] = b"GIF89a\x01\x00\xff\xfe";
 
 impl Misbehave {
-    pub const ALL: [(&'static str, Misbehave); 24] = [
+    pub const ALL: [(&'static str, Misbehave); 25] = [
         ("plan_differs_from_config", Misbehave::PlanDiffersFromConfig),
         ("apply_changes_known_value", Misbehave::ApplyChangesKnownValue),
         ("unknown_after_apply", Misbehave::UnknownAfterApply),
@@ -91,6 +94,7 @@ impl Misbehave {
         ("deferred", Misbehave::Deferred),
         ("panic_in_apply", Misbehave::PanicInApply),
         ("slow_apply", Misbehave::SlowApply),
+        ("finishes_at_stop", Misbehave::FinishesAtStop),
         ("unstable_plan", Misbehave::UnstablePlan),
         ("garbage_new_state", Misbehave::GarbageNewState),
         ("checks_planned_private", Misbehave::ChecksPlannedPrivate),

@@ -439,7 +439,7 @@ fn validation() {
         (
             "fixture_misbehave",
             json!({"misbehave": "deferred,nonsense"}),
-            r#"error "Unknown misbehaviour" "\"nonsense\" is not one of plan_differs_from_config, apply_changes_known_value, unknown_after_apply, null_after_apply, set_elements_uncorrelated, legacy_type_system, error_with_partial_state, requires_replace_nonexistent, write_only_in_plan, deferred, panic_in_apply, slow_apply, unstable_plan, garbage_new_state, checks_planned_private, error_with_unapplied_state, error_with_planned_state, error_with_null_state, read_fails, read_gone, read_changes_id, delete_fails, non_utf8_state, huge_value." at Some([Attribute("misbehave")])"#,
+            r#"error "Unknown misbehaviour" "\"nonsense\" is not one of plan_differs_from_config, apply_changes_known_value, unknown_after_apply, null_after_apply, set_elements_uncorrelated, legacy_type_system, error_with_partial_state, requires_replace_nonexistent, write_only_in_plan, deferred, panic_in_apply, slow_apply, finishes_at_stop, unstable_plan, garbage_new_state, checks_planned_private, error_with_unapplied_state, error_with_planned_state, error_with_null_state, read_fails, read_gone, read_changes_id, delete_fails, non_utf8_state, huge_value." at Some([Attribute("misbehave")])"#,
         ),
     ];
     for (type_name, config, want) in cases {

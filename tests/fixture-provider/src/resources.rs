@@ -306,6 +306,9 @@ impl Fixture {
             response.new_state = value::encode(&prior);
             return response;
         }
+        if misbehave.contains(&Misbehave::FinishesAtStop) {
+            self.wait_for_stop(SLOW_APPLY_LIMIT).await;
+        }
         if misbehave.contains(&Misbehave::ErrorWithPlannedState) {
             response.diagnostics.push(Diagnostic::error(
                 "Invalid value",

@@ -160,6 +160,7 @@ fn check_apply_result(planned: &str, new_state: &str, outcomes: &[ApplyOutcome],
             ApplyProblem::UnknownAfterApply(path) => format!("  unknown after apply: {path}"),
             ApplyProblem::WriteOnlyReturned(name) => format!("  write-only returned: {name}"),
             ApplyProblem::Inconsistent(violation) => format!("  inconsistent: {violation}"),
+            ApplyProblem::Interrupted => "  interrupted".to_owned(),
         }));
         lines.extend(verdict.tolerated.iter().map(|violation| format!("  tolerated: {violation}")));
     }
@@ -172,6 +173,7 @@ fn outcome_name(outcome: &ApplyOutcome) -> &'static str {
         FAILED => "failed",
         INTERRUPTED => "interrupted",
         LEGACY => "legacy",
+        INTERRUPTED_FAILED => "interrupted, failed",
         _ => "other",
     }
 }
@@ -180,6 +182,34 @@ const OK: ApplyOutcome = ApplyOutcome { provider_errors: false, interrupted: fal
 const FAILED: ApplyOutcome = ApplyOutcome { provider_errors: true, interrupted: false, legacy_type_system: false };
 const INTERRUPTED: ApplyOutcome = ApplyOutcome { provider_errors: false, interrupted: true, legacy_type_system: false };
 const LEGACY: ApplyOutcome = ApplyOutcome { provider_errors: false, interrupted: false, legacy_type_system: true };
+const INTERRUPTED_FAILED: ApplyOutcome =
+    ApplyOutcome { provider_errors: true, interrupted: true, legacy_type_system: false };
+
+#[test]
+fn an_interrupted_apply_that_finished_is_a_success() {
+    // The stop came as the provider finished: a create that answers its object without an
+    // error is saved whole (Terraform does not taint it); one that answers an error is the
+    // interruption's failure.
+    check_apply_result(
+        r#"{"id":"?","name":"a"}"#,
+        r#"{"id":"i-1","name":"a"}"#,
+        &[INTERRUPTED, INTERRUPTED_FAILED],
+        expect![[r#"
+            interrupted: state {"id":"i-1","ids":null,"name":"a","password":null,"size":null,"tags":null}
+            interrupted, failed: state {"id":"i-1","ids":null,"name":"a","password":null,"size":null,"tags":null}
+              interrupted"#]],
+    );
+    // A delete that finished answers null; one that answers the object did not.
+    check_apply_result("null", "null", &[INTERRUPTED], expect!["interrupted: state null"]);
+    check_apply_result(
+        "null",
+        r#"{"id":"i-1","name":"a"}"#,
+        &[INTERRUPTED],
+        expect![[r#"
+            interrupted: state {"id":"i-1","ids":null,"name":"a","password":null,"size":null,"tags":null}
+              interrupted"#]],
+    );
+}
 
 #[test]
 fn apply_fills_in_what_the_plan_left_unknown() {
@@ -243,7 +273,8 @@ fn apply_null_results() {
         ok: state null
           null after apply
         failed: state null
-        interrupted: state null"#]],
+        interrupted: state null
+          interrupted"#]],
     );
     // A delete plans null and must get null (an error excuses what remains).
     check_apply_result("null", "null", &[OK], expect!["ok: state null"]);
