@@ -19,6 +19,19 @@ use crate::tfplugin::types::{
     ApplyResourceChangeRequest, DynamicValue, PlanResourceChangeRequest, PlanResourceChangeResponse,
 };
 
+/// What one PlanResourceChange for a create or update is asked to plan.
+#[derive(Clone, Copy)]
+pub struct Plan<'a> {
+    /// The upgraded prior object (a null state for a create), its private bytes and identity.
+    pub prior: Stored<'a>,
+    /// The saved plan's `planned_private` when this is the plan made again at apply time;
+    /// empty otherwise.
+    pub saved_private: &'a [u8],
+    pub config: &'a Value,
+    /// What the gRPC debug log redacts besides the schema's sensitive values.
+    pub secrets: &'a [Path],
+}
+
 /// What one ApplyResourceChange is asked to do.
 pub struct Apply<'a> {
     pub prior: &'a Value,
@@ -49,18 +62,15 @@ impl Resource<'_> {
         Ok((response, warnings))
     }
 
-    /// PlanResourceChange for an update or create (`prior` null), checked as Terraform
-    /// checks plans. `saved_private` is the saved plan's `planned_private` when this is the
-    /// plan made again at apply time (empty otherwise).
-    pub async fn plan_resource_change(
-        &self,
-        prior: &Value,
-        prior_private: &[u8],
-        prior_identity: Option<&Value>,
-        saved_private: &[u8],
-        config: &Value,
-        secrets: &[Path],
-    ) -> Result<Warned<Planned>, LifecycleError> {
+    /// PlanResourceChange for an update or create (a null prior state), checked as
+    /// Terraform checks plans.
+    pub async fn plan_resource_change(&self, plan: Plan<'_>) -> Result<Warned<Planned>, LifecycleError> {
+        let Plan {
+            prior: Stored { state: prior, private: prior_private, identity: prior_identity },
+            saved_private,
+            config,
+            secrets,
+        } = plan;
         let ty = self.ty();
         let proposed = crate::lifecycle::support::proposed_new::proposed_new(&self.schema.block, prior, config)
             .map_err(|err| LifecycleError::Internal {

@@ -50,7 +50,7 @@ mod provider;
 use schema_gen::tf::Block;
 use schema_gen::translate::PropertyNames;
 
-pub use change::Apply;
+pub use change::{Apply, Plan};
 pub(in crate::lifecycle) use connection::Described;
 pub use connection::{Connection, TokenKind};
 pub use ephemeral::Opened;

@@ -5,7 +5,8 @@
 
 use super::shared::{Deadline, PlanCache, Written, configuration, new_meta, pulumi_outputs};
 use crate::cty::{self, Value};
-use crate::lifecycle::calls::{Applied, Apply, Read, Resource, Stored, Warnings};
+use crate::lifecycle::calls::{Applied, Apply, Plan, Read, Resource, Stored, Warnings};
+use crate::lifecycle::support::after_plan::{AfterPlan, PlanFacts, after_plan, unchanged};
 use crate::lifecycle::support::checks::{self};
 use crate::lifecycle::support::error::{Change, LifecycleError, PartialFailure};
 use crate::lifecycle::support::failed_apply::{AfterFailure, FailedAnswer, after_failed_apply};
@@ -27,8 +28,9 @@ pub(super) struct Write<'a> {
     pub(super) deadline: &'a Deadline,
 }
 
-/// The shared part of Create and Update: configuration, plan, and unless previewing,
-/// the final-plan check and the apply.
+/// The shared part of Create and Update: configuration and plan, then what
+/// `support/after_plan.rs` decides follows it: a preview's outputs, the refusal of a
+/// deferred change, Terraform's NoOp, or the final-plan check and the apply.
 pub(super) async fn plan_and_apply(
     resource: &Resource<'_>,
     write: Write<'_>,
@@ -58,76 +60,112 @@ pub(super) async fn plan_and_apply(
     } else {
         checks::saved_plan_private(&resource.schema().block, earlier.as_ref(), &prior, &config)
     };
-    let planned = warnings.keep(
-        resource
-            .plan_resource_change(&prior, &meta.private, prior_identity.as_ref(), saved_private, &config, &log_secrets)
-            .await?,
-    );
-    if write.preview {
-        // Nothing of a preview is stored: its outputs have no `__meta`, as the Go
-        // implementation's have none (docs/go-differences.md).
-        let outputs = pulumi_outputs(resource, &planned.value, &secrets, &Meta::default())?;
-        let id = match previous_meta {
-            Some(_) => write.id.to_owned(),
-            None => state::resource_id(resource.props(), &planned.value).unwrap_or_default(),
-        };
-        return Ok(Written { id, outputs, inputs: None, warnings: warnings.into_vec() });
-    }
-    if let Some(reason) = planned.deferred {
-        return Err(LifecycleError::Deferred {
-            subject: resource.subject().clone(),
-            reason: crate::lifecycle::support::deferral::reason_text(reason),
-        });
-    }
-    if let Some(earlier) = &earlier {
+    let stored = Stored { state: &prior, private: &meta.private, identity: prior_identity.as_ref() };
+    let plan = Plan { prior: stored, saved_private, config: &config, secrets: &log_secrets };
+    let planned = warnings.keep(resource.plan_resource_change(plan).await?);
+    let next = after_plan(PlanFacts {
+        preview: write.preview,
+        deferred: planned.deferred,
+        update: change == Change::Update,
+        replaces: !planned.replace_paths.is_empty(),
+        unchanged: unchanged(&prior, &planned.value),
+        read: write.read,
+    });
+    if next.checks_final_plan()
+        && let Some(earlier) = &earlier
+    {
         resource.check_final_plan(earlier, &prior, &config, &planned.value)?;
     }
-    if change == Change::Update && planned.replace_paths.is_empty() && unchanged(&prior, &planned.value) {
-        // The engine sends an Update with nothing to change only for an object whose last
-        // operation failed (its init errors). A state no failure marked (the Go
-        // implementation's, or an older one of ours) may hold values the object never
-        // took: read it, and plan again from what it has when that differs.
-        if !write.read {
-            let identity = prior_identity.clone();
-            let stored = Stored { state: &prior, private: &meta.private, identity: identity.as_ref() };
-            if let Some(read) = warnings.kept(resource.read_resource(stored, &write.stored_secrets).await)?
-                && !read.state.equals_ignoring_refinements(&prior)
-            {
-                let prior = after_read(resource, meta, read, identity)?;
-                let again = Write { prior: Some(prior), read: true, ..write };
-                return Box::pin(plan_and_apply(resource, again, warnings, None)).await;
+    let kept = Kept { id: write.id, stored, meta: &meta };
+    match next {
+        AfterPlan::Preview => {
+            // Nothing of a preview is stored: its outputs have no `__meta`, as the Go
+            // implementation's have none (docs/go-differences.md).
+            let outputs = pulumi_outputs(resource, &planned.value, &secrets, &Meta::default())?;
+            let id = match previous_meta {
+                Some(_) => write.id.to_owned(),
+                None => state::resource_id(resource.props(), &planned.value).unwrap_or_default(),
+            };
+            Ok(Written { id, outputs, inputs: None, warnings: warnings.into_vec() })
+        }
+        AfterPlan::Deferred(reason) => Err(LifecycleError::Deferred {
+            subject: resource.subject().clone(),
+            reason: crate::lifecycle::support::deferral::reason_text(reason),
+        }),
+        AfterPlan::ReadFirst => {
+            // A state no failure marked (the Go implementation's, or an older one of ours)
+            // may hold values the object never took: plan again from what it has when that
+            // differs.
+            match warnings.kept(resource.read_resource(stored, &write.stored_secrets).await)? {
+                Some(read) if !read.state.equals_ignoring_refinements(&prior) => {
+                    let prior = after_read(resource, meta, read, prior_identity)?;
+                    let again = Write { prior: Some(prior), read: true, ..write };
+                    Box::pin(plan_and_apply(resource, again, warnings, None)).await
+                }
+                _ => no_op(resource, kept, &secrets, warnings),
             }
         }
-        // Terraform's NoOp: nothing is applied. A provider asked to apply a plan that
-        // changes nothing may answer what it never planned (issue 28).
-        let meta = new_meta(resource, previous_meta, meta.private.clone(), prior_identity.as_ref())?;
-        let outputs = pulumi_outputs(resource, &prior, &secrets, &meta)?;
-        return Ok(Written { id: write.id.to_owned(), outputs, inputs: None, warnings: warnings.into_vec() });
+        AfterPlan::NoOp => no_op(resource, kept, &secrets, warnings),
+        AfterPlan::Apply => {
+            let apply = Apply {
+                prior: &prior,
+                planned: &planned,
+                config: &config,
+                secrets: &log_secrets,
+                limit: write.deadline.limit(),
+                cancel: &write.deadline.cancel,
+            };
+            let applied = warnings.kept(resource.apply_resource_change(apply).await)?;
+            let outcome = Outcome { applied, change, prior_id: write.id, news: write.news, previous: previous_meta };
+            finish(resource, outcome, &secrets, warnings)
+        }
     }
-    let Deadline { cancel, .. } = write.deadline;
-    let change_request = Apply {
-        prior: &prior,
-        planned: &planned,
-        config: &config,
-        secrets: &log_secrets,
-        limit: write.deadline.limit(),
-        cancel,
-    };
-    let applied = warnings.kept(resource.apply_resource_change(change_request).await)?;
-    finish(resource, applied, (write.id, write.news), previous_meta, &secrets, warnings, change)
+}
+
+/// The object an update keeps as it was.
+#[derive(Clone, Copy)]
+struct Kept<'a> {
+    id: &'a str,
+    stored: Stored<'a>,
+    meta: &'a Meta,
+}
+
+/// Terraform's NoOp: the object stays as it is, and nothing is applied.
+fn no_op(
+    resource: &Resource<'_>,
+    kept: Kept<'_>,
+    secrets: &[cty::Path],
+    warnings: Warnings,
+) -> Result<Written, LifecycleError> {
+    let Kept { id, stored, meta } = kept;
+    let meta = new_meta(resource, Some(meta), stored.private.to_vec(), stored.identity)?;
+    let outputs = pulumi_outputs(resource, stored.state, secrets, &meta)?;
+    Ok(Written { id: id.to_owned(), outputs, inputs: None, warnings: warnings.into_vec() })
+}
+
+/// What an ApplyResourceChange of a create or update answered, and what the answer is
+/// recorded against.
+struct Outcome<'a> {
+    applied: Applied,
+    change: Change,
+    /// The id of the object an update changed (the engine's id for a create: empty).
+    prior_id: &'a str,
+    /// The checked inputs, recorded beside a partial state.
+    news: &'a PropertyMap,
+    /// The prior state's meta, for an update.
+    previous: Option<&'a Meta>,
 }
 
 /// Turns an apply result into outputs; after a failed apply, into the error with what
-/// `support/failed_apply.rs` decides to record beside it.
+/// `support/failed_apply.rs` decides to record beside it. `secrets` are the paths the
+/// outputs mark secret.
 fn finish(
     resource: &Resource<'_>,
-    applied: Applied,
-    (prior_id, news): (&str, &PropertyMap),
-    previous: Option<&Meta>,
+    outcome: Outcome<'_>,
     secrets: &[cty::Path],
     mut warnings: Warnings,
-    change: Change,
 ) -> Result<Written, LifecycleError> {
+    let Outcome { applied, change, prior_id, news, previous } = outcome;
     let id = state::resource_id(resource.props(), &applied.new_state);
     if !applied.failed() {
         let mut errors = Vec::new();
@@ -259,10 +297,4 @@ pub(super) enum Source {
     Gone,
     /// A tainted object whose read failed; the stored state stands in.
     Unread,
-}
-
-/// Whether a plan changes nothing: Terraform's NoOp (a wholly known planned value equal to
-/// the prior state).
-pub(super) fn unchanged(prior: &Value, planned: &Value) -> bool {
-    !prior.is_null() && planned.is_wholly_known() && planned.equals_ignoring_refinements(prior)
 }

@@ -3,10 +3,11 @@
 //! the Update that follows. Where a resource's name came from decides the replacement
 //! order ([`delete_before_replace`]).
 
-use super::change::{Source, prior, unchanged};
+use super::change::{Source, prior};
 use super::shared::{Diffed, GeneratedNames, PlanCache, Target, configuration, name_property, pulumi_outputs};
 use crate::cty::{self};
-use crate::lifecycle::calls::{Resource, Warnings};
+use crate::lifecycle::calls::{Plan, Resource, Stored, Warnings};
+use crate::lifecycle::support::after_plan::unchanged;
 use crate::lifecycle::support::checks::EarlierPlan;
 use crate::lifecycle::support::detailed_diff::{Sets, detailed_diff, top_level_keys, without_recomputed};
 use crate::lifecycle::support::error::LifecycleError;
@@ -46,9 +47,9 @@ pub(crate) async fn diff(
     let (config, config_secrets) = configuration(resource, news)?;
     secrets.extend(config_secrets);
     let prior_identity = resource.stored_identity(&meta)?;
-    let planned = warnings.keep(
-        resource.plan_resource_change(&prior, &meta.private, prior_identity.as_ref(), &[], &config, &secrets).await?,
-    );
+    let stored = Stored { state: &prior, private: &meta.private, identity: prior_identity.as_ref() };
+    let plan = Plan { prior: stored, saved_private: &[], config: &config, secrets: &secrets };
+    let planned = warnings.keep(resource.plan_resource_change(plan).await?);
     let warnings = warnings.into_vec();
     if planned.deferred.is_some() {
         // A change the provider deferred: shown as an update (its warning says why), never

@@ -13,13 +13,16 @@
 //! - `detailed_diff`: what changes, in Pulumi property paths;
 //! - `deferral`: the words for Terraform's deferral reasons;
 //! - `config_encoding`: provider settings as the Go implementation stores them;
-//! - `failed_apply`: what a failed Create or Update leaves in the stack.
+//! - `failed_apply`: what a failed Create or Update leaves in the stack;
+//! - `after_plan`: what follows a create's or update's plan (preview, refusal, NoOp or
+//!   apply).
 //!
 //! Architecture invariant: imports nothing from the floors above (session, operations,
 //! calls); no provider calls.
 //!
 //! [`LifecycleError`]: error::LifecycleError
 
+pub(super) mod after_plan;
 pub(super) mod checks;
 pub(super) mod config_encoding;
 pub(super) mod deferral;
