@@ -16,7 +16,7 @@ use crate::lifecycle::support::checks::{self, ApplyOutcome, ApplyProblem, Destro
 use crate::lifecycle::support::error::{Interruption, LifecycleError, PROVIDER_BUG_SUFFIX, Rpc};
 use crate::tfplugin::CallError;
 use crate::tfplugin::types::{
-    ApplyResourceChangeRequest, DynamicValue, PlanResourceChangeRequest, PlanResourceChangeResponse,
+    ApplyResourceChangeRequest, DeferredReason, DynamicValue, PlanResourceChangeRequest, PlanResourceChangeResponse,
 };
 
 /// What one PlanResourceChange for a create or update is asked to plan.
@@ -89,30 +89,7 @@ impl Resource<'_> {
         };
         let (response, mut warnings) = self.send_plan(&request, Rpc::PlanResourceChange, secrets).await?;
         if let Some(reason) = response.deferred {
-            // Terraform shows a deferred change in the plan and applies it in a later run. A
-            // Pulumi deployment has no later run to carry it to: a preview shows the resource
-            // with unknown outputs and this warning; Create and Update refuse to apply it.
-            warnings.note(Message::Deferred, format!(
-                "{}: the provider deferred this change ({}); `pulumi up` will not apply it until the provider can plan it",
-                self.urn,
-                crate::lifecycle::support::deferral::reason_text(reason)
-            ));
-            // Every attribute unknown, as Terraform shows a deferred resource's plan.
-            let value = match &ty {
-                cty::Type::Object(object) => {
-                    Value::object(object.attrs.iter().map(|(name, ty)| (name.clone(), Value::unknown(ty.clone()))))
-                }
-                _ => Value::unknown(ty.clone()),
-            };
-            let planned = Planned {
-                value,
-                private: response.planned_private,
-                replace_paths: Vec::new(),
-                legacy_type_system: response.legacy_type_system,
-                identity: None,
-                deferred: Some(reason),
-            };
-            return Ok(Warned { value: planned, warnings });
+            return Ok(self.deferred_plan(reason, response, warnings));
         }
         let provider = self.provider.display_name();
         let planned = decode(&response.planned_state, ty).map_err(|err| {
@@ -145,6 +122,40 @@ impl Resource<'_> {
             deferred: None,
         };
         Ok(Warned { value: planned, warnings })
+    }
+
+    /// A plan the provider deferred. Terraform shows a deferred change in the plan and
+    /// applies it in a later run. A Pulumi deployment has no later run to carry it to: a
+    /// preview shows the resource with unknown outputs and a warning; Create and Update
+    /// refuse to apply it.
+    fn deferred_plan(
+        &self,
+        reason: DeferredReason,
+        response: PlanResourceChangeResponse,
+        mut warnings: Warnings,
+    ) -> Warned<Planned> {
+        warnings.note(Message::Deferred, format!(
+            "{}: the provider deferred this change ({}); `pulumi up` will not apply it until the provider can plan it",
+            self.urn,
+            crate::lifecycle::support::deferral::reason_text(reason)
+        ));
+        // Every attribute unknown, as Terraform shows a deferred resource's plan.
+        let ty = self.ty();
+        let value = match ty {
+            cty::Type::Object(object) => {
+                Value::object(object.attrs.iter().map(|(name, ty)| (name.clone(), Value::unknown(ty.clone()))))
+            }
+            _ => Value::unknown(ty.clone()),
+        };
+        let planned = Planned {
+            value,
+            private: response.planned_private,
+            replace_paths: Vec::new(),
+            legacy_type_system: response.legacy_type_system,
+            identity: None,
+            deferred: Some(reason),
+        };
+        Warned { value: planned, warnings }
     }
 
     /// PlanResourceChange for a destroy (null proposed state and configuration), which

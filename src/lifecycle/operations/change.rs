@@ -3,6 +3,8 @@
 //! Create and Update, and what a failed apply leaves (a [`PartialFailure`] while the object
 //! exists).
 
+use std::borrow::Cow;
+
 use super::shared::{Deadline, PlanCache, Written, configuration, new_meta, pulumi_outputs};
 use crate::cty::{self, Value};
 use crate::lifecycle::calls::{Applied, Apply, Plan, Read, Resource, Stored, Warnings};
@@ -41,13 +43,7 @@ pub(super) async fn plan_and_apply(
     let (prior, meta) = write.prior.unwrap_or_else(|| (Value::null(resource.ty().clone()), Meta::default()));
     let previous_meta = (!prior.is_null()).then_some(&meta);
     let (config, secrets) = configuration(resource, write.news)?;
-    // What the gRPC debug log redacts: secrets of the stored outputs and of the inputs.
-    // Nothing stored to add with the log off, or for a create: no copy then.
-    let log_secrets: std::borrow::Cow<'_, [cty::Path]> = if write.stored_secrets.is_empty() {
-        std::borrow::Cow::Borrowed(&secrets)
-    } else {
-        std::borrow::Cow::Owned([write.stored_secrets.as_slice(), &secrets].concat())
-    };
+    let log_secrets = log_secrets(&write.stored_secrets, &secrets);
     let config =
         with_operation_timeout(&resource.schema().block, &config, change.as_str(), write.deadline.timeout_seconds);
     let prior_identity = resource.stored_identity(&meta)?;
@@ -78,16 +74,7 @@ pub(super) async fn plan_and_apply(
     }
     let kept = Kept { id: write.id, stored, meta: &meta };
     match next {
-        AfterPlan::Preview => {
-            // Nothing of a preview is stored: its outputs have no `__meta`, as the Go
-            // implementation's have none (docs/go-differences.md).
-            let outputs = pulumi_outputs(resource, &planned.value, &secrets, &Meta::default())?;
-            let id = match previous_meta {
-                Some(_) => write.id.to_owned(),
-                None => state::resource_id(resource.props(), &planned.value).unwrap_or_default(),
-            };
-            Ok(Written { id, outputs, inputs: None, warnings: warnings.into_vec() })
-        }
+        AfterPlan::Preview => preview(resource, previous_meta.map(|_| write.id), &planned.value, &secrets, warnings),
         AfterPlan::Deferred(reason) => Err(LifecycleError::Deferred {
             subject: resource.subject().clone(),
             reason: crate::lifecycle::support::deferral::reason_text(reason),
@@ -120,6 +107,30 @@ pub(super) async fn plan_and_apply(
             finish(resource, outcome, &secrets, warnings)
         }
     }
+}
+
+/// What the gRPC debug log redacts: secrets of the stored outputs and of the inputs.
+/// Nothing stored to add with the log off, or for a create: no copy then.
+fn log_secrets<'a>(stored: &[cty::Path], inputs: &'a [cty::Path]) -> Cow<'a, [cty::Path]> {
+    if stored.is_empty() { Cow::Borrowed(inputs) } else { Cow::Owned([stored, inputs].concat()) }
+}
+
+/// A preview's outputs: the plan's values. Nothing of a preview is stored: they have no
+/// `__meta`, as the Go implementation's have none (docs/go-differences.md). An update keeps
+/// its id (`prior_id`); a create shows the planned one, if known.
+fn preview(
+    resource: &Resource<'_>,
+    prior_id: Option<&str>,
+    planned: &Value,
+    secrets: &[cty::Path],
+    warnings: Warnings,
+) -> Result<Written, LifecycleError> {
+    let outputs = pulumi_outputs(resource, planned, secrets, &Meta::default())?;
+    let id = match prior_id {
+        Some(id) => id.to_owned(),
+        None => state::resource_id(resource.props(), planned).unwrap_or_default(),
+    };
+    Ok(Written { id, outputs, inputs: None, warnings: warnings.into_vec() })
 }
 
 /// The object an update keeps as it was.
@@ -193,26 +204,11 @@ fn finish(
         prior_id,
     };
     match after_failed_apply(answer) {
-        AfterFailure::Nothing => {
-            let Applied { mut errors, unknown, .. } = applied;
-            if errors.is_empty() {
-                // Only Terraform's checks failed: they are the reason.
-                errors = unknown;
-            } else {
-                // They describe a state that is not recorded: Terraform's log has them.
-                for text in unknown {
-                    tracing::warn!(target: "tfbridge::terraform", "{text}");
-                }
-                if change == Change::Create && !applied.new_state.is_null() {
-                    errors.push("no object was recorded: the provider's answer has no id to find one by".to_owned());
-                }
-            }
-            Err(warnings.fail(LifecycleError::ApplyFailed {
-                subject: resource.subject().clone(),
-                change,
-                reasons: errors,
-            }))
-        }
+        AfterFailure::Nothing => Err(warnings.fail(LifecycleError::ApplyFailed {
+            subject: resource.subject().clone(),
+            change,
+            reasons: unrecorded_reasons(applied, change),
+        })),
         AfterFailure::Record { id, tainted } => {
             let mut meta = new_meta(resource, previous, applied.private, applied.identity.as_ref())?;
             meta.apply_failed = true;
@@ -224,6 +220,23 @@ fn finish(
             Err(warnings.fail(LifecycleError::Partial(Box::new(partial))))
         }
     }
+}
+
+/// Why a failed apply recorded nothing: the provider's errors, or Terraform's checks when
+/// the provider reported none. Beside the provider's errors, the unknown-after-apply
+/// errors describe a state that is not recorded: Terraform's log has them, and so has ours.
+fn unrecorded_reasons(applied: Applied, change: Change) -> Vec<String> {
+    let Applied { mut errors, unknown, new_state, .. } = applied;
+    if errors.is_empty() {
+        return unknown;
+    }
+    for text in unknown {
+        tracing::warn!(target: "tfbridge::terraform", "{text}");
+    }
+    if change == Change::Create && !new_state.is_null() {
+        errors.push("no object was recorded: the provider's answer has no id to find one by".to_owned());
+    }
+    errors
 }
 
 /// The prior state an operation plans from: the stored outputs, upgraded; when a failed
