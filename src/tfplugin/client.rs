@@ -15,6 +15,13 @@ use tonic::Code;
 use tonic::transport::Channel;
 
 use super::actions::{ActionEvents, GenerateResourceConfigResponse, PlanActionResponse};
+use super::core_rpcs::{
+    ApplyResourceChangeRequest, ApplyResourceChangeResponse, CallFunctionResponse, Diagnostic, DynamicValue,
+    GetFunctionsResponse, ImportResourceStateResponse, PlanResourceChangeRequest, PlanResourceChangeResponse,
+    ProviderMetadata, ProviderSchemaResponse, ReadDataSourceRequest, ReadDataSourceResponse, ReadResourceRequest,
+    ReadResourceResponse, Support, UpgradeResourceStateRequest, UpgradeResourceStateResponse,
+    ValidateProviderConfigResponse,
+};
 use super::ephemeral::{OpenEphemeralResourceResponse, RenewEphemeralResourceResponse};
 use super::error::{CallError, ProcessExit, RpcFailure};
 use super::handshake::ProtocolVersion;
@@ -25,13 +32,6 @@ use super::identity_list::{
 use super::output::ProviderOutput;
 use super::process::OwnedProcess;
 use super::rpc::Rpc;
-use super::types::{
-    ApplyResourceChangeRequest, ApplyResourceChangeResponse, CallFunctionResponse, Diagnostic, DynamicValue,
-    GetFunctionsResponse, ImportResourceStateResponse, PlanResourceChangeRequest, PlanResourceChangeResponse,
-    ProviderMetadata, ProviderSchemaResponse, ReadDataSourceRequest, ReadDataSourceResponse, ReadResourceRequest,
-    ReadResourceResponse, Support, UpgradeResourceStateRequest, UpgradeResourceStateResponse,
-    ValidateProviderConfigResponse,
-};
 use super::{v5, v6};
 use crate::telemetry::{self, SpanName, SpanSubject};
 

@@ -12,7 +12,7 @@
 //! - One layout per RPC family: a folder whose `mod.rs` holds the family's
 //!   protocol-neutral requests and answers, and whose `wire.rs` holds one macro, the wire
 //!   conversions and client methods of the family, expanded inside `v5` and `v6` (where
-//!   `pb` names that protocol's generated messages). The families: [`types`] (the
+//!   `pb` names that protocol's generated messages). The families: [`core_rpcs`] (the
 //!   core RPCs: the provider, resources, data sources, functions; and the types every
 //!   family shares), [`ephemeral`], [`identity_list`] and [`actions`] (actions
 //!   and GenerateResourceConfig). `v5.rs` and `v6.rs` hold only what differs between the
@@ -30,6 +30,7 @@
 
 pub mod actions;
 mod client;
+pub mod core_rpcs;
 pub mod ephemeral;
 mod error;
 pub mod handshake;
@@ -41,15 +42,14 @@ pub mod reattach;
 mod rpc;
 pub mod tls;
 mod transport;
-pub mod types;
 mod v5;
 mod v6;
 mod wire_method;
 
 pub use actions::ActionEvents;
 pub use client::{ListEvents, ProviderClient};
+pub use core_rpcs::{DynamicValue, Support};
 pub use error::{CallError, LaunchError, ProcessExit, SchemaError};
 pub use handshake::{PluginAddress, ProtocolVersion};
 pub use launch::{LaunchConfig, MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, launch, reattach, resolve_executable};
 pub use rpc::Rpc;
-pub use types::{DynamicValue, Support};

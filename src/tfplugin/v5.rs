@@ -28,7 +28,7 @@ fn client_capabilities() -> Option<pb::ClientCapabilities> {
     Some(pb::ClientCapabilities { deferral_allowed: true, write_only_attributes_allowed: true })
 }
 
-super::types::wire::types_wire! {
+super::core_rpcs::wire::core_rpcs_wire! {
     get_provider_schema: get_schema,
     validate_provider_config: prepare_provider_config,
     validate_resource_config: validate_resource_type_config,
@@ -37,7 +37,7 @@ super::types::wire::types_wire! {
     stop_provider: stop,
     plan_resource_change_since_5: [],
 }
-// The other families, in the same module: they use the helpers types_wire! defines.
+// The other families, in the same module: they use the helpers core_rpcs_wire! defines.
 super::ephemeral::wire::ephemeral_wire!();
 super::identity_list::wire::identity_list_wire!();
 super::actions::wire::actions_wire!();

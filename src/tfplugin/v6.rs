@@ -57,7 +57,7 @@ fn client_capabilities() -> Option<pb::ClientCapabilities> {
     })
 }
 
-super::types::wire::types_wire! {
+super::core_rpcs::wire::core_rpcs_wire! {
     get_provider_schema: get_provider_schema,
     validate_provider_config: validate_provider_config,
     validate_resource_config: validate_resource_config,
@@ -67,7 +67,7 @@ super::types::wire::types_wire! {
     // Protocol 6.11: the private bytes of the saved plan, when re-planning at apply.
     plan_resource_change_since_5: [planned_private],
 }
-// The other families, in the same module: they use the helpers types_wire! defines.
+// The other families, in the same module: they use the helpers core_rpcs_wire! defines.
 super::ephemeral::wire::ephemeral_wire!();
 super::identity_list::wire::identity_list_wire!();
 super::actions::wire::actions_wire!();

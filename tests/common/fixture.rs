@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tfbridge::tfplugin::types::DynamicValue;
+use tfbridge::tfplugin::core_rpcs::DynamicValue;
 use tfbridge::tfplugin::{LaunchConfig, ProviderClient, launch};
 
 /// `target/<profile>/terraform-provider-fixture`, next to this test's own `deps/` dir.

@@ -10,7 +10,7 @@ use crate::common;
 use common::fixture::{Val, launch_fixture, s, show};
 use expect_test::{Expect, expect};
 use tfbridge::tfplugin::ProviderClient;
-use tfbridge::tfplugin::types::{
+use tfbridge::tfplugin::core_rpcs::{
     ApplyResourceChangeRequest, ApplyResourceChangeResponse, DeferredReason, Diagnostic, DynamicValue,
     PlanResourceChangeRequest, PlanResourceChangeResponse, RawState, ReadDataSourceRequest, ReadResourceRequest,
     UpgradeResourceStateRequest,

@@ -80,7 +80,7 @@ mod lifecycle_fixture_go;
 // The lifecycle through our binary and the stand-in engine, against real providers.
 mod lifecycle_real;
 // The List RPC and identity import against tfcoremock, via the stand-in engine.
-mod list_identity_real;
+mod identity_list_real;
 // GetMapping(s): the same bytes as the Go implementation's.
 mod mapping;
 // Parameterize attaching to a running provider instead of installing it.

@@ -11,7 +11,7 @@ use common::versions;
 use common::{process_is_alive, real_provider, scratch_dir, wait_until_dead, write_script};
 use expect_test::{ExpectFile, expect_file};
 use schema_gen::tf;
-use tfbridge::tfplugin::types::ProviderSchemaResponse;
+use tfbridge::tfplugin::core_rpcs::ProviderSchemaResponse;
 use tfbridge::tfplugin::{CallError, LaunchConfig, LaunchError, ProviderClient, Support, launch};
 
 async fn launch_with_mtls(path: &std::path::Path) -> anyhow::Result<ProviderClient> {

@@ -9,7 +9,7 @@ use common::msgpack::{Msg, encode, render};
 use common::real_provider;
 use common::versions;
 use expect_test::expect;
-use tfbridge::tfplugin::types::{
+use tfbridge::tfplugin::core_rpcs::{
     ApplyResourceChangeRequest, DynamicValue, PlanResourceChangeRequest, RawState, ReadResourceRequest,
     UpgradeResourceStateRequest,
 };

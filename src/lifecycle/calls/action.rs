@@ -6,7 +6,7 @@ use super::{Diagnostics, Warned, call_error, encode};
 use crate::cty::Value;
 use crate::lifecycle::support::error::{LifecycleError, PROVIDER_BUG_SUFFIX, Rpc};
 use crate::tfplugin::actions::ActionEvent;
-use crate::tfplugin::types::{DeferredReason, Support};
+use crate::tfplugin::core_rpcs::{DeferredReason, Support};
 
 impl Action<'_> {
     /// The error for an action RPC the provider answered `Unimplemented`: it predates

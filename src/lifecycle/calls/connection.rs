@@ -15,7 +15,7 @@ use super::managed_resource::ResourceType;
 use super::{Client, Resource};
 use crate::lifecycle::support::error::LifecycleError;
 use crate::schema_cache::LazySchema;
-use crate::tfplugin::types::ServerCapabilities;
+use crate::tfplugin::core_rpcs::ServerCapabilities;
 
 /// A launched, described provider.
 pub struct Connection {

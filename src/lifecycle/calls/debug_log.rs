@@ -25,8 +25,8 @@ use serde_json::{Map, Value as Json, json};
 
 use crate::cty::{Path, PathStep, Value, View};
 use crate::tfplugin::Rpc;
-use crate::tfplugin::types::ApplyResourceChangeRequest;
-use crate::tfplugin::types::{
+use crate::tfplugin::core_rpcs::ApplyResourceChangeRequest;
+use crate::tfplugin::core_rpcs::{
     ApplyResourceChangeResponse, CallFunctionResponse, Diagnostic, DynamicValue, ImportResourceStateResponse,
     PlanResourceChangeRequest, PlanResourceChangeResponse, ProviderMetadata, ProviderSchemaResponse, RawState,
     ReadDataSourceResponse, ReadResourceResponse, Severity, Support, UpgradeResourceStateRequest,

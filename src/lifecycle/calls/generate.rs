@@ -13,13 +13,13 @@ impl Resource<'_> {
     /// itself. Error diagnostics fail it, as they fail Terraform's config generation.
     pub async fn generate_resource_config(&self, state: &Value) -> Result<Warned<Option<Value>>, LifecycleError> {
         let none = || Warned { value: None, warnings: super::Warnings::default() };
-        if !self.provider.capabilities.generate_resource_config {
+        if !self.connection.capabilities.generate_resource_config {
             return Ok(none());
         }
         let rpc = Rpc::GenerateResourceConfig;
         let encoded = self.encode("the imported state", state)?;
         let response = unlogged(&self.subject, rpc, self.tf_name, "state", async {
-            self.provider.client.ready().await?.generate_resource_config(self.tf_name, &encoded).await
+            self.connection.client.ready().await?.generate_resource_config(self.tf_name, &encoded).await
         })
         .await?;
         let Some(response) = response.supported() else {

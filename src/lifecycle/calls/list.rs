@@ -25,10 +25,10 @@ pub struct Listed {
     pub object: Option<Value>,
 }
 
-/// An open ListResource stream of one list resource type. It holds the provider, so it can
+/// An open ListResource stream of one list resource type. It holds the connection, so it can
 /// wait between pages.
 pub struct Listing {
-    provider: Arc<Connection>,
+    connection: Arc<Connection>,
     subject: Subject,
     tf_name: String,
     identity_schema: IdentitySchema,
@@ -58,16 +58,16 @@ impl ListResource<'_> {
     }
 
     /// Starts ListResource, asking for the resource objects and at most `limit` results.
-    /// `provider` is the connection this handle was made from, which the listing keeps.
+    /// `connection` is the one this handle was made from, which the listing keeps.
     pub(in crate::lifecycle) async fn list_resource(
         &self,
-        provider: &Arc<Connection>,
+        connection: &Arc<Connection>,
         config: &Value,
         limit: i64,
     ) -> Result<Listing, LifecycleError> {
         let Bound { tf_name, block, subject, .. } = &self.0;
         let rpc = Rpc::ListResource;
-        let Some(identity_schema) = provider.identity_schemas.get(*tf_name).cloned() else {
+        let Some(identity_schema) = connection.identity_schemas.get(*tf_name).cloned() else {
             // Terraform core refuses the same: a list result is known by its identity.
             return Err(LifecycleError::ProviderBug {
                 subject: subject.clone(),
@@ -86,13 +86,13 @@ impl ListResource<'_> {
         };
         let response = self
             .0
-            .unlogged(rpc, "config", async { provider.client.ready().await?.list_resource(&request).await })
+            .unlogged(rpc, "config", async { connection.client.ready().await?.list_resource(&request).await })
             .await?;
         let Some(events) = response.supported() else {
             return Err(self.unsupported(rpc));
         };
-        let provider = Arc::clone(provider);
-        Ok(Listing { provider, subject: subject.clone(), tf_name: (*tf_name).to_owned(), identity_schema, events })
+        let connection = Arc::clone(connection);
+        Ok(Listing { connection, subject: subject.clone(), tf_name: (*tf_name).to_owned(), identity_schema, events })
     }
 
     fn unsupported(&self, rpc: Rpc) -> LifecycleError {
@@ -117,15 +117,15 @@ impl Listing {
             let event = match self.events.next().await? {
                 Ok(event) => event,
                 Err(status) => {
-                    let error = self.provider.client.stream_failed(rpc, status).await;
+                    let error = self.connection.client.stream_failed(rpc, status).await;
                     return Some(Err(call_error(&self.subject, rpc)(error)));
                 }
             };
-            let provider = Arc::clone(&self.provider);
-            let resource_block = provider.schema.resource(&self.tf_name).map(|(_, s)| &s.block);
+            let connection = Arc::clone(&self.connection);
+            let resource_block = connection.schema.resource(&self.tf_name).map(|(_, s)| &s.block);
             let diagnostics = match resource_block {
                 Some(block) => {
-                    let names = self.provider.names.resource_properties(&self.tf_name, block).names;
+                    let names = self.connection.names.resource_properties(&self.tf_name, block).names;
                     Diagnostics::new(block, &names, &event.diagnostics)
                 }
                 None => Diagnostics::new(&Block::default(), &PropertyNames::default(), &event.diagnostics),
@@ -188,7 +188,7 @@ impl Listing {
             summary: "Provider returned an invalid list result",
             problems: vec![format!(
                 "Provider {:?} returned {problem}. {PROVIDER_BUG_SUFFIX}",
-                self.provider.display_name()
+                self.connection.display_name()
             )],
         }
     }

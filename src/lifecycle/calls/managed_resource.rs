@@ -9,7 +9,7 @@
 //! [`Resource::plan_resource_change`] (with `AssertPlanValid`, the write-only and
 //! `requires_replace` checks), [`Resource::plan_destroy`] and
 //! [`Resource::apply_resource_change`] (with `AssertObjectCompatible` and the
-//! unknown-after-apply check) in `change.rs`. Checks that Terraform tolerates for providers
+//! unknown-after-apply check) in `resource_change.rs`. Checks that Terraform tolerates for providers
 //! on the legacy SDK type system become warnings; everything else fails the operation.
 
 use std::time::Duration;
@@ -26,10 +26,10 @@ use crate::lifecycle::support::error::{LifecycleError, PROVIDER_BUG_SUFFIX, Rpc,
 use crate::lifecycle::support::identity::{self, IdentityProblem, IdentityVersion};
 use crate::lifecycle::support::state;
 use crate::property::PropertyPath;
-use crate::tfplugin::identity_list::UpgradeResourceIdentityRequest;
-use crate::tfplugin::types::{
+use crate::tfplugin::core_rpcs::{
     DeferredReason, DynamicValue, RawState, ReadResourceRequest, UpgradeResourceStateRequest,
 };
+use crate::tfplugin::identity_list::UpgradeResourceIdentityRequest;
 
 use super::debug_log::{self, Call, Request};
 
@@ -39,7 +39,7 @@ pub const STOP_GRACE: Duration = Duration::from_secs(15);
 
 /// One resource type, bound to the resource an operation works on.
 pub struct Resource<'p> {
-    pub(super) provider: &'p Connection,
+    pub(super) connection: &'p Connection,
     pub(super) tf_name: &'p str,
     pub(super) schema: &'p Schema,
     /// The resource type's identity schema, when the provider declares one.
@@ -135,17 +135,17 @@ impl Applied {
 impl<'p> Resource<'p> {
     /// `tf_name`'s resource type, bound to `urn` (see [`Connection::resource`]).
     pub(in crate::lifecycle) fn new(
-        provider: &'p Connection,
+        connection: &'p Connection,
         tf_name: &'p str,
         schema: &'p Schema,
         urn: &str,
     ) -> Resource<'p> {
-        let facts = provider.resource_type(tf_name, schema);
+        let facts = connection.resource_type(tf_name, schema);
         Resource {
-            provider,
+            connection,
             tf_name,
             schema,
-            identity_schema: provider.identity_schemas.get(tf_name),
+            identity_schema: connection.identity_schemas.get(tf_name),
             facts,
             urn: urn.to_owned(),
             subject: Subject::Urn(urn.to_owned()),
@@ -157,7 +157,7 @@ impl<'p> Resource<'p> {
 impl<'p> Resource<'p> {
     /// The connection the handle was made from.
     pub(in crate::lifecycle) fn connection(&self) -> &'p Connection {
-        self.provider
+        self.connection
     }
 
     /// The resource type's Terraform name.
@@ -273,7 +273,7 @@ impl Resource<'_> {
         Err(self.bug(summary, unknown.iter().map(|path| problem(&self.describe(path))).collect()))
     }
 
-    pub(super) fn diagnostics(&self, diagnostics: &[crate::tfplugin::types::Diagnostic]) -> Diagnostics {
+    pub(super) fn diagnostics(&self, diagnostics: &[crate::tfplugin::core_rpcs::Diagnostic]) -> Diagnostics {
         Diagnostics::new(&self.schema.block, &self.facts.props.names, diagnostics)
     }
 
@@ -299,7 +299,7 @@ impl Resource<'_> {
         let encoded = self.encode("the configuration", config)?;
         let diagnostics =
             debug_log::logged(self.log(Rpc::ValidateResourceConfig, secrets), Request::Config(config), async {
-                self.provider.client.ready().await?.validate_resource_config(self.tf_name, &encoded).await
+                self.connection.client.ready().await?.validate_resource_config(self.tf_name, &encoded).await
             })
             .await
             .map_err(call_error(&self.subject, Rpc::ValidateResourceConfig))?;
@@ -323,8 +323,8 @@ impl Resource<'_> {
                 "Resource instance managed by newer provider version: the stored state has schema version {}, \
                  but {} {} only knows version {}; use a newer provider version",
                 meta.schema_version,
-                self.provider.display_name(),
-                self.provider.package_version,
+                self.connection.display_name(),
+                self.connection.package_version,
                 self.schema.version
             )));
         }
@@ -337,7 +337,7 @@ impl Resource<'_> {
         };
         let rpc = Rpc::UpgradeResourceState;
         let response = debug_log::logged(self.log(rpc, secrets), Request::UpgradeState(&request), async {
-            self.provider.client.ready().await?.upgrade_resource_state(&request).await
+            self.connection.client.ready().await?.upgrade_resource_state(&request).await
         })
         .await
         .map_err(call_error(&self.subject, rpc))?;
@@ -375,8 +375,8 @@ impl Resource<'_> {
                 return Err(state_error(format!(
                     "Resource instance managed by newer provider version: the stored identity has schema version {}, but {} {} only knows version {}; use a newer provider version",
                     meta.identity_schema_version,
-                    self.provider.display_name(),
-                    self.provider.package_version,
+                    self.connection.display_name(),
+                    self.connection.package_version,
                     schema.version
                 )));
             }
@@ -389,7 +389,7 @@ impl Resource<'_> {
             raw_identity: stored.into_bytes(),
         };
         let response = debug_log::not_logged(self.log(rpc, &[]), Some("identity"), async {
-            self.provider.client.ready().await?.upgrade_resource_identity(&request).await
+            self.connection.client.ready().await?.upgrade_resource_identity(&request).await
         })
         .await
         .map_err(call_error(&self.subject, rpc))?;
@@ -413,7 +413,7 @@ impl Resource<'_> {
                 "Invalid resource identity upgrade",
                 vec![format!(
                     "The {} provider upgraded the identity for {} from a previous version, but produced an invalid result: {problem}",
-                    self.provider.display_name(),
+                    self.connection.display_name(),
                     self.urn
                 )],
             )
@@ -470,7 +470,7 @@ impl Resource<'_> {
     ) -> Result<Option<Value>, LifecycleError> {
         let (Some(schema), Some(identity)) = (self.identity_schema, identity) else { return Ok(None) };
         identity::check_identity(decode(identity, &schema.implied_type())).map_err(|problem| {
-            let (summary, detail) = problem.words(self.provider.display_name(), &self.urn, rpc);
+            let (summary, detail) = problem.words(self.connection.display_name(), &self.urn, rpc);
             self.bug(summary, vec![detail])
         })
     }
@@ -487,11 +487,11 @@ impl Resource<'_> {
             type_name: self.tf_name.to_owned(),
             current_state: self.encode("the current state", current)?,
             private: private.to_vec(),
-            provider_meta: self.provider.provider_meta(),
+            provider_meta: self.connection.provider_meta(),
             current_identity: self.encode_identity(identity)?,
         };
         let response = debug_log::logged(self.log(rpc, secrets), Request::Read { current, private }, async {
-            self.provider.client.ready().await?.read_resource(&request).await
+            self.connection.client.ready().await?.read_resource(&request).await
         })
         .await
         .map_err(call_error(&self.subject, rpc))?;
@@ -516,7 +516,7 @@ impl Resource<'_> {
                 format!(
                     "Provider {:?} planned an invalid value for {path} during refresh: the returned state contains \
                      unknown values",
-                    self.provider.display_name()
+                    self.connection.display_name()
                 )
             })?;
             let identity = self.returned_identity(rpc, response.new_identity.as_ref())?;
@@ -537,7 +537,7 @@ impl Resource<'_> {
             self.log(rpc, &[]),
             Request::Import { id, by_identity: identity_data.is_some() },
             async {
-                self.provider
+                self.connection
                     .client
                     .ready()
                     .await?

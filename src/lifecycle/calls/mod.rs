@@ -25,7 +25,7 @@
 //!   `Action` handle.
 //! - `generate`: GenerateResourceConfig on [`Resource`], the provider's own configuration of
 //!   an import.
-//! - `change`: the calls that change one, on [`Resource`]: PlanResourceChange (and its
+//! - `resource_change`: the calls that change one, on [`Resource`]: PlanResourceChange (and its
 //!   destroy form), the final-plan check, ApplyResourceChange (interruptible).
 //! - `handles`: the per-kind handles (`DataSource`, `EphemeralResource`, `Action`,
 //!   `ListResource`), each made by a [`Connection`] method.
@@ -37,7 +37,6 @@
 //! Architecture invariant: no Pulumi property values except in error paths; values are cty.
 
 mod action;
-mod change;
 mod connection;
 pub(crate) mod debug_log;
 mod ephemeral;
@@ -46,23 +45,24 @@ mod handles;
 mod list;
 mod managed_resource;
 mod provider;
+mod resource_change;
 
 use schema_gen::tf::Block;
 use schema_gen::translate::PropertyNames;
 
-pub use change::{Apply, Plan};
 pub(in crate::lifecycle) use connection::Described;
 pub use connection::{Connection, TokenKind};
 pub use ephemeral::Opened;
 pub use list::{Listed, Listing};
 pub use managed_resource::{Applied, Planned, Read, Resource, Stored};
 pub use provider::FunctionResult;
+pub use resource_change::{Apply, Plan};
 
 use crate::convert::paths::pulumi_path;
 use crate::cty::{self, Path, Value};
 use crate::lifecycle::support::checks::{self, Audience, Message};
 use crate::lifecycle::support::error::{BackgroundLaunchError, LifecycleError, Reported, Rpc, Subject};
-use crate::tfplugin::types::{AttributePath, Diagnostic, DynamicValue, PathStep, Severity};
+use crate::tfplugin::core_rpcs::{AttributePath, Diagnostic, DynamicValue, PathStep, Severity};
 use crate::tfplugin::{CallError, ProviderClient};
 
 /// The connection to the provider. Its client is private to this module, so every request

@@ -13,7 +13,7 @@ use crate::lifecycle::support::error::ParameterizeError;
 use crate::lifecycle::support::error::{LifecycleError, PROVIDER_BUG_SUFFIX, Rpc, Subject};
 
 use super::debug_log::{self, Call, Request};
-use crate::tfplugin::types::{Diagnostic, DynamicValue, ReadDataSourceRequest, ServerCapabilities, Severity};
+use crate::tfplugin::core_rpcs::{Diagnostic, DynamicValue, ReadDataSourceRequest, ServerCapabilities, Severity};
 
 /// The version string Terraform providers are told they run under: the Go
 /// implementation's, so providers that gate features on it behave the same.

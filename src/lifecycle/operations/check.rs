@@ -1,7 +1,11 @@
 //! Check: auto-naming `name`, `ValidateResourceConfig`, and the sensitive inputs marked
 //! secret.
 
-use super::shared::{Checked, GeneratedNames, Target, configuration, name_property};
+use super::interface::{Checked, Target};
+
+use super::memory::GeneratedNames;
+
+use super::values::{configuration, name_property};
 use crate::lifecycle::calls::Resource;
 use crate::lifecycle::support::checks;
 use crate::lifecycle::support::error::LifecycleError;

@@ -1,7 +1,7 @@
 //! Create: a plan from a null prior state and, unless previewing, its apply.
 
-use super::change::{Write, plan_and_apply};
-use super::shared::{Deadline, Target, Written};
+use super::interface::{Deadline, Target, Written};
+use super::plan_and_apply::{Write, plan_and_apply};
 use crate::lifecycle::calls::{Resource, Warnings};
 use crate::lifecycle::support::error::LifecycleError;
 use crate::property::PropertyMap;

@@ -1,8 +1,8 @@
 //! Delete: the upgraded prior state, a destroy plan when the provider asks for one
 //! (`plan_destroy`), and an apply with a null plan and configuration.
 
-use super::change::{Source, prior};
-use super::shared::{Deadline, Target};
+use super::interface::{Deadline, Target};
+use super::prior::{Source, prior};
 use crate::cty::Value;
 use crate::lifecycle::calls::{Apply, Planned, Resource, Stored, Warnings};
 use crate::lifecycle::support::error::{Change, LifecycleError};

@@ -3,8 +3,10 @@
 //! the Update that follows. Where a resource's name came from decides the replacement
 //! order ([`delete_before_replace`]).
 
-use super::change::{Source, prior};
-use super::shared::{Diffed, GeneratedNames, PlanCache, Target, configuration, name_property, pulumi_outputs};
+use super::interface::{Diffed, Target};
+use super::memory::{GeneratedNames, PlanCache};
+use super::prior::{Source, prior};
+use super::values::{configuration, name_property, pulumi_outputs};
 use crate::cty::{self};
 use crate::lifecycle::calls::{Plan, Resource, Stored, Warnings};
 use crate::lifecycle::support::after_plan::unchanged;

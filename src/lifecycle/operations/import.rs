@@ -1,7 +1,9 @@
 //! Import: `ImportResourceState` by ID or by identity, then `ReadResource`, and the inputs
 //! to store (the provider's `GenerateResourceConfig` when it writes them).
 
-use super::shared::{Written, new_meta, pulumi_outputs};
+use super::interface::Written;
+
+use super::values::{new_meta, pulumi_outputs};
 use crate::lifecycle::calls::{Resource, Warnings};
 use crate::lifecycle::support::error::LifecycleError;
 use crate::lifecycle::support::identity::{self, ImportKey};

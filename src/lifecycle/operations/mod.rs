@@ -5,9 +5,11 @@
 //! operation lands in the file that runs it.
 //!
 //! - resources: `check` (auto-naming, ValidateResourceConfig), `diff`, `create`, `update`,
-//!   `delete`, `read` (refresh) and `import`; `change` holds what Diff, Create, Update and
-//!   Delete share (the prior state, plan and apply), and `shared` the results, the
-//!   process's memory of plans and generated names, and the handle's conversions;
+//!   `delete`, `read` (refresh) and `import`; `prior` holds the prior state Diff, Update,
+//!   Delete and refresh plan from, `plan_and_apply` Create's and Update's shared plan and
+//!   apply, `interface` the requests' and results' types, `memory` what the process
+//!   remembers between operations (plans, generated names), and `values` the handle's
+//!   conversions (inputs to configuration, state to outputs);
 //! - `write_only`: write-only arguments, held back from the recorded inputs;
 //! - `provider_config`: CheckConfig, DiffConfig and Configure;
 //! - `invoke`: data sources and provider-defined functions;
@@ -24,18 +26,21 @@
 //! [`Connection`]: crate::lifecycle::calls::Connection
 
 pub(super) mod action;
-pub(super) mod change;
 pub(super) mod check;
 pub(super) mod create;
 pub(super) mod delete;
 pub(super) mod diff;
 pub(super) mod ephemeral;
 pub(super) mod import;
+pub(super) mod interface;
 pub(super) mod invoke;
 pub(super) mod list;
+pub(super) mod memory;
+pub(super) mod plan_and_apply;
+pub(super) mod prior;
 pub(super) mod provider_config;
 pub(super) mod read;
-pub(super) mod shared;
 pub(super) mod terraform_config;
 pub(super) mod update;
+pub(super) mod values;
 pub(super) mod write_only;

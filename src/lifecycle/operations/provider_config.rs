@@ -15,7 +15,7 @@ use crate::convert::values::{self as convert, UnknownKeys};
 use crate::cty;
 use crate::lifecycle::calls::Connection;
 use crate::lifecycle::calls::Warnings;
-use crate::lifecycle::operations::shared::{Checked, Diffed};
+use crate::lifecycle::operations::interface::{Checked, Diffed};
 use crate::lifecycle::support::checks::{self, CheckFailure};
 use crate::lifecycle::support::config_encoding::{self, Kind};
 use crate::lifecycle::support::detailed_diff::{PropertyDiff, Sets, detailed_diff, top_level_keys};

@@ -1,9 +1,10 @@
 //! Read: a refresh (`ReadResource`) when the engine sends outputs, else an import
 //! (`import.rs`).
 
-use super::change::unread_tainted;
 use super::import::import;
-use super::shared::{Target, Written, new_meta, pulumi_outputs};
+use super::interface::{Target, Written};
+use super::prior::unread_tainted;
+use super::values::{new_meta, pulumi_outputs};
 use crate::convert::values::{self as convert, UnknownKeys};
 use crate::cty;
 use crate::lifecycle::calls::{Resource, Stored, Warnings};
@@ -43,7 +44,7 @@ async fn refresh(
     let read = match resource.read_resource(stored, &stored_secrets).await {
         Ok(read) => read,
         Err(error) if meta.tainted => {
-            // As Diff and Delete do (`change.rs: prior`).
+            // As Diff and Delete do (`prior.rs: prior`).
             unread_tainted(&mut warnings, error);
             let inputs = old_inputs.cloned();
             return Ok(Written { id: id.to_owned(), outputs: olds.clone(), inputs, warnings: warnings.into_vec() });

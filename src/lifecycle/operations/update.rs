@@ -2,8 +2,11 @@
 //! checked against the one Diff made, as Terraform checks its final plan, and unless
 //! previewing, its apply.
 
-use super::change::{Source, Write, plan_and_apply, prior};
-use super::shared::{Deadline, PlanCache, Target, Written};
+use super::plan_and_apply::{Write, plan_and_apply};
+
+use super::interface::{Deadline, Target, Written};
+use super::memory::PlanCache;
+use super::prior::{Source, prior};
 use crate::lifecycle::calls::{Resource, Warnings};
 use crate::lifecycle::support::error::LifecycleError;
 use crate::property::PropertyMap;

@@ -33,7 +33,7 @@ use schema_gen::translate::{TokenFilter, TranslateConfig, Warning, translate};
 use super::calls::Connection;
 use super::operations::ephemeral::OpenEphemerals;
 use super::operations::list::ListSessions;
-use super::operations::shared::{GeneratedNames, PlanCache};
+use super::operations::memory::{GeneratedNames, PlanCache};
 use super::operations::write_only::WriteOnlyInputs;
 use super::startup::{self, CacheWrite, Started};
 use super::support::error::ParameterizeError;

@@ -3,8 +3,8 @@
 //! configuration last given to CheckConfig or Configure (remembered here).
 
 use super::Session;
+use crate::lifecycle::operations::interface::{Checked, Diffed};
 use crate::lifecycle::operations::provider_config;
-use crate::lifecycle::operations::shared::{Checked, Diffed};
 use crate::lifecycle::operations::terraform_config;
 use crate::lifecycle::support::error::LifecycleError;
 use crate::property::PropertyMap;

@@ -25,7 +25,7 @@ use crate::lifecycle::calls::{Client, Launch};
 use crate::lifecycle::support::error::{BackgroundLaunchError, ParameterizeError};
 use crate::schema_cache::{CacheKey, LazySchema, Miss, SchemaCache};
 use crate::tfplugin::ProviderClient;
-use crate::tfplugin::types::ServerCapabilities;
+use crate::tfplugin::core_rpcs::ServerCapabilities;
 use schema_gen::tf::IdentitySchema;
 
 /// What start-up learns besides the schema, cached with it.

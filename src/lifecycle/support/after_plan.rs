@@ -3,7 +3,7 @@
 //! never took), or the apply. Decided from the plan alone, before any of them runs.
 
 use crate::cty::Value;
-use crate::tfplugin::types::DeferredReason;
+use crate::tfplugin::core_rpcs::DeferredReason;
 
 /// What the decision needs of one plan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 //!
 //! Architecture invariant: words only; what a deferral does is decided by its callers.
 
-use crate::tfplugin::types::DeferredReason;
+use crate::tfplugin::core_rpcs::DeferredReason;
 
 /// `<json token> (<Terraform's phrase>)`, e.g. `resource_config_unknown (because the resource
 /// configuration is unknown)`.

@@ -17,7 +17,7 @@ use std::time::Duration;
 use crate::convert::values::ConvertError;
 use crate::property::{PropertyMap, PropertyPath};
 use crate::tfplugin::CallError;
-use crate::tfplugin::types::Severity;
+use crate::tfplugin::core_rpcs::Severity;
 
 /// Terraform's suffix for every provider-bug diagnostic.
 pub const PROVIDER_BUG_SUFFIX: &str =

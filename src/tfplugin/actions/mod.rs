@@ -6,8 +6,8 @@
 use tokio_stream::StreamExt as _;
 
 use super::Rpc;
+use super::core_rpcs::{DeferredReason, Diagnostic, DynamicValue};
 use super::error::CallError;
-use super::types::{DeferredReason, Diagnostic, DynamicValue};
 
 pub(super) mod wire;
 

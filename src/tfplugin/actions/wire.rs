@@ -1,6 +1,6 @@
 //! The action RPCs and GenerateResourceConfig on the wire (protocol 5.10/6.10), for both
 //! protocols: [`actions_wire!`] is expanded inside `v5` and `v6` after
-//! `types_wire!` (whose helpers it uses), as every family's wire macro is.
+//! `core_rpcs_wire!` (whose helpers it uses), as every family's wire macro is.
 
 macro_rules! actions_wire {
     () => {

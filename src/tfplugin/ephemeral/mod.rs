@@ -4,7 +4,7 @@
 
 use std::time::SystemTime;
 
-use super::types::{DeferredReason, Diagnostic, DynamicValue};
+use super::core_rpcs::{DeferredReason, Diagnostic, DynamicValue};
 
 pub(super) mod wire;
 

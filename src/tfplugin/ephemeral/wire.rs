@@ -1,5 +1,5 @@
 //! The ephemeral-resource RPCs on the wire, for both protocols: [`ephemeral_wire!`] is
-//! expanded inside `v5` and `v6` after `types_wire!` (whose helpers it uses); the
+//! expanded inside `v5` and `v6` after `core_rpcs_wire!` (whose helpers it uses); the
 //! messages are the same in tfplugin5 and tfplugin6.
 
 use std::time::SystemTime;
@@ -19,7 +19,7 @@ pub(in crate::tfplugin) fn time_from_wire(timestamp: Option<prost_types::Timesta
 }
 
 /// The ephemeral-resource client methods, expanded inside `v5` and `v6` after
-/// `types_wire!` (whose helpers they use).
+/// `core_rpcs_wire!` (whose helpers they use).
 macro_rules! ephemeral_wire {
     () => {
         use crate::tfplugin::ephemeral::wire::time_from_wire;

@@ -1,13 +1,13 @@
 //! Resource identity (protocol 5.9/6.9: GetResourceIdentitySchemas, UpgradeResourceIdentity)
 //! and list resources (5.10/6.10: ValidateListResourceConfig, ListResource): their
-//! protocol-neutral requests and answers, in the style of [`super::types`]; `wire`
+//! protocol-neutral requests and answers, in the style of [`super::core_rpcs`]; `wire`
 //! converts them for both protocols.
 
 use std::collections::BTreeMap;
 
 use schema_gen::tf;
 
-use super::types::{Diagnostic, DynamicValue};
+use super::core_rpcs::{Diagnostic, DynamicValue};
 
 pub(super) mod wire;
 

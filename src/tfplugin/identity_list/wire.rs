@@ -1,9 +1,9 @@
 //! The identity and list-resource RPCs on the wire, for both protocols: [`identity_list_wire!`]
-//! is expanded inside `v5` and `v6` after `types_wire!` (whose helpers it uses); the
+//! is expanded inside `v5` and `v6` after `core_rpcs_wire!` (whose helpers it uses); the
 //! messages are declared identically in both.
 
 /// Conversions and client methods for GetResourceIdentitySchemas, UpgradeResourceIdentity,
-/// ValidateListResourceConfig and ListResource. Needs `types_wire!` expanded first.
+/// ValidateListResourceConfig and ListResource. Needs `core_rpcs_wire!` expanded first.
 macro_rules! identity_list_wire {
     () => {
         use crate::tfplugin::identity_list::{

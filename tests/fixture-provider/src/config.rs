@@ -80,7 +80,7 @@ pub struct LaunchConfig {
     pub identity_list: crate::identity_list::IdentityListConfig,
     /// `FIXTURE_STORE_DIR`: where apply stores objects and read and import find them.
     pub store_dir: Option<PathBuf>,
-    /// `FIXTURE_1_14=1`: serve the Terraform 1.14 features (see `terraform_1_14`).
+    /// `FIXTURE_1_14=1`: serve the Terraform 1.14 features (see `actions_and_generate`).
     pub terraform_1_14: bool,
     /// Messages to print on stderr before the handshake.
     pub warnings: Vec<String>,

@@ -202,7 +202,7 @@ mod v6 {
     }
 
     /// With `FIXTURE_1_14` (which adds the actions) the fixture also generates resource
-    /// configuration (see `terraform_1_14`).
+    /// configuration (see `actions_and_generate`).
     fn capabilities_of(schema: &tf::ProviderSchema) -> pb::ServerCapabilities {
         pb::ServerCapabilities { generate_resource_config: !schema.actions.is_empty(), ..capabilities() }
     }

@@ -41,7 +41,7 @@
 //! | `FIXTURE_LIST_FAIL_AFTER` | protocol 6: a list resource (config `{prefix}`) for every resource type, whose ListResource sends this many results and then breaks the stream (`identity_list`) |
 //! | `FIXTURE_HANDSHAKE` | `exit` (exit 1 before the handshake), `hang` (never print it), `garbage` (print a line that is not a handshake, then hang), `core-protocol-2` or `netrpc` (a handshake the host must refuse); default `normal` |
 //! | `FIXTURE_STDERR_LOGS` | `1`: after the handshake, write [`misbehaviour::SAMPLE_STDERR_LOGS`] (hclog JSON lines at every level and plain lines) to the real stderr |
-//! | `FIXTURE_1_14` | `1`: protocol 6 serves the Terraform 1.14 features of [`terraform_1_14`]: the actions `fixture_notify` and `fixture_legacy_action`, and GenerateResourceConfig |
+//! | `FIXTURE_1_14` | `1`: protocol 6 serves the Terraform 1.14 features of [`actions_and_generate`]: the actions `fixture_notify` and `fixture_legacy_action`, and GenerateResourceConfig |
 //! | `FIXTURE_STORE_DIR` | a directory: apply writes each object's state as cty JSON to `<dir>/<type>/<id>.json` (a `/` in the id becomes `_`), delete removes it, `ReadResource` answers what the file holds (null `new_state` when the file is gone) and `ImportResourceState` starts from it; generated ids skip files that exist, so several processes can share one store. Unset: read answers the current state unchanged |
 //!
 //! Served: schema, metadata, provider config (validate/prepare and configure), resource
@@ -150,6 +150,7 @@
 //! speaks the public Terraform plugin protocol, so a test that passes against it would pass
 //! against a real provider doing the same.
 
+pub mod actions_and_generate;
 pub mod config;
 pub mod convert;
 pub mod ephemeral;
@@ -169,7 +170,6 @@ pub mod serve;
 mod stdio;
 mod store;
 pub mod synthetic;
-pub mod terraform_1_14;
 mod tls;
 pub mod value;
 

@@ -163,7 +163,7 @@ provider_service! {
             &self,
             request: Request<pb::invoke_action::Request>,
         ) -> Result<Response<Self::InvokeActionStream>, Status> {
-            use crate::terraform_1_14::ActionEventOut;
+            use crate::actions_and_generate::ActionEventOut;
             use pb::invoke_action::event::{Completed, Progress, Type};
             self.fixture.enter("InvokeAction").await?;
             let request = request.into_inner();

@@ -85,7 +85,7 @@ pub async fn run(config: LaunchConfig) -> Result<(), ServeError> {
     // Everything the provider service needs is built before the handshake, as go-plugin's
     // `Serve` does (a Terraform provider builds its schema before the server starts): the
     // host may call at once, and the AWS-sized schema takes tens of milliseconds to convert.
-    let schema = if config.terraform_1_14 { crate::terraform_1_14::with_actions(schema) } else { schema };
+    let schema = if config.terraform_1_14 { crate::actions_and_generate::with_actions(schema) } else { schema };
     let served_schema = if protocol == 5 {
         ServedSchema::V5(convert::to_tfplugin5(&schema))
     } else {

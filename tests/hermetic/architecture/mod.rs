@@ -105,7 +105,7 @@ fn the_reader_finds_every_path_into_the_crate() {
         ["cty", "cty::Value", "installer::error"]
     );
     assert_eq!(
-        paths("use super::super::session::Session as S;", "lifecycle/calls/change.rs"),
+        paths("use super::super::session::Session as S;", "lifecycle/calls/resource_change.rs"),
         ["lifecycle::session::Session"]
     );
     assert_eq!(

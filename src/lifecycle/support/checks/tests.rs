@@ -11,7 +11,7 @@ use crate::cty::{self, Path, Value};
 use crate::lifecycle::support::error::Reported;
 use crate::property::{PropertyPath, PropertyPathStep};
 use crate::testutil::{schema, show, val};
-use crate::tfplugin::types::Severity;
+use crate::tfplugin::core_rpcs::Severity;
 
 const SIMPLE: &str = r#"{"attributes":{
     "id":{"type":"string","computed":true},

@@ -1,13 +1,16 @@
-//! What Diff, Create, Update and Delete share: the prior state an operation plans from
-//! (read again when a failed apply left it), the plan, the final-plan check and the apply of
-//! Create and Update, and what a failed apply leaves (a [`PartialFailure`] while the object
-//! exists).
+//! Create's and Update's shared part: configuration and plan, then what
+//! `support/after_plan.rs` decides follows it (a preview, a refused deferral, Terraform's
+//! NoOp, or the final-plan check and the apply), and what a failed apply leaves (a
+//! [`PartialFailure`] while the object exists).
 
 use std::borrow::Cow;
 
-use super::shared::{Deadline, PlanCache, Written, configuration, new_meta, pulumi_outputs};
+use super::interface::{Deadline, Written};
+use super::memory::PlanCache;
+use super::prior::after_read;
+use super::values::{configuration, new_meta, pulumi_outputs};
 use crate::cty::{self, Value};
-use crate::lifecycle::calls::{Applied, Apply, Plan, Read, Resource, Stored, Warnings};
+use crate::lifecycle::calls::{Applied, Apply, Plan, Resource, Stored, Warnings};
 use crate::lifecycle::support::after_plan::{AfterPlan, PlanFacts, after_plan, unchanged};
 use crate::lifecycle::support::checks::{self};
 use crate::lifecycle::support::error::{Change, LifecycleError, PartialFailure};
@@ -237,77 +240,4 @@ fn unrecorded_reasons(applied: Applied, change: Change) -> Vec<String> {
         errors.push("no object was recorded: the provider's answer has no id to find one by".to_owned());
     }
     errors
-}
-
-/// The prior state an operation plans from: the stored outputs, upgraded; when a failed
-/// apply left them ([`Meta::apply_failed`]), read from the provider first. Terraform
-/// refreshes every object before it plans. Pulumi refreshes only on request, and a failed
-/// apply's state is the one known to disagree with the object: an SDKv2 provider returns
-/// its planned values beside the error, so planning from them fails every later update
-/// until a manual refresh (issue 28). An object the read finds gone ([`Source::Gone`]) is
-/// planned from the stored state and replaced (Diff), and a Delete of it has nothing to do.
-/// A tainted object's read that fails ([`Source::Unread`]) is a warning: its stored state
-/// stands in, so its replacement and destroy go ahead.
-pub(super) async fn prior(
-    resource: &Resource<'_>,
-    id: &str,
-    olds: &PropertyMap,
-    secrets: &[cty::Path],
-    warnings: &mut Warnings,
-) -> Result<(Value, Meta, Source), LifecycleError> {
-    let (state, meta) = warnings.kept(resource.upgrade_resource_state(id, olds, secrets).await)?;
-    if !meta.apply_failed {
-        return Ok((state, meta, Source::Stored));
-    }
-    let identity = resource.stored_identity(&meta)?;
-    let stored = Stored { state: &state, private: &meta.private, identity: identity.as_ref() };
-    let read = match resource.read_resource(stored, secrets).await {
-        Ok(read) => warnings.keep(read),
-        Err(error) if meta.tainted => {
-            unread_tainted(warnings, error);
-            return Ok((state, meta, Source::Unread));
-        }
-        Err(error) => return Err(warnings.fail(error)),
-    };
-    let Some(read) = read else {
-        tracing::debug!(urn = %resource.urn(), "the object a failed apply left is gone");
-        return Ok((state, meta, Source::Gone));
-    };
-    let (state, meta) = after_read(resource, meta, read, identity)?;
-    Ok((state, meta, Source::Read))
-}
-
-/// A failed read of a tainted object, as a warning: a failed create's object may be a
-/// half-made one its provider cannot read (or the id of nothing), so the read stops neither
-/// its refresh nor its replacement nor its destroy; its stored state stands in.
-pub(super) fn unread_tainted(warnings: &mut Warnings, error: LifecycleError) {
-    let (error, earlier) = error.into_parts();
-    warnings.extend(earlier);
-    warnings
-        .extend([format!("the object a failed create left could not be read, so its stored state stands in: {error}")]);
-}
-
-/// The state and meta a read found, in place of the stored ones: a provider that sends no
-/// identity keeps the stored one, as Terraform keeps it; the failure mark goes.
-fn after_read(
-    resource: &Resource<'_>,
-    meta: Meta,
-    read: Read,
-    stored: Option<Value>,
-) -> Result<(Value, Meta), LifecycleError> {
-    let identity = read.identity.or(stored).map(|identity| resource.identity_text(&identity)).transpose()?;
-    Ok((read.state, Meta { private: read.private, identity, apply_failed: false, ..meta }))
-}
-
-/// Where an operation's prior state came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Source {
-    /// The stored outputs, upgraded.
-    Stored,
-    /// Read from the provider just now.
-    Read,
-    /// Read from the provider just now, and found gone; the stored state stands in.
-    Gone,
-    /// A tainted object whose read failed; the stored state stands in.
-    Unread,
 }

@@ -3,7 +3,7 @@
 //!
 //! tfplugin5 and tfplugin6 declare most messages identically (same names, fields and
 //! numbers), but prost generates distinct Rust types for each package. Rather than write
-//! every conversion and method twice, [`types_wire!`] expands the same code inside `v5`
+//! every conversion and method twice, [`core_rpcs_wire!`] expands the same code inside `v5`
 //! and `v6`, where `pb` names that protocol's generated module. Its arguments are the RPCs
 //! protocol 5 names differently (each also names its request's module) and the fields that
 //! PlanResourceChange's request gained after protocol 5. `v5` and `v6` expand the other
@@ -13,7 +13,7 @@
 //! expansion calls them by name: `attribute_type_from_wire`, `block_computed_from_wire`,
 //! `client_capabilities`, `prepared_config_from_wire`.
 
-macro_rules! types_wire {
+macro_rules! core_rpcs_wire {
     (
         get_provider_schema: $get_schema:ident,
         validate_provider_config: $validate_provider:ident,
@@ -28,7 +28,7 @@ macro_rules! types_wire {
         use schema_gen::tf;
 
         use crate::tfplugin::error::SchemaError;
-        use crate::tfplugin::types::{
+        use crate::tfplugin::core_rpcs::{
             ApplyResourceChangeRequest, ApplyResourceChangeResponse, AttributePath, CallFunctionResponse,
             DeferredReason, Diagnostic, DynamicValue, FunctionError, GetFunctionsResponse, ImportResourceStateResponse,
             ImportedResource, PathStep, ProviderMetadata, ProviderSchemaResponse, RawState, ReadDataSourceResponse,
@@ -571,4 +571,4 @@ macro_rules! types_wire {
     };
 }
 
-pub(crate) use types_wire;
+pub(crate) use core_rpcs_wire;

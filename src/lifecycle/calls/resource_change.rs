@@ -15,7 +15,7 @@ use crate::invariants::Violation;
 use crate::lifecycle::support::checks::{self, ApplyOutcome, ApplyProblem, DestroyPlanProblem, Message, PlanProblem};
 use crate::lifecycle::support::error::{Interruption, LifecycleError, PROVIDER_BUG_SUFFIX, Rpc};
 use crate::tfplugin::CallError;
-use crate::tfplugin::types::{
+use crate::tfplugin::core_rpcs::{
     ApplyResourceChangeRequest, DeferredReason, DynamicValue, PlanResourceChangeRequest, PlanResourceChangeResponse,
 };
 
@@ -54,7 +54,7 @@ impl Resource<'_> {
         secrets: &[Path],
     ) -> Result<(PlanResourceChangeResponse, Warnings), LifecycleError> {
         let response = debug_log::logged(self.log(rpc, secrets), Request::Plan(request), async {
-            self.provider.client.ready().await?.plan_resource_change(request).await
+            self.connection.client.ready().await?.plan_resource_change(request).await
         })
         .await
         .map_err(call_error(&self.subject, rpc))?;
@@ -83,7 +83,7 @@ impl Resource<'_> {
             proposed_new_state: self.encode("the proposed new state", &proposed)?,
             config: self.encode("the configuration", config)?,
             prior_private: prior_private.to_vec(),
-            provider_meta: self.provider.provider_meta(),
+            provider_meta: self.connection.provider_meta(),
             planned_private: saved_private.to_vec(),
             prior_identity: self.encode_identity(prior_identity)?,
         };
@@ -91,7 +91,7 @@ impl Resource<'_> {
         if let Some(reason) = response.deferred {
             return Ok(self.deferred_plan(reason, response, warnings));
         }
-        let provider = self.provider.display_name();
+        let provider = self.connection.display_name();
         let planned = decode(&response.planned_state, ty).map_err(|err| {
             self.bug(
                 "Provider produced invalid plan",
@@ -168,12 +168,12 @@ impl Resource<'_> {
             proposed_new_state: DynamicValue::null(),
             config: DynamicValue::null(),
             prior_private: prior.private.to_vec(),
-            provider_meta: self.provider.provider_meta(),
+            provider_meta: self.connection.provider_meta(),
             planned_private: Vec::new(),
             prior_identity: self.encode_identity(prior.identity)?,
         };
         let (response, warnings) = self.send_plan(&request, Rpc::PlanDestroy, secrets).await?;
-        let provider = self.provider.display_name();
+        let provider = self.connection.display_name();
         let planned = decode(&response.planned_state, self.ty());
         match checks::destroy_plan_problem(planned.as_ref()) {
             None => Ok(Warned { value: response.planned_private, warnings }),
@@ -192,13 +192,13 @@ impl Resource<'_> {
         format!(
             "Provider {:?} returned a value for the write-only attribute {} {when}. Write-only attributes \
              cannot be read back from the provider",
-            self.provider.display_name(),
+            self.connection.display_name(),
             self.describe(&Path::root().attr(name))
         )
     }
 
     fn invalid_planned_values(&self, violations: &[Violation]) -> Vec<String> {
-        let provider = self.provider.display_name();
+        let provider = self.connection.display_name();
         self.violations(violations)
             .into_iter()
             .map(|text| format!("Provider {provider:?} planned an invalid value for {text}"))
@@ -207,7 +207,7 @@ impl Resource<'_> {
 
     /// Terraform's words for a problem with a plan.
     fn plan_problem(&self, problem: &PlanProblem) -> String {
-        let provider = self.provider.display_name();
+        let provider = self.connection.display_name();
         match problem {
             PlanProblem::WriteOnlyPlanned(name) => self.write_only_problem(name, "during planning"),
             PlanProblem::Invalid(violation) => self.invalid_planned_values(std::slice::from_ref(violation)).remove(0),
@@ -231,16 +231,16 @@ impl Resource<'_> {
             planned_state: self.encode("the planned state", planned)?,
             config: if config.is_null() { DynamicValue::null() } else { self.encode("the configuration", config)? },
             planned_private: planned_private.to_vec(),
-            provider_meta: self.provider.provider_meta(),
+            provider_meta: self.connection.provider_meta(),
             planned_identity: self.encode_identity(planned_identity)?,
         };
         let rpc = Rpc::ApplyResourceChange;
         let call = debug_log::logged(self.log(rpc, secrets), Request::Apply(&request), async {
-            self.provider.client.ready().await?.apply_resource_change(&request).await
+            self.connection.client.ready().await?.apply_resource_change(&request).await
         });
         let (response, interruption) = self.interruptible(rpc, call, limit, cancel).await?;
         let response = response.map_err(call_error(&self.subject, rpc))?;
-        let provider = self.provider.display_name();
+        let provider = self.connection.display_name();
         let (reported, mut warnings) = self.diagnostics(&response.diagnostics).split();
         let mut errors: Vec<String> = reported.iter().map(ToString::to_string).collect();
         let new_state = match decode(&response.new_state, self.ty()) {
@@ -293,7 +293,7 @@ impl Resource<'_> {
     }
 
     fn unexpected_new_values(&self, violations: &[Violation]) -> Vec<String> {
-        let provider = self.provider.display_name();
+        let provider = self.connection.display_name();
         self.violations(violations)
             .into_iter()
             .map(|text| {
@@ -307,7 +307,7 @@ impl Resource<'_> {
 
     /// Terraform's words for a problem with an apply result.
     fn apply_problem(&self, problem: &ApplyProblem) -> String {
-        let provider = self.provider.display_name();
+        let provider = self.connection.display_name();
         match problem {
             ApplyProblem::NullAfterApply => format!(
                 "Provider produced inconsistent result after apply: provider {provider:?} produced a null object \
@@ -349,7 +349,7 @@ impl Resource<'_> {
         if violations.is_empty() {
             return Ok(());
         }
-        let provider = self.provider.display_name();
+        let provider = self.connection.display_name();
         Err(LifecycleError::ProviderBug {
             subject: self.subject.clone(),
             summary: "Provider produced inconsistent final plan",
@@ -392,7 +392,7 @@ impl Resource<'_> {
         };
         tracing::info!(urn = %self.urn, %rpc, "{interruption}; asking the provider to stop");
         let stop = debug_log::logged(Call::provider(Rpc::StopProvider), Request::Empty, async {
-            self.provider.client.ready().await?.stop_provider().await
+            self.connection.client.ready().await?.stop_provider().await
         });
         if let Err(err) = stop.await {
             tracing::warn!("{} failed: {err}", Rpc::StopProvider);
