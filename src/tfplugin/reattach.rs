@@ -42,7 +42,18 @@ pub enum ReattachError {
     /// A key is not a provider source address. Every key is checked, whichever provider is
     /// looked up, so a typo is reported at once rather than as "not reattached".
     #[error("{variable}: provider key {key:?} is not a provider source address: {reason}")]
-    Key { variable: String, key: String, reason: String },
+    Key { variable: String, key: String, reason: AddressProblem },
+}
+
+/// Why a reattach key is not a provider source address.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum AddressProblem {
+    #[error("it must be TYPE, NAMESPACE/TYPE or HOSTNAME/NAMESPACE/TYPE")]
+    Shape,
+    #[error("invalid hostname {0:?}")]
+    Hostname(String),
+    #[error("invalid name {0:?} (letters, digits, \"-\" and \"_\" only)")]
+    Name(String),
 }
 
 #[derive(Deserialize)]
@@ -121,17 +132,17 @@ pub fn parse_reattach_providers(variable: &str, json: &str) -> Result<BTreeMap<S
 /// Whether `key` has the shape of a provider source address: `type`, `namespace/type` or
 /// `hostname/namespace/type`, each part non-empty; names of letters, digits, `-` and `_`,
 /// a host of letters, digits, `-`, `.` and an optional `:port`.
-fn check_source_address(key: &str) -> Result<(), String> {
+fn check_source_address(key: &str) -> Result<(), AddressProblem> {
     let parts: Vec<&str> = key.split('/').collect();
     let (host, names) = match parts.as_slice() {
         [_] | [_, _] => (None, &parts[..]),
         [host, rest @ ..] if rest.len() == 2 => (Some(*host), rest),
-        _ => return Err("it must be TYPE, NAMESPACE/TYPE or HOSTNAME/NAMESPACE/TYPE".to_owned()),
+        _ => return Err(AddressProblem::Shape),
     };
     if let Some(host) = host
         && (host.is_empty() || !host.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | ':')))
     {
-        return Err(format!("invalid hostname {host:?}"));
+        return Err(AddressProblem::Hostname(host.to_owned()));
     }
     for name in names {
         let valid = !name.is_empty()
@@ -139,7 +150,7 @@ fn check_source_address(key: &str) -> Result<(), String> {
             && !name.ends_with('-')
             && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'));
         if !valid {
-            return Err(format!("invalid name {name:?} (letters, digits, \"-\" and \"_\" only)"));
+            return Err(AddressProblem::Name((*name).to_owned()));
         }
     }
     Ok(())
@@ -233,11 +244,27 @@ mod tests {
                 r#"error: TF_REATTACH_PROVIDERS: provider key "bad key!" is not a provider source address: invalid name "bad key!" (letters, digits, "-" and "_" only)"#
             ]],
         );
-        for key in ["", "a//b", "h/a/b/c", "-a/b", "exa mple.com/a/b"] {
+        // (key, why it is refused)
+        let refused = [
+            ("", AddressProblem::Name(String::new())),
+            ("a//b", AddressProblem::Name(String::new())),
+            ("h/a/b/c", AddressProblem::Shape),
+            ("-a/b", AddressProblem::Name("-a".to_owned())),
+            ("exa mple.com/a/b", AddressProblem::Hostname("exa mple.com".to_owned())),
+        ];
+        for (key, problem) in refused {
             let json = format!(r#"{{"{key}":{{"Protocol":"grpc","Addr":{{"Network":"unix","String":"/x"}}}}}}"#);
             let result = parse_reattach_providers("TF_REATTACH_PROVIDERS", &json);
-            assert!(matches!(result, Err(ReattachError::Key { .. })), "{key:?}: {result:?}");
+            assert!(
+                matches!(&result, Err(ReattachError::Key { reason, .. }) if *reason == problem),
+                "{key:?}: {result:?}"
+            );
         }
+        let words: Vec<String> = [AddressProblem::Shape, AddressProblem::Hostname("h h".to_owned())]
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(words, ["it must be TYPE, NAMESPACE/TYPE or HOSTNAME/NAMESPACE/TYPE", r#"invalid hostname "h h""#]);
         check(
             r#"[1]"#,
             expect![[
