@@ -123,6 +123,69 @@ pub(crate) async fn invoke_data_source(
     Ok(invoked)
 }
 
+/// A function's arguments, converted from the Invoke's inputs.
+struct FunctionArguments<'p> {
+    /// Each argument's value and parameter type, in the call's order (variadic ones last).
+    values: Vec<(Value, &'p Type)>,
+    any_unknown: bool,
+    /// The arguments that cannot be converted, and inputs that are no argument.
+    failures: Vec<CheckFailure>,
+}
+
+/// The arguments of a call of `function` from the Invoke's inputs, by their Pulumi names.
+fn function_arguments<'p>(
+    function: &'p Function,
+    arg_names: &[String],
+    args: &PropertyMap,
+    tf_name: &str,
+) -> FunctionArguments<'p> {
+    let mut converted = FunctionArguments { values: Vec::new(), any_unknown: false, failures: Vec::new() };
+    let convert_arg =
+        |name: &str, ty: &'p Type, value: &PropertyValue, converted: &mut FunctionArguments<'p>| match to_value(
+            ty, value,
+        ) {
+            Ok(value) => {
+                converted.any_unknown |= !value.is_wholly_known();
+                converted.values.push((value, ty));
+            }
+            Err(error) => converted.failures.push(CheckFailure {
+                property: if error.path.steps.is_empty() {
+                    name.to_owned()
+                } else {
+                    format!("{name}{}", path_suffix(&error.path.to_string()))
+                },
+                reason: error.kind.to_string(),
+            }),
+        };
+    for (idx, param) in function.parameters.iter().enumerate() {
+        let name = &arg_names[idx];
+        let value = args.get(name).cloned().unwrap_or(PropertyValue::Null);
+        convert_arg(name, &param.r#type, &value, &mut converted);
+    }
+    if let Some(variadic) = &function.variadic_parameter {
+        let name = &arg_names[function.parameters.len()];
+        match args.get(name).cloned().map(without_secrets) {
+            None | Some(PropertyValue::Null) => {}
+            Some(PropertyValue::Array(items)) => {
+                for item in &items {
+                    convert_arg(name, &variadic.r#type, item, &mut converted);
+                }
+            }
+            Some(_) => converted.failures.push(CheckFailure {
+                property: name.clone(),
+                reason: "expected an array of the variadic arguments".to_owned(),
+            }),
+        }
+    }
+    if let Some(unexpected) = args.keys().find(|key| !arg_names.contains(key)) {
+        converted.failures.push(CheckFailure {
+            property: unexpected.clone(),
+            reason: format!("{tf_name} has no argument {unexpected:?}; it takes {}", arg_names.join(", ")),
+        });
+    }
+    converted
+}
+
 pub(crate) async fn call_provider_function<'p>(
     connection: &'p Connection,
     token: &str,
@@ -136,49 +199,9 @@ pub(crate) async fn call_provider_function<'p>(
     let arg_names = argument_names(function);
     let subject = Subject::Token(token.to_owned());
     let mut invoked = Invoked::default();
-    let mut arguments: Vec<(Value, &Type)> = Vec::new();
-    let mut any_unknown = false;
-    let mut convert_arg =
-        |name: &str, ty: &'p Type, value: &PropertyValue, invoked: &mut Invoked| match to_value(ty, value) {
-            Ok(value) => {
-                any_unknown |= !value.is_wholly_known();
-                arguments.push((value, ty));
-            }
-            Err(error) => invoked.failures.push(CheckFailure {
-                property: if error.path.steps.is_empty() {
-                    name.to_owned()
-                } else {
-                    format!("{name}{}", path_suffix(&error.path.to_string()))
-                },
-                reason: error.kind.to_string(),
-            }),
-        };
-    for (idx, param) in function.parameters.iter().enumerate() {
-        let name = &arg_names[idx];
-        let value = args.get(name).cloned().unwrap_or(PropertyValue::Null);
-        convert_arg(name, &param.r#type, &value, &mut invoked);
-    }
-    if let Some(variadic) = &function.variadic_parameter {
-        let name = &arg_names[function.parameters.len()];
-        match args.get(name).cloned().map(without_secrets) {
-            None | Some(PropertyValue::Null) => {}
-            Some(PropertyValue::Array(items)) => {
-                for item in &items {
-                    convert_arg(name, &variadic.r#type, item, &mut invoked);
-                }
-            }
-            Some(_) => invoked.failures.push(CheckFailure {
-                property: name.clone(),
-                reason: "expected an array of the variadic arguments".to_owned(),
-            }),
-        }
-    }
-    if let Some(unexpected) = args.keys().find(|key| !arg_names.contains(key)) {
-        invoked.failures.push(CheckFailure {
-            property: unexpected.clone(),
-            reason: format!("{tf_name} has no argument {unexpected:?}; it takes {}", arg_names.join(", ")),
-        });
-    }
+    let FunctionArguments { values: arguments, any_unknown, failures } =
+        function_arguments(function, &arg_names, args, tf_name);
+    invoked.failures = failures;
     if !invoked.failures.is_empty() {
         return Ok(invoked);
     }

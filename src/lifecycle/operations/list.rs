@@ -155,87 +155,129 @@ pub(crate) async fn list(
 ) -> ListPage {
     let fail = |error| ListPage { results: Vec::new(), outcome: Err(error) };
     let subject = Subject::Token(query.token.clone());
-    let invalid = |message: String| LifecycleError::Invalid { subject: subject.clone(), message };
-    if query.limit < 0 {
-        return fail(invalid("limit must be >= 0".to_owned()));
-    }
-    if query.page_size < 0 {
-        return fail(invalid("page_size must be >= 0".to_owned()));
-    }
-    let page_size = match query.page_size {
-        0 => DEFAULT_PAGE_SIZE,
-        size => size.min(MAX_PAGE_SIZE),
+    let page_size = match page_size(query, &subject) {
+        Ok(page_size) => page_size,
+        Err(error) => return fail(error),
     };
     let fingerprint = fingerprint(&query.query);
-    let mut session = if query.continuation_token.is_empty() {
-        match open_listing(connection, &subject, query, &fingerprint).await {
-            Ok(session) => session,
-            Err(error) => return fail(error),
-        }
+    let session = if query.continuation_token.is_empty() {
+        open_listing(connection, &subject, query, &fingerprint).await
     } else {
-        let Some(session) = sessions.take(&query.continuation_token) else {
-            return fail(invalid("invalid or expired continuation_token".to_owned()));
-        };
-        // A different limit on a later page is not refused, unlike the protocol's rule
-        // and the Go bridge: `pulumi do --count N` (CLI 3.259) asks each page for the
-        // results still missing. It then caps what is left to return.
-        let mut session = session;
-        if session.limit != query.limit {
-            session.cap = (query.limit > 0).then_some(session.returned + query.limit);
-            session.limit = query.limit;
-        }
-        let mismatch = if session.token != query.token {
-            Some("token")
-        } else if session.fingerprint != fingerprint {
-            Some("query")
-        } else {
-            None
-        };
-        if let Some(what) = mismatch {
-            return fail(invalid(format!("continuation_token was used with a different {what}")));
-        }
-        session
+        resume(sessions, query, &fingerprint, &subject)
     };
+    let mut session = match session {
+        Ok(session) => session,
+        Err(error) => return fail(error),
+    };
+    let (results, filled) = fill_page(&mut session, page_size, &subject).await;
+    match filled {
+        Err(error) => ListPage { results, outcome: Err(error) },
+        Ok(Filled::Finished) => ListPage { results, outcome: Ok(String::new()) },
+        Ok(Filled::More) => {
+            let next = new_token();
+            session.last_used = Instant::now();
+            sessions.put(next.clone(), session);
+            ListPage { results, outcome: Ok(next) }
+        }
+    }
+}
+
+fn invalid(subject: &Subject, message: impl Into<String>) -> LifecycleError {
+    LifecycleError::Invalid { subject: subject.clone(), message: message.into() }
+}
+
+/// The page size a query asks for (0: the default), after its limit and page size are
+/// checked.
+fn page_size(query: &ListQuery, subject: &Subject) -> Result<i64, LifecycleError> {
+    if query.limit < 0 {
+        return Err(invalid(subject, "limit must be >= 0"));
+    }
+    if query.page_size < 0 {
+        return Err(invalid(subject, "page_size must be >= 0"));
+    }
+    Ok(match query.page_size {
+        0 => DEFAULT_PAGE_SIZE,
+        size => size.min(MAX_PAGE_SIZE),
+    })
+}
+
+/// A later page's listing: the one its continuation token left, asked for the same token
+/// and query.
+fn resume(
+    sessions: &ListSessions,
+    query: &ListQuery,
+    fingerprint: &str,
+    subject: &Subject,
+) -> Result<PendingList, LifecycleError> {
+    let Some(mut session) = sessions.take(&query.continuation_token) else {
+        return Err(invalid(subject, "invalid or expired continuation_token"));
+    };
+    // A different limit on a later page is not refused, unlike the protocol's rule
+    // and the Go bridge: `pulumi do --count N` (CLI 3.259) asks each page for the
+    // results still missing. It then caps what is left to return.
+    if session.limit != query.limit {
+        session.cap = (query.limit > 0).then_some(session.returned + query.limit);
+        session.limit = query.limit;
+    }
+    let mismatch = if session.token != query.token {
+        Some("token")
+    } else if session.fingerprint != fingerprint {
+        Some("query")
+    } else {
+        None
+    };
+    if let Some(what) = mismatch {
+        return Err(invalid(subject, format!("continuation_token was used with a different {what}")));
+    }
+    Ok(session)
+}
+
+/// Whether a listing has more to give after a page.
+enum Filled {
+    /// The provider's stream ended, or the listing's cap was reached.
+    Finished,
+    /// The page is full; the stream may hold more.
+    More,
+}
+
+/// Up to `page_size` results from the listing's stream, and whether it has more; an error
+/// ends the page with the results before it.
+async fn fill_page(
+    session: &mut PendingList,
+    page_size: i64,
+    subject: &Subject,
+) -> (Vec<(String, String)>, Result<Filled, LifecycleError>) {
     let mut results = Vec::new();
-    let mut finished = false;
     let capped = |session: &PendingList| session.cap.is_some_and(|cap| session.returned >= cap);
     while (results.len() as i64) < page_size {
-        if capped(&session) {
-            finished = true;
-            break;
+        if capped(session) {
+            return (results, Ok(Filled::Finished));
         }
-        match session.listing.next().await {
-            None => {
-                finished = true;
-                break;
+        let listed = match session.listing.next().await {
+            None => return (results, Ok(Filled::Finished)),
+            Some(Err(error)) => return (results, Err(error)),
+            Some(Ok(listed)) => listed,
+        };
+        match result(&listed) {
+            Ok(result) => {
+                results.push(result);
+                session.returned += 1;
             }
-            Some(Err(error)) => return ListPage { results, outcome: Err(error) },
-            Some(Ok(listed)) => match result(&listed) {
-                Ok(result) => {
-                    results.push(result);
-                    session.returned += 1;
-                }
-                Err(error) => {
-                    let error = LifecycleError::ProviderBug {
-                        subject: subject.clone(),
-                        summary: "Provider returned an invalid list result",
-                        problems: vec![format!(
-                            "the result {:?} has no top-level id and no usable identity: {error}",
-                            listed.display_name
-                        )],
-                    };
-                    return ListPage { results, outcome: Err(error) };
-                }
-            },
+            Err(error) => {
+                let error = LifecycleError::ProviderBug {
+                    subject: subject.clone(),
+                    summary: "Provider returned an invalid list result",
+                    problems: vec![format!(
+                        "the result {:?} has no top-level id and no usable identity: {error}",
+                        listed.display_name
+                    )],
+                };
+                return (results, Err(error));
+            }
         }
     }
-    if finished || capped(&session) {
-        return ListPage { results, outcome: Ok(String::new()) };
-    }
-    let next = new_token();
-    session.last_used = Instant::now();
-    sessions.put(next.clone(), session);
-    ListPage { results, outcome: Ok(next) }
+    let filled = if capped(session) { Filled::Finished } else { Filled::More };
+    (results, Ok(filled))
 }
 
 /// The first page's work: the list resource behind the token, the query as its
