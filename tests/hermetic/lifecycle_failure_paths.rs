@@ -176,6 +176,25 @@ async fn warnings_beside_errors_are_shown() {
     assert_eq!(fx.remote_ids(), Vec::<String>::new());
 }
 
+/// An import whose provider answers the object and an error beside it: the import fails
+/// naming the resource and the provider's error, and nothing is recorded, as Terraform
+/// imports nothing then. The object is the provider's to begin with: nothing is lost.
+#[tokio::test]
+async fn an_import_that_fails_beside_its_object_records_nothing() {
+    let mut fx = start("6").await;
+    let made = urn(MISBEHAVE, "made");
+    let inputs = fx.checked(&made, &json!({}), &json!({"value": "v1"})).await;
+    let (id, _) = fx.session.try_create(&made, &inputs, false).await.expect("the create");
+    let urn = urn(MISBEHAVE, "imported");
+    let status = fx.session.read(&urn, &format!("partial:{id}"), None, None).await.expect_err("the import fails");
+    assert!(init_failed(&status).is_none(), "nothing is recorded: {status:?}");
+    assert!(status.message().contains("Import failed"), "{}", status.message());
+    // The same id without the failure imports the object.
+    let imported = fx.session.read(&urn, &id, None, None).await.expect("the import");
+    assert_eq!(imported.id, id);
+    assert_eq!(from_struct(imported.properties.as_ref().expect("properties"))["value"], json!("v1"));
+}
+
 /// Issue 41's first failure: strings that are not UTF-8 read as Terraform shows them (U+FFFD
 /// for each bad byte), with the provider's warning, from a data source and a resource.
 #[tokio::test]

@@ -73,7 +73,8 @@
 //!   echoes `private`.
 //! - Import answers a state with only `id` set (blocks empty) or the store's copy, with
 //!   private `fixture-imported:<id>`; an id `multi:<x>` imports two objects, `<x>-1` and
-//!   `<x>-2`.
+//!   `<x>-2`; an id `partial:<x>` answers the object `<x>` and the error "Import failed"
+//!   beside it.
 //! - Upgrade decodes `RawState` JSON or flatmap through the current implied type (dropping
 //!   attributes the schema does not have); `fixture_versioned` (version 3) states of version
 //!   0 to 2 held `value` under the name `legacy_value`, which the upgrade renames. A version

@@ -433,6 +433,19 @@ impl Fixture {
         let Some(schema) = self.resource_schema_or_diag(type_name, &mut response.diagnostics) else {
             return response;
         };
+        // `partial:<id>`: the object, and an error beside it (a provider that fails after it
+        // found the object).
+        let (id, partial) = match id.strip_prefix("partial:") {
+            Some(id) => (id, true),
+            None => (id, false),
+        };
+        if partial {
+            response.diagnostics.push(Diagnostic::error(
+                "Import failed",
+                "The fixture found the object, then failed; its answer holds the object.",
+                None,
+            ));
+        }
         let ids: Vec<String> = match id.strip_prefix("multi:") {
             Some(base) => vec![format!("{base}-1"), format!("{base}-2")],
             None => vec![id.to_owned()],

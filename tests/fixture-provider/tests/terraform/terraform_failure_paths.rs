@@ -120,3 +120,15 @@ fn terraform_reads_a_lookup_that_is_not_utf8() {
     let body: serde_json::Value = serde_json::from_str(&output).expect("JSON");
     assert_eq!(body, serde_json::json!("GIF89a\u{1}\u{0}\u{FFFD}\u{FFFD}"));
 }
+
+/// An import whose provider answers the object and an error beside it: Terraform fails the
+/// import and records nothing.
+#[test]
+fn terraform_imports_nothing_when_the_import_fails_beside_its_object() {
+    let main_tf = format!("{}import {{\n  to = fixture_misbehave.m\n  id = \"partial:existing-1\"\n}}\n", main_tf(""));
+    let workspace = Workspace::with_config("6", &main_tf);
+    let failing = workspace.terraform(&APPLY);
+    assert_eq!(failing.status.code(), Some(1), "{}", String::from_utf8_lossy(&failing.stdout));
+    assert_eq!(diagnostics(&failing), r#"["Import failed"]"#);
+    assert_eq!(state(&workspace), "nothing");
+}
