@@ -74,7 +74,10 @@ for part in "${parts[@]}"; do
       done
       start=$SECONDS
       # The fixture provider's binary, which the tests start, is built by `cargo test` too.
-      cargo test --locked --target "$target" --workspace --no-fail-fast -- "${skip_args[@]}" 2>&1 |
+      # Each test binary runs within a time limit, once more after a Wine hang
+      # (scripts/wine-test-runner.sh).
+      CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER="$PWD/scripts/wine-test-runner.sh" \
+        cargo test --locked --target "$target" --workspace --no-fail-fast -- "${skip_args[@]}" 2>&1 |
         tee "$logs/hermetic" || status=1
       count "$logs/hermetic"
       echo "== windows: hermetic tier: $((SECONDS - start)) s" >&2
