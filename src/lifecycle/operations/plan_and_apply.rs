@@ -65,7 +65,6 @@ pub(super) async fn plan_and_apply(
     let next = after_plan(PlanFacts {
         preview: write.preview,
         deferred: planned.deferred,
-        update: change == Change::Update,
         replaces: !planned.replace_paths.is_empty(),
         unchanged: unchanged(&prior, &planned.value),
         read: write.read,

@@ -12,11 +12,10 @@ pub struct PlanFacts {
     pub preview: bool,
     /// Why the provider deferred the change, if it did.
     pub deferred: Option<DeferredReason>,
-    /// The change is an update (a create has no prior object).
-    pub update: bool,
     /// The plan requires a replacement on some path.
     pub replaces: bool,
-    /// The plan changes nothing ([`unchanged`]).
+    /// The plan changes nothing ([`unchanged`]); never for a create, which has no prior
+    /// object to equal.
     pub unchanged: bool,
     /// The prior state was read from the provider in this operation.
     pub read: bool,
@@ -60,7 +59,7 @@ pub fn after_plan(facts: PlanFacts) -> AfterPlan {
     if let Some(reason) = facts.deferred {
         return AfterPlan::Deferred(reason);
     }
-    match (facts.update && !facts.replaces && facts.unchanged, facts.read) {
+    match (!facts.replaces && facts.unchanged, facts.read) {
         (true, false) => AfterPlan::ReadFirst,
         (true, true) => AfterPlan::NoOp,
         (false, _) => AfterPlan::Apply,
@@ -79,8 +78,7 @@ mod tests {
 
     #[test]
     fn what_follows_a_plan() {
-        let facts =
-            PlanFacts { preview: false, deferred: None, update: true, replaces: false, unchanged: true, read: false };
+        let facts = PlanFacts { preview: false, deferred: None, replaces: false, unchanged: true, read: false };
         let deferred = DeferredReason::ResourceConfigUnknown;
         // (case, facts, what follows)
         let table = [
@@ -97,15 +95,14 @@ mod tests {
             ),
             (
                 "a deferred create is refused",
-                PlanFacts { deferred: Some(deferred), update: false, unchanged: false, ..facts },
+                PlanFacts { deferred: Some(deferred), unchanged: false, ..facts },
                 AfterPlan::Deferred(deferred),
             ),
             ("an unchanged update of a stored state: read first", facts, AfterPlan::ReadFirst),
             ("an unchanged update of a state just read: NoOp", PlanFacts { read: true, ..facts }, AfterPlan::NoOp),
             ("an update that changes something", PlanFacts { unchanged: false, ..facts }, AfterPlan::Apply),
             ("an unchanged update that replaces", PlanFacts { replaces: true, ..facts }, AfterPlan::Apply),
-            ("a create", PlanFacts { update: false, unchanged: false, ..facts }, AfterPlan::Apply),
-            ("a create is never a NoOp", PlanFacts { update: false, ..facts }, AfterPlan::Apply),
+            ("a create (never unchanged)", PlanFacts { unchanged: false, ..facts }, AfterPlan::Apply),
         ];
         for (case, facts, expected) in table {
             assert_eq!(after_plan(facts), expected, "{case}");
